@@ -1,0 +1,74 @@
+"""Benchmark: a 90-day demo backfill through the Dagster job, then parsing speed.
+
+Prints figures only (no pass/fail): pages parsed per second per parser, rows loaded
+per second for the whole backfill, and seconds per backfilled day.
+Run: `make bench` or `.venv/bin/python bench/backfill_throughput.py [--days N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from gpuprice.jobs import JobRunner
+from gpuprice.settings import load_settings
+from scrapers.demo_market import DemoMarket
+from scrapers.sources import get_adapter
+from warehouse.db import read_frame
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--days", type=int, default=90)
+    parser.add_argument("--parse-rounds", type=int, default=5)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp, DemoMarket().start() as market:
+        config = Path(tmp) / "gpuprice.toml"
+        config.write_text(
+            f'[http]\nmin_interval_s = 0\n[sources.jygpu]\ndemo_url = "{market.jygpu_url}"\n'
+            f'[sources.smm]\ndemo_url = "{market.smm_url}"\n',
+            encoding="utf-8",
+        )
+        settings = load_settings(config, home=Path(tmp) / "home", profile="demo")
+        runner = JobRunner(settings)
+        today = datetime.now(UTC).date()
+        days = [today - timedelta(days=n) for n in range(args.days - 1, -1, -1)]
+
+        started = time.perf_counter()
+        results = runner.backfill(days)
+        elapsed = time.perf_counter() - started
+        rows = sum(s.rows_added for r in results for s in r.sources)
+        failed = sum(len(r.failed) for r in results)
+
+        print(
+            f"backfill: {args.days} days, {rows} rows, {failed} failed source-runs, {elapsed:.1f} s"
+        )
+        print(f"  rows loaded per second (end to end, incl. HTTP + Dagster): {rows / elapsed:,.0f}")
+        print(f"  seconds per backfilled day: {elapsed / args.days:.2f}")
+
+        pages = read_frame(
+            settings.warehouse_path, "SELECT source, url, body, fetched_at FROM raw_page"
+        )
+        for source in sorted(set(pages["source"])):
+            adapter = get_adapter(source)
+            subset = pages.filter(pages["source"] == source).rows()
+            count = 0
+            parse_started = time.perf_counter()
+            for _ in range(args.parse_rounds):
+                for _, url, body, fetched_at in subset:
+                    adapter.parse(body, url, fetched_at)
+                    count += 1
+            parse_elapsed = time.perf_counter() - parse_started
+            megabytes = sum(len(b) for _, _, b, _ in subset) * args.parse_rounds / 1e6
+            print(
+                f"parse {source}: {count / parse_elapsed:,.0f} pages/s, "
+                f"{megabytes / parse_elapsed:,.1f} MB/s ({count} pages)"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""The `gpuprice` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, date, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from gpuprice.settings import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
+    from gpuprice.jobs import RunResult
+
+app = typer.Typer(
+    help="GPU rental price tracker: scrape, warehouse, query. Prices in CNY per card-hour unless stated.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="TOML configuration (default: ./gpuprice.toml).")
+]
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def _settings(config: Path | None) -> Settings:
+    try:
+        return load_settings(config)
+    except ConfigError as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+
+
+def _print_run(result: RunResult, settings: Settings) -> None:
+    label = f"as of {result.as_of}" if result.as_of else "latest pages"
+    table = Table(title=f"gpuprice run ({settings.profile} profile, {label})")
+    for column in ("source", "status", "pages", "new rows", "error"):
+        table.add_column(column)
+    for s in result.sources:
+        colour = {"ok": "green", "partial": "yellow", "failed": "red"}[s.status]
+        table.add_row(
+            s.source,
+            f"[{colour}]{s.status}[/{colour}]",
+            str(s.pages),
+            str(s.rows_added),
+            s.error or "",
+        )
+    console.print(table)
+    if settings.profile == "demo":
+        console.print(
+            "[yellow]SIMULATED: demo-market prices are simulated, not real quotes.[/yellow]"
+        )
+    console.print(f"warehouse: {settings.warehouse_path}")
+
+
+@app.command()
+def run(
+    config: ConfigOption = None,
+    as_of: Annotated[
+        str | None, typer.Option(help="Fetch that day's pages (YYYY-MM-DD; demo market).")
+    ] = None,
+) -> None:
+    """Run the scrape job once, in-process, and print rows per source and failures."""
+    from gpuprice.jobs import JobRunner
+
+    settings = _settings(config)
+    day = _parse_day(as_of) if as_of else None
+    result = JobRunner(settings).run(day)
+    _print_run(result, settings)
+    if result.failed:
+        raise typer.Exit(1)
+
+
+def _parse_day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        err.print(f"[red]{text!r} is not a date; use YYYY-MM-DD[/red]")
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def backfill(
+    days: Annotated[int, typer.Option(min=1, max=3650, help="How many days back, ending today.")],
+    config: ConfigOption = None,
+    end: Annotated[
+        str | None, typer.Option(help="Last day to fill (YYYY-MM-DD, default today).")
+    ] = None,
+) -> None:
+    """Fill N days of history through the same Dagster job, one run per day."""
+    from gpuprice.jobs import JobRunner
+
+    settings = _settings(config)
+    last = _parse_day(end) if end else datetime.now(UTC).date()
+    span = [last - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
+    runner = JobRunner(settings)
+    failures: list[str] = []
+    added = 0
+    with Progress(
+        TextColumn("[bold]backfill[/bold] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+    ) as progress:
+        task = progress.add_task("", total=len(span))
+
+        def done(result: RunResult) -> None:
+            nonlocal added
+            added += sum(s.rows_added for s in result.sources)
+            failures.extend(f"{result.as_of} {s.source}: {s.error}" for s in result.failed)
+            progress.update(task, advance=1, description=f"{result.as_of} (+{added} rows)")
+
+        runner.backfill(span, done)
+    console.print(f"backfilled {len(span)} day(s) {span[0]} .. {span[-1]}: {added} new row(s)")
+    for line in failures:
+        err.print(f"[red]failed: {line}[/red]")
+    if failures:
+        raise typer.Exit(1)
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="A read-only SQL query (DuckDB dialect).")],
+    config: ConfigOption = None,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", help="table, csv or json")
+    ] = OutputFormat.table,
+) -> None:
+    """Query the warehouse read-only and print the result."""
+    import duckdb
+
+    from warehouse.db import WarehouseBusy, WarehouseMissing, read_frame
+
+    settings = _settings(config)
+    try:
+        frame = read_frame(settings.warehouse_path, query)
+    except (WarehouseMissing, WarehouseBusy) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    except duckdb.Error as exc:
+        err.print(
+            f"[red]query failed: {exc}[/red]\nThe warehouse is opened read-only; see docs/WAREHOUSE.md for tables."
+        )
+        raise typer.Exit(2) from None
+    if fmt is OutputFormat.csv:
+        sys.stdout.write(frame.write_csv())
+    elif fmt is OutputFormat.json:
+        sys.stdout.write(frame.write_ndjson())
+    else:
+        table = Table(*frame.columns)
+        for row in frame.iter_rows():
+            table.add_row(*("" if v is None else str(v) for v in row))
+        console.print(table)
+        console.print(f"{frame.height} row(s)")
+
+
+@app.command()
+def parse(
+    source: Annotated[str, typer.Argument(help="Source adapter name, e.g. jygpu or smm.")],
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A saved page.")],
+) -> None:
+    """Print the rows a saved page parses into, one JSON object per line."""
+    from scrapers.rows import ParseError
+    from scrapers.sources import get_adapter
+
+    try:
+        adapter = get_adapter(source)
+    except KeyError as exc:
+        err.print(f"[red]{exc.args[0]}[/red]")
+        raise typer.Exit(2) from None
+    fetched_at = datetime.fromtimestamp(file.stat().st_mtime, UTC).replace(tzinfo=None)
+    try:
+        rows = adapter.parse(file.read_bytes(), file.resolve().as_uri(), fetched_at)
+    except ParseError as exc:
+        err.print(f"[red]parse error: {exc}[/red]")
+        raise typer.Exit(1) from None
+    for row in rows:
+        sys.stdout.write(json.dumps(row.to_dict(), ensure_ascii=False, default=str) + "\n")
+
+
+@app.command("demo-market")
+def demo_market(
+    config: ConfigOption = None,
+    host: Annotated[str | None, typer.Option(help="Bind address (default from config).")] = None,
+    jygpu_port: Annotated[int | None, typer.Option(help="Port of the marketplace site.")] = None,
+    smm_port: Annotated[int | None, typer.Option(help="Port of the quote-board site.")] = None,
+) -> None:
+    """Serve the SIMULATED demo market (a marketplace and a quote board) until Ctrl-C."""
+    from scrapers.demo_market import serve_forever
+
+    cfg = _settings(config).file.demo_market
+    serve_forever(
+        host or cfg.host, jygpu_port or cfg.jygpu_port, smm_port or cfg.smm_port, cfg.seed
+    )
+
+
+@app.command()
+def up(config: ConfigOption = None) -> None:
+    """Start everything: demo market (demo profile), Dagster (webserver + daemon), dashboard."""
+    from gpuprice.stack import run_stack
+
+    raise typer.Exit(run_stack(_settings(config)))
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,163 @@
+"""`gpuprice up`: the whole product on this machine, stopped together with Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from gpuprice.settings import PROJECT_ROOT, Settings
+
+console = Console()
+
+
+def _wait_for_port(host: str, port: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex((host, port)) == 0:
+                return True
+        time.sleep(0.3)
+    return False
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex((host, port)) != 0
+
+
+def _environment(settings: Settings) -> dict[str, str]:
+    env = dict(os.environ)
+    env["GPUPRICE_HOME"] = str(settings.home)
+    env["GPUPRICE_PROFILE"] = settings.profile
+    if settings.config_path:
+        env["GPUPRICE_CONFIG"] = str(Path(settings.config_path).resolve())
+    env["DAGSTER_HOME"] = str(settings.dagster_home)
+    return env
+
+
+def run_stack(settings: Settings) -> int:
+    bin_dir = Path(sys.executable).parent
+    services = settings.file.services
+    demo = settings.file.demo_market
+    wanted = [
+        (services.host, services.dagster_port, "Dagster"),
+        (services.host, services.dashboard_port, "dashboard"),
+    ]
+    if settings.profile == "demo":
+        wanted += [
+            (demo.host, demo.jygpu_port, "demo market"),
+            (demo.host, demo.smm_port, "demo market"),
+        ]
+    busy = [
+        f"{name} port {host}:{port}" for host, port, name in wanted if not _port_free(host, port)
+    ]
+    if busy:
+        console.print(
+            f"[red]already in use: {', '.join(busy)}. Stop what holds them or change [services]/[demo_market] ports in gpuprice.toml.[/red]"
+        )
+        return 2
+
+    settings.dagster_home.mkdir(parents=True, exist_ok=True)
+    shutil.copy(PROJECT_ROOT / "dagster.yaml", settings.dagster_home / "dagster.yaml")
+    env = _environment(settings)
+    logs = settings.home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+
+    commands: list[tuple[str, list[str]]] = []
+    if settings.profile == "demo":
+        commands.append(("demo-market", [str(bin_dir / "gpuprice"), "demo-market"]))
+    commands.append(
+        (
+            "dagster",
+            [
+                str(bin_dir / "dagster"),
+                "dev",
+                "-m",
+                "pipelines.definitions",
+                "-h",
+                services.host,
+                "-p",
+                str(services.dagster_port),
+            ],
+        )
+    )
+    commands.append(
+        (
+            "dashboard",
+            [
+                str(bin_dir / "streamlit"),
+                "run",
+                str(PROJECT_ROOT / "dashboard" / "app.py"),
+                "--server.address",
+                services.host,
+                "--server.port",
+                str(services.dashboard_port),
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+        )
+    )
+    children: list[subprocess.Popen] = []
+    try:
+        for name, argv in commands:
+            log = (logs / f"{name}.log").open("ab")
+            children.append(
+                subprocess.Popen(
+                    argv,
+                    env=env,
+                    cwd=PROJECT_ROOT,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
+            console.print(f"started {name} (log: {logs / f'{name}.log'})")
+        if settings.profile == "demo" and not _wait_for_port(demo.host, demo.jygpu_port, 30):
+            console.print("[red]demo market did not come up; see its log[/red]")
+            return 1
+        console.print(
+            "first scrape, so the warehouse is not empty while the hourly schedule waits..."
+        )
+        # Imported here: Dagster is heavy and only this step of `up` needs it in this process.
+        from gpuprice.cli import _print_run
+        from gpuprice.jobs import JobRunner
+
+        _print_run(JobRunner(settings).run(), settings)
+        console.print(
+            f"\n[bold]Dagster UI[/bold]  http://{services.host}:{services.dagster_port}   "
+            f"[bold]Dashboard[/bold]  http://{services.host}:{services.dashboard_port}\n"
+            f"schedule: {settings.file.schedule.cron} ({settings.file.schedule.timezone})   "
+            "Ctrl-C stops everything."
+        )
+        while all(child.poll() is None for child in children):
+            time.sleep(1)
+        dead = [
+            name
+            for (name, _), child in zip(commands, children, strict=True)
+            if child.poll() is not None
+        ]
+        console.print(f"[red]{', '.join(dead)} stopped unexpectedly; see {logs}[/red]")
+        return 1
+    except KeyboardInterrupt:
+        console.print("stopping...")
+        return 0
+    finally:
+        for child in children:
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)

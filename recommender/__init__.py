@@ -1,0 +1,92 @@
+"""Decision-tree GPU recommender (seed 000 §四, seed 003 §五): pure, no I/O.
+
+Give it a Workload, card specs and prices; get a Recommendation with the memory
+breakdown, one reasoning entry per tree step and priced options, cheapest first.
+"""
+
+from recommender.cards import (
+    DEFAULT_SPECS,
+    SEED_DATE,
+    CardPrice,
+    CardSpec,
+    seed_prices,
+)
+from recommender.errors import RecommenderInputError
+from recommender.memory import (
+    GB,
+    MARGIN,
+    RUNTIME_OVERHEAD_GB,
+    Architecture,
+    MemoryEstimate,
+    architecture_for,
+    estimate_memory,
+    kv_bytes_per_token,
+    rule_of_thumb,
+)
+from recommender.presets import PRESETS, ModelPreset, get_preset
+from recommender.pricing import (
+    BARE_METAL,
+    HOURLY,
+    MONTH_HOURS,
+    MONTHLY_PLAN,
+    Breakeven,
+    ModeCost,
+    breakeven,
+    rent_modes,
+)
+from recommender.render import render_text
+from recommender.result import Lever, Option, Recommendation, Step
+from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY, DecodeSpeed, decode_speed
+from recommender.tree import recommend
+from recommender.workload import (
+    INFERENCE_METHODS,
+    KV_PRECISIONS,
+    PRECISION_BYTES,
+    TASKS,
+    TRAINING_METHODS,
+    Workload,
+)
+
+__all__ = [
+    "BARE_METAL",
+    "DECODE_BANDWIDTH_EFFICIENCY",
+    "DEFAULT_SPECS",
+    "GB",
+    "HOURLY",
+    "INFERENCE_METHODS",
+    "KV_PRECISIONS",
+    "MARGIN",
+    "MONTHLY_PLAN",
+    "MONTH_HOURS",
+    "PRECISION_BYTES",
+    "PRESETS",
+    "RUNTIME_OVERHEAD_GB",
+    "SEED_DATE",
+    "TASKS",
+    "TRAINING_METHODS",
+    "Architecture",
+    "Breakeven",
+    "CardPrice",
+    "CardSpec",
+    "DecodeSpeed",
+    "Lever",
+    "MemoryEstimate",
+    "ModeCost",
+    "ModelPreset",
+    "Option",
+    "Recommendation",
+    "RecommenderInputError",
+    "Step",
+    "Workload",
+    "architecture_for",
+    "breakeven",
+    "decode_speed",
+    "estimate_memory",
+    "get_preset",
+    "kv_bytes_per_token",
+    "recommend",
+    "render_text",
+    "rent_modes",
+    "rule_of_thumb",
+    "seed_prices",
+]

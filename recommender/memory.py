@@ -1,0 +1,314 @@
+"""Memory needed by a workload, two ways: the seeds' rules of thumb and an exact model.
+
+GB is 10^9 bytes throughout, as the seeds use it. Card capacities are compared in the
+same unit: a "24 GB" RTX 4090 really holds 24 GiB (25.8 GB), so reading the label as
+10^9 bytes leaves ~7% unaccounted, which roughly covers what the driver reserves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from recommender.presets import ModelPreset, get_preset
+from recommender.workload import Workload
+
+GB = 1e9
+
+# The seeds' planning margin (seed 000 §七 建议4, seed 003 §五 step 2): size cards for
+# 20% more than the computed need, for concurrency peaks and framework overhead.
+MARGIN = 0.20
+
+# Fixed per-card runtime: CUDA context (~0.3-0.5 GB on current drivers), cuBLAS/NCCL
+# workspaces and allocator fragmentation. One round number, stated everywhere it's used.
+RUNTIME_OVERHEAD_GB = 1.0
+
+# Inference activations live only while a prefill chunk passes through one layer:
+# ~16 hidden-sized FP16 buffers per token (residual, norms, QKV, attention output,
+# SwiGLU gate/up/down at ~3.5x hidden), for a chunk of at most 2048 tokens (the
+# chunked-prefill budget vLLM and SGLang use by default), plus FP32 logits of the
+# last token of each sequence for sampling.
+PREFILL_CHUNK_TOKENS = 2048
+INFERENCE_ACT_BYTES_PER_HIDDEN = 32
+LOGIT_BYTES = 4
+
+# Training assumes activation (gradient) checkpointing and flash attention, standard in
+# LLM fine-tuning stacks: each layer keeps only its BF16 input (2 bytes x hidden per
+# token), plus one layer being recomputed at 34 bytes x hidden per token (Korthikanti
+# et al. 2022, "Reducing Activation Recomputation", without the attention-matrix term
+# flash attention removes), plus FP32 logits and their gradient over the vocabulary
+# (8 bytes per vocab entry per token; this is what OOMs 128k-vocab models first).
+TRAIN_CKPT_BYTES_PER_HIDDEN = 2
+TRAIN_LAYER_BYTES_PER_HIDDEN = 34
+TRAIN_LOGIT_BYTES = 8
+
+# Full fine-tune / pretraining with mixed-precision Adam, the breakdown seed 003 §二
+# gives: FP16/BF16 weights 2 + gradients 2 + Adam first and second moments 8 + FP32
+# master weights 4 = 16 bytes per parameter, activations on top.
+FULL_WEIGHT_BYTES = 2.0
+FULL_GRAD_BYTES = 2.0
+FULL_OPTIMIZER_BYTES = 12.0  # Adam moments 8 + FP32 master copy 4
+
+# LoRA adapters train in FP32 (PEFT's default): weights 4 + grads 4 + Adam moments 8.
+ADAPTER_WEIGHT_BYTES = 4.0
+ADAPTER_GRAD_BYTES = 4.0
+ADAPTER_OPTIMIZER_BYTES = 8.0
+
+# Adapter size as a fraction of the base, linear in rank. Rank 32 on every linear layer
+# is ~1%: Llama-3.1-8B 1.04%, Qwen2.5-7B 1.06% (counted from their configs); larger
+# models come out lower (Llama-3.1-70B 0.59%), so 1% at rank 32 errs on the safe side.
+LORA_FRACTION_PER_RANK = 0.01 / 32
+
+# Checkpoint sizes (for the data-disk check). A resumable full fine-tune checkpoint
+# holds 16-bit weights 2 + FP32 master 4 + Adam moments 8 = 14 bytes per parameter
+# (gradients are not saved). Seed 003's "7B checkpoint ~14 GB" is the weights-only
+# export (2 bytes per parameter). A LoRA checkpoint is the adapters with their Adam
+# state: 4 + 8 = 12 bytes per adapter parameter.
+FULL_CHECKPOINT_BYTES = 14.0
+ADAPTER_CHECKPOINT_BYTES = 12.0
+RELEASE_WEIGHT_BYTES = 2.0  # the BF16 release you download before fine-tuning
+
+# Rules of thumb (bytes per parameter), seed 003 §二 and §五 step 2. QLoRA is not in the
+# seeds: its range is the LoRA range scaled by the 4-bit / 16-bit base ratio.
+RULE_INFERENCE_FACTOR = 1.2
+RULE_BYTES: dict[str, tuple[float, float]] = {
+    "full": (16.0, 20.0),
+    "pretrain": (16.0, 20.0),
+    "lora": (2.0, 4.0),
+    "qlora": (0.5, 1.0),
+}
+
+# Custom models without an architecture: assume a modern GQA layout (8 KV heads of
+# 128 dims, as in Llama-3, Qwen2.5-14B+ and Mistral) and get depth from
+# params ~= 12 * layers * hidden^2 with hidden = 128 * layers (Kaplan et al. 2020's
+# aspect ratio; 7B -> 33 layers x 4224, close to Llama's 32 x 4096). MoE uses the
+# active parameters, which track attention width. Vocabulary 150,000 is typical of
+# the Qwen / GLM families common in this market.
+_ASPECT = 128
+_ESTIMATED_KV_HEADS = 8
+_ESTIMATED_HEAD_DIM = 128
+_ESTIMATED_VOCAB = 150_000
+
+
+@dataclass(frozen=True)
+class Architecture:
+    name: str
+    params_b: float
+    active_params_b: float
+    layers: int
+    hidden: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    estimated: bool
+    source: str
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params_b < self.params_b
+
+
+def _from_preset(p: ModelPreset) -> Architecture:
+    return Architecture(
+        p.name,
+        p.params_b,
+        p.active_params_b,
+        p.layers,
+        p.hidden,
+        p.kv_heads,
+        p.head_dim,
+        p.vocab,
+        estimated=False,
+        source=p.source,
+    )
+
+
+def architecture_for(workload: Workload) -> Architecture:
+    if workload.model is not None:
+        return _from_preset(get_preset(workload.model))
+    params_b = float(workload.params_b or 0.0)
+    active_b = float(workload.active_params_b or params_b)
+    layers = max(1, round((active_b * 1e9 / (12 * _ASPECT**2)) ** (1 / 3)))
+    hidden = _ASPECT * layers
+    kv_heads = max(1, min(_ESTIMATED_KV_HEADS, hidden // _ESTIMATED_HEAD_DIM))
+    return Architecture(
+        f"custom {params_b:g}B",
+        params_b,
+        active_b,
+        layers,
+        hidden,
+        kv_heads,
+        _ESTIMATED_HEAD_DIM,
+        _ESTIMATED_VOCAB,
+        estimated=True,
+        source=(
+            f"estimated: {layers} layers x hidden {hidden} from params = 12*L*h^2 with "
+            f"h = 128*L; {kv_heads} KV heads x 128 head dim (Llama-3-style GQA); vocab 150,000"
+        ),
+    )
+
+
+def kv_bytes_per_token(arch: Architecture, kv_bytes: float) -> float:
+    """K and V, for every layer and KV head: 2 x layers x kv_heads x head_dim x bytes."""
+    return 2 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Exact-model memory for one replica, split into parts that shard across cards
+    (weights, KV cache, gradients, optimizer state) and parts every card carries
+    (runtime overhead, activations)."""
+
+    workload: Workload
+    arch: Architecture
+    weights_gb: float
+    kv_cache_gb: float
+    adapters_gb: float
+    gradients_gb: float
+    optimizer_gb: float
+    activations_gb: float
+    runtime_gb: float
+    kv_bytes_per_token: float
+    adapter_params_b: float
+    checkpoint_gb: float
+    model_files_gb: float
+    rule_low_gb: float
+    rule_high_gb: float
+    rule_basis: str
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def sharded_gb(self) -> float:
+        return (
+            self.weights_gb
+            + self.kv_cache_gb
+            + self.adapters_gb
+            + self.gradients_gb
+            + self.optimizer_gb
+        )
+
+    @property
+    def replicated_gb(self) -> float:
+        return self.runtime_gb + self.activations_gb
+
+    @property
+    def total_gb(self) -> float:
+        return self.sharded_gb + self.replicated_gb
+
+    @property
+    def overhead_gb(self) -> float:
+        """Fixed runtime, plus (for inference) the small prefill activation term."""
+        if self.workload.is_training:
+            return self.runtime_gb
+        return self.runtime_gb + self.activations_gb
+
+    def per_card_gb(self, cards: int) -> float:
+        """Need on each of `cards` cards: tensor parallel (inference) or ZeRO-3 / FSDP
+        (training) splits the sharded parts; runtime and activations stay per card."""
+        return self.sharded_gb / cards + self.replicated_gb
+
+    def with_margin_gb(self, cards: int = 1) -> float:
+        return self.per_card_gb(cards) * (1 + MARGIN)
+
+
+def rule_of_thumb(workload: Workload, params_b: float) -> tuple[float, float, str]:
+    """The seeds' quick estimate: (low GB, high GB, how it was computed)."""
+    if not workload.is_training:
+        gb = params_b * workload.weight_bytes * RULE_INFERENCE_FACTOR
+        basis = (
+            f"{params_b:g}B params x {workload.weight_bytes:g} bytes ({workload.precision}) "
+            f"x {RULE_INFERENCE_FACTOR} (seed 002 §2.1 / seed 003 §二)"
+        )
+        return gb, gb, basis
+    low, high = RULE_BYTES[workload.method or "full"]
+    cite = "seed 003 §二" if workload.method != "qlora" else "LoRA range x 0.5/2 (4-bit base)"
+    basis = f"{params_b:g}B params x {low:g}-{high:g} bytes/param ({workload.method}, {cite})"
+    return params_b * low, params_b * high, basis
+
+
+def estimate_memory(workload: Workload) -> MemoryEstimate:
+    arch = architecture_for(workload)
+    params = arch.params_b * 1e9
+    kv_per_token = kv_bytes_per_token(arch, workload.kv_bytes)
+    low, high, basis = rule_of_thumb(workload, arch.params_b)
+    notes: list[str] = []
+    if arch.is_moe:
+        notes.append(
+            f"MoE: all {arch.params_b:g}B parameters must be resident, so memory uses the "
+            f"total; decode speed uses the {arch.active_params_b:g}B active per token."
+        )
+    if arch.estimated:
+        notes.append(f"No architecture given; KV cache and activations use an {arch.source}.")
+
+    common = dict(
+        workload=workload,
+        arch=arch,
+        runtime_gb=RUNTIME_OVERHEAD_GB,
+        kv_bytes_per_token=kv_per_token,
+        rule_low_gb=low,
+        rule_high_gb=high,
+        rule_basis=basis,
+    )
+
+    if not workload.is_training:
+        tokens = workload.context_tokens * workload.concurrency
+        chunk = min(tokens, PREFILL_CHUNK_TOKENS)
+        activations = (
+            chunk * arch.hidden * INFERENCE_ACT_BYTES_PER_HIDDEN
+            + workload.concurrency * arch.vocab * LOGIT_BYTES
+        )
+        weights = params * workload.weight_bytes
+        return MemoryEstimate(
+            **common,
+            weights_gb=weights / GB,
+            kv_cache_gb=kv_per_token * tokens / GB,
+            adapters_gb=0.0,
+            gradients_gb=0.0,
+            optimizer_gb=0.0,
+            activations_gb=activations / GB,
+            adapter_params_b=0.0,
+            checkpoint_gb=0.0,
+            model_files_gb=weights / GB,
+            notes=tuple(notes),
+        )
+
+    tokens = workload.context_tokens * workload.concurrency  # per card: micro-batch x sequence
+    activations = tokens * (
+        arch.hidden * (arch.layers * TRAIN_CKPT_BYTES_PER_HIDDEN + TRAIN_LAYER_BYTES_PER_HIDDEN)
+        + arch.vocab * TRAIN_LOGIT_BYTES
+    )
+    release_gb = params * RELEASE_WEIGHT_BYTES / GB
+    if workload.method in ("full", "pretrain"):
+        return MemoryEstimate(
+            **common,
+            weights_gb=params * FULL_WEIGHT_BYTES / GB,
+            kv_cache_gb=0.0,
+            adapters_gb=0.0,
+            gradients_gb=params * FULL_GRAD_BYTES / GB,
+            optimizer_gb=params * FULL_OPTIMIZER_BYTES / GB,
+            activations_gb=activations / GB,
+            adapter_params_b=0.0,
+            checkpoint_gb=params * FULL_CHECKPOINT_BYTES / GB,
+            model_files_gb=release_gb,
+            notes=tuple(notes),
+        )
+
+    adapter_params = params * workload.lora_rank * LORA_FRACTION_PER_RANK
+    notes.append(
+        f"LoRA rank {workload.lora_rank}: adapters ~{adapter_params / 1e9:.3g}B params "
+        f"({workload.lora_rank * LORA_FRACTION_PER_RANK:.2%} of the base), trained in FP32 "
+        "with Adam (16 bytes each); the base stays frozen at "
+        f"{workload.precision} and has no gradients or optimizer state."
+    )
+    return MemoryEstimate(
+        **common,
+        weights_gb=params * workload.weight_bytes / GB,
+        kv_cache_gb=0.0,
+        adapters_gb=adapter_params * ADAPTER_WEIGHT_BYTES / GB,
+        gradients_gb=adapter_params * ADAPTER_GRAD_BYTES / GB,
+        optimizer_gb=adapter_params * ADAPTER_OPTIMIZER_BYTES / GB,
+        activations_gb=activations / GB,
+        adapter_params_b=adapter_params / 1e9,
+        checkpoint_gb=adapter_params * ADAPTER_CHECKPOINT_BYTES / GB,
+        model_files_gb=release_gb,
+        notes=tuple(notes),
+    )

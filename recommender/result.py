@@ -1,0 +1,247 @@
+"""The recommendation the tree returns, and its JSON shape."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from recommender.cards import CardPrice, CardSpec
+from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
+from recommender.pricing import MONTH_HOURS, Breakeven, ModeCost
+from recommender.sizing import CPU_CORES_PER_CARD, MAX_CARDS, RAM_PER_VRAM, Companion
+from recommender.speed import (
+    DECODE_BANDWIDTH_EFFICIENCY,
+    DECODE_COMPUTE_EFFICIENCY,
+    DecodeSpeed,
+)
+from recommender.workload import Workload
+
+
+@dataclass(frozen=True)
+class Option:
+    """One card type at one source, at the smallest count that fits, in its cheapest mode."""
+
+    spec: CardSpec
+    price: CardPrice
+    count: int
+    chosen: ModeCost
+    modes: tuple[ModeCost, ...]
+    per_card_gb: float
+    headroom_gb: float
+    rule_of_thumb_count: int
+    companion: Companion
+    speed: DecodeSpeed | None
+    cny_per_million_tokens: float | None
+    breakeven: Breakeven | None
+    warnings: tuple[str, ...]
+    why: str
+    within_budget: bool | None
+
+    @property
+    def gpu(self) -> str:
+        return self.spec.gpu
+
+    @property
+    def mode(self) -> str:
+        return self.chosen.mode
+
+    @property
+    def monthly_cny(self) -> float:
+        return self.chosen.monthly_cny
+
+    @property
+    def pcie_multi_card(self) -> bool:
+        """Tensor / ZeRO-3 parallelism over PCIe: works, but scales badly (seed 000 §6.3)."""
+        return self.count > 1 and not self.spec.fast_interconnect
+
+    def to_dict(self) -> dict[str, Any]:
+        speed, be = self.speed, self.breakeven
+        return {
+            "gpu": self.gpu,
+            "count": self.count,
+            "mode": self.mode,
+            "mode_label": self.chosen.label,
+            "monthly_cny": _cny(self.monthly_cny),
+            "monthly_formula": self.chosen.formula,
+            "servers": self.chosen.servers,
+            "cards_rented": self.chosen.cards_rented,
+            "mode_costs": [
+                {"mode": m.mode, "monthly_cny": _cny(m.monthly_cny), "formula": m.formula}
+                for m in self.modes
+            ],
+            "vram_gb": self.spec.vram_gb,
+            "per_card_gb": _gb(self.per_card_gb),
+            "per_card_with_margin_gb": _gb(self.per_card_gb * (1 + MARGIN)),
+            "headroom_gb": _gb(self.headroom_gb),
+            "rule_of_thumb_count": self.rule_of_thumb_count,
+            "interconnect": self.spec.interconnect,
+            "fast_interconnect": self.spec.fast_interconnect,
+            "pcie_multi_card": self.pcie_multi_card,
+            "domestic": self.spec.domestic,
+            "why": self.why,
+            "warnings": list(self.warnings),
+            "companion": _companion(self.companion),
+            "tokens_per_s_per_sequence": _round(speed.per_sequence_tps if speed else None, 1),
+            "tokens_per_s_total": _round(speed.total_tps if speed else None, 1),
+            "decode_bound": speed.bound if speed else None,
+            "decode_formula": speed.formula if speed else None,
+            "cny_per_million_tokens": _round(self.cny_per_million_tokens, 2),
+            "breakeven_hours_vs_hourly": _round(be.hours_vs_hourly if be else None, 1),
+            "breakeven_hours_vs_monthly_plan": _round(be.hours_vs_monthly_plan if be else None, 1),
+            "within_budget": self.within_budget,
+            "price_source": self.price.source,
+            "price_observed_at": self.price.observed_at.isoformat(),
+            "price_date": self.price.date,
+            "simulated": self.price.simulated,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    step: int
+    title: str
+    reasoning: str
+
+
+@dataclass(frozen=True)
+class Lever:
+    """A budget lever, recomputed through the whole tree rather than estimated."""
+
+    name: str
+    change: str
+    total_gb: float | None
+    gpu: str | None
+    count: int | None
+    mode: str | None
+    monthly_cny: float | None
+    saving_cny: float | None
+    within_budget: bool | None
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["total_gb"] = _round(self.total_gb, 3)
+        out["monthly_cny"] = _round(self.monthly_cny, 2)
+        out["saving_cny"] = _round(self.saving_cny, 2)
+        return out
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    workload: Workload
+    memory: MemoryEstimate
+    options: tuple[Option, ...]
+    recommended: Option | None
+    steps: tuple[Step, ...]
+    levers: tuple[Lever, ...]
+    alternatives: tuple[Lever, ...]  # smaller-footprint variants when several cards are needed
+    unpriced: tuple[tuple[str, int], ...]  # (gpu, count) that fit but have no price
+    unfit: tuple[str, ...]  # gpus that don't fit even at MAX_CARDS
+    excluded: tuple[str, ...]  # gpus left out by the domestic filter
+
+    def to_dict(self) -> dict[str, Any]:
+        budget = self.workload.budget_cny
+        rec = self.recommended
+        return {
+            "workload": asdict(self.workload),
+            "model": _model(self.memory),
+            "memory": _memory(self.memory),
+            "steps": [asdict(s) for s in self.steps],
+            "options": [o.to_dict() | {"recommended": o is rec} for o in self.options],
+            "recommended": None if rec is None else rec.to_dict(),
+            "budget": {
+                "budget_cny": budget,
+                "monthly_cny": None if rec is None else _cny(rec.monthly_cny),
+                "within_budget": None if rec is None else rec.within_budget,
+                "levers": [lever.to_dict() for lever in self.levers],
+            },
+            "alternatives": [a.to_dict() for a in self.alternatives],
+            "unpriced": [{"gpu": g, "count": n} for g, n in self.unpriced],
+            "unfit": list(self.unfit),
+            "excluded_by_domestic_filter": list(self.excluded),
+            "assumptions": {
+                "gb": "10^9 bytes",
+                "margin": MARGIN,
+                "runtime_overhead_gb": RUNTIME_OVERHEAD_GB,
+                "month_hours_for_monthly_plan": MONTH_HOURS,
+                "decode_bandwidth_efficiency": DECODE_BANDWIDTH_EFFICIENCY,
+                "decode_compute_efficiency": DECODE_COMPUTE_EFFICIENCY,
+                "ram_per_vram": RAM_PER_VRAM,
+                "cpu_cores_per_card": CPU_CORES_PER_CARD[self.workload.task],
+                "max_cards": MAX_CARDS,
+            },
+        }
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _gb(value: float) -> float:
+    return round(value, 3)
+
+
+def _cny(value: float) -> float:
+    return round(value, 2)
+
+
+def _model(mem: MemoryEstimate) -> dict[str, Any]:
+    a = mem.arch
+    return {
+        "name": a.name,
+        "params_b": a.params_b,
+        "active_params_b": a.active_params_b,
+        "moe": a.is_moe,
+        "layers": a.layers,
+        "hidden": a.hidden,
+        "kv_heads": a.kv_heads,
+        "head_dim": a.head_dim,
+        "vocab": a.vocab,
+        "architecture": "estimated" if a.estimated else "preset",
+        "source": a.source,
+    }
+
+
+def _memory(mem: MemoryEstimate) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "weights_gb": _gb(mem.weights_gb),
+        "kv_cache_gb": _gb(mem.kv_cache_gb),
+        "kv_bytes_per_token": round(mem.kv_bytes_per_token),
+        "overhead_gb": _gb(mem.overhead_gb),
+        "total_gb": _gb(mem.total_gb),
+        "total_with_margin_gb": _gb(mem.total_gb * (1 + MARGIN)),
+        "rule_of_thumb_gb": _gb(mem.rule_high_gb),
+        "rule_of_thumb_low_gb": _gb(mem.rule_low_gb),
+        "rule_of_thumb_high_gb": _gb(mem.rule_high_gb),
+        "rule_of_thumb_with_margin_gb": _gb(mem.rule_high_gb * (1 + MARGIN)),
+        "rule_of_thumb_basis": mem.rule_basis,
+        "sharded_gb": _gb(mem.sharded_gb),
+        "per_card_fixed_gb": _gb(mem.replicated_gb),
+        "margin": MARGIN,
+        "notes": list(mem.notes),
+    }
+    if mem.workload.is_training:
+        out |= {
+            "gradients_gb": _gb(mem.gradients_gb),
+            "optimizer_gb": _gb(mem.optimizer_gb),
+            "activations_gb": _gb(mem.activations_gb),
+            "adapters_gb": _gb(mem.adapters_gb),
+            "adapter_params_b": round(mem.adapter_params_b, 4),
+            "checkpoint_gb": _gb(mem.checkpoint_gb),
+        }
+    else:
+        out["prefill_activations_gb"] = _gb(mem.activations_gb)
+    return out
+
+
+def _companion(c: Companion) -> dict[str, Any]:
+    return {
+        "cpu_cores_needed": c.cpu_needed,
+        "cpu_cores_listed": c.cpu_listed,
+        "ram_needed_gb": _gb(c.ram_needed_gb),
+        "ram_listed_gb": c.ram_listed_gb,
+        "disk_needed_gb": _gb(c.disk_needed_gb),
+        "disk_listed_gb": c.disk_listed_gb,
+        "disk_basis": c.disk_basis,
+        "ok": not c.warnings,
+    }

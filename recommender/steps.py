@@ -1,0 +1,250 @@
+"""The words for each tree step: what was decided, from which figures, with units."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
+from recommender.result import Lever, Step
+from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY
+from recommender.workload import Workload
+
+if TYPE_CHECKING:
+    from recommender.tree import Plan
+
+_METHODS = {
+    "online": "online serving (latency matters: per-sequence decode speed is checked)",
+    "offline": "offline batch (throughput and ¥ per million tokens matter)",
+    "full": "full-parameter fine-tune",
+    "lora": "LoRA fine-tune (frozen base, low-rank adapters)",
+    "qlora": "QLoRA fine-tune (4-bit frozen base, low-rank adapters)",
+    "pretrain": "pretraining",
+}
+
+
+def build_steps(plan: Plan, levers: list[Lever], alternatives: list[Lever]) -> tuple[Step, ...]:
+    return (
+        Step(1, "Task", _task(plan.workload, plan.memory)),
+        Step(2, "Memory", _memory(plan.memory)),
+        Step(3, "Cards and count", _cards(plan, alternatives)),
+        Step(4, "Rent mode", _rent(plan)),
+        Step(5, "Budget", _budget(plan, levers)),
+    )
+
+
+def _task(w: Workload, mem: MemoryEstimate) -> str:
+    a = mem.arch
+    model = f"{a.name} ({a.params_b:g}B params" + (
+        f", {a.active_params_b:g}B active per token, MoE)" if a.is_moe else ")"
+    )
+    if w.is_training:
+        lines = [
+            f"Training, {_METHODS[w.method or 'full']}: {model}, weights {w.precision}, "
+            f"sequence length {w.context_tokens:,} tokens, micro-batch {w.concurrency} per card, "
+            f"dataset {w.dataset_gb:g} GB, {w.hours_per_month:g} card-hours/month per card.",
+            "Training is sized by total memory (weights, gradients, optimizer state, "
+            "activations) and multi-card interconnect (seed 000 §四 2A, seed 003 §五 step 1).",
+        ]
+    else:
+        kv = w.kv_precision or f"{w.kv_bytes:g} byte(s), following the weights"
+        lines = [
+            f"Inference, {_METHODS[w.method or 'online']}: {model}, weights {w.precision}, "
+            f"KV cache {kv}, {w.concurrency} concurrent sequence(s) x {w.context_tokens:,} tokens "
+            f"of context, {w.hours_per_month:g} h/month.",
+            "Inference is sized by model size and concurrency; VRAM decides whether it runs, "
+            "bandwidth how fast (seed 000 §四 2B and §6.2).",
+        ]
+    if w.domestic:
+        lines.append("信创 (domestic compliance) required: only domestic cards are considered.")
+    return "\n".join(lines)
+
+
+def _memory(mem: MemoryEstimate) -> str:
+    w, a = mem.workload, mem.arch
+    params = a.params_b
+    lines = []
+    if mem.rule_low_gb == mem.rule_high_gb:
+        rule = f"{mem.rule_high_gb:.1f} GB"
+    else:
+        rule = f"{mem.rule_low_gb:.1f}-{mem.rule_high_gb:.1f} GB"
+    lines.append(
+        f"Rule of thumb: {mem.rule_basis} = {rule}; +{MARGIN:.0%} margin -> "
+        f"{mem.rule_high_gb * (1 + MARGIN):.1f} GB."
+    )
+    arch = "estimated architecture" if a.estimated else f"architecture from {a.source}"
+    if w.is_training:
+        parts = [f"weights {mem.weights_gb:.1f} GB ({params:g}B x {_wbytes(mem):g} B)"]
+        if mem.adapters_gb:
+            parts.append(
+                f"adapters {mem.adapters_gb:.2f} GB ({mem.adapter_params_b:.3g}B x 4 B FP32)"
+            )
+        parts += [
+            f"gradients {mem.gradients_gb:.2f} GB",
+            f"optimizer {mem.optimizer_gb:.2f} GB (Adam moments"
+            + (" + FP32 master weights)" if not mem.adapters_gb else ")"),
+            f"activations {mem.activations_gb:.2f} GB (checkpointed, {w.context_tokens:,} tokens x "
+            f"micro-batch {w.concurrency}, incl. FP32 logits over {a.vocab:,} vocab)",
+            f"runtime {RUNTIME_OVERHEAD_GB:g} GB",
+        ]
+    else:
+        parts = [
+            f"weights {mem.weights_gb:.2f} GB ({params:g}B x {w.weight_bytes:g} B, {w.precision})",
+            f"KV cache {mem.kv_cache_gb:.2f} GB (2 x {a.layers} layers x {a.kv_heads} KV heads "
+            f"x {a.head_dim} dims x {w.kv_bytes:g} B = {mem.kv_bytes_per_token:,.0f} B/token "
+            f"x {w.context_tokens:,} tokens x {w.concurrency} sequence(s))",
+            f"overhead {mem.overhead_gb:.2f} GB ({RUNTIME_OVERHEAD_GB:g} GB CUDA context/runtime "
+            f"+ {mem.activations_gb:.2f} GB prefill activations)",
+        ]
+    lines.append(
+        f"Exact model ({arch}): " + " + ".join(parts) + f" = {mem.total_gb:.2f} GB; "
+        f"+{MARGIN:.0%} margin -> {mem.total_gb * (1 + MARGIN):.2f} GB on one card."
+    )
+    lines.extend(mem.notes)
+    return "\n".join(lines)
+
+
+def _wbytes(mem: MemoryEstimate) -> float:
+    return mem.weights_gb / mem.arch.params_b if mem.arch.params_b else 0.0
+
+
+def _cards(plan: Plan, alternatives: list[Lever]) -> str:
+    mem = plan.memory
+    lines = [
+        "One card when it fits with the 20% margin, else the smallest count; weights, KV "
+        "cache, gradients and optimizer state split across cards (tensor parallel / "
+        f"ZeRO-3), the {mem.replicated_gb:.2f} GB runtime and activations stay on each card."
+    ]
+    for fit in plan.fits:
+        s = fit.spec
+        per = mem.per_card_gb(fit.count)
+        lines.append(
+            f"- {s.gpu} ({s.vram_gb:g} GB, {s.interconnect}): {fit.count} card(s), "
+            f"{per:.1f} GB each + {MARGIN:.0%} = {per * (1 + MARGIN):.1f} GB <= {s.vram_gb:g} GB "
+            f"(rule of thumb: {fit.rule_count})"
+            + (
+                "; multi-card over PCIe is slow"
+                if fit.count > 1 and not s.fast_interconnect
+                else ""
+            )
+        )
+    for s in plan.unfit:
+        lines.append(f"- {s.gpu} ({s.vram_gb:g} GB): does not fit even on 64 cards")
+    if plan.excluded:
+        lines.append("Left out by the domestic filter: " + ", ".join(plan.excluded) + ".")
+    if plan.unpriced:
+        lines.append(
+            "Fit but have no price in the given listings: "
+            + ", ".join(f"{f.count} x {f.spec.gpu}" for f in plan.unpriced)
+            + "."
+        )
+    if plan.unknown_priced_gpus:
+        lines.append(
+            "Prices ignored for cards without a spec: " + ", ".join(plan.unknown_priced_gpus)
+        )
+    if alternatives:
+        lines.append("Needs more than one card; smaller footprints (seed 003 §二), recomputed:")
+        lines.extend(f"- {_lever_line(a)}" for a in alternatives)
+    rec = plan.recommended
+    if rec is None:
+        lines.append("No priced card fits this workload.")
+        return "\n".join(lines)
+    if plan.options[0] is not rec:
+        lines.append(
+            f"Cheapest fit {plan.options[0].count} x {plan.options[0].gpu} needs multi-card "
+            f"over PCIe; preferring {rec.count} x {rec.gpu} ({rec.spec.interconnect})."
+        )
+    lines.append(f"Chosen: {rec.count} x {rec.gpu}. Companion check ({rec.price.label}):")
+    c = rec.companion
+    lines.append(
+        f"  CPU {c.cpu_listed if c.cpu_listed is not None else '?'} cores listed vs "
+        f"{c.cpu_needed} needed; RAM {_opt(c.ram_listed_gb)} GB listed vs "
+        f"{c.ram_needed_gb:.0f} GB needed (1.5 x VRAM); disk {_opt(c.disk_listed_gb)} GB "
+        f"listed vs {c.disk_needed_gb:.1f} GB needed ({c.disk_basis})."
+    )
+    for warning in rec.warnings:
+        lines.append(f"  ! {warning}")
+    return "\n".join(lines)
+
+
+def _opt(value: float | None) -> str:
+    return "?" if value is None else f"{value:,.0f}"
+
+
+def _rent(plan: Plan) -> str:
+    rec, w = plan.recommended, plan.workload
+    if rec is None:
+        return "No option to price."
+    lines = [f"At {w.hours_per_month:g} h/month, {rec.count} x {rec.gpu} ({rec.price.label}):"]
+    for m in rec.modes:
+        mark = "  <- cheapest" if m is rec.chosen else ""
+        lines.append(f"- {m.label}: ¥{m.monthly_cny:,.2f}/month ({m.formula}){mark}")
+    be = rec.breakeven
+    if be is not None and (be.hours_vs_hourly or be.hours_vs_monthly_plan):
+        parts = []
+        if be.hours_vs_hourly:
+            parts.append(f"÷ ¥{rec.price.hourly_cny:.2f}/h = {be.hours_vs_hourly:.0f} h vs hourly")
+        if be.hours_vs_monthly_plan:
+            parts.append(
+                f"÷ ¥{rec.price.monthly_plan_cny_per_hour:.2f}/h = "
+                f"{be.hours_vs_monthly_plan:.0f} h vs the monthly-plan rate"
+            )
+        lines.append(
+            f"Breakeven (seed 003 §六): bare metal ¥{be.bare_metal_cny_per_card_month:,.0f} per "
+            f"card-month " + ", ".join(parts) + f" ({rec.price.date}); it only holds when all "
+            f"{rec.price.cards_per_server} cards of the server are used."
+        )
+    if rec.speed is not None:
+        s = rec.speed
+        lines.append(
+            f"Decode ~{s.per_sequence_tps:.1f} tokens/s per sequence, {s.total_tps:.0f} "
+            f"tokens/s total ({s.bound}-bound: {s.formula}; bandwidth efficiency "
+            f"{DECODE_BANDWIDTH_EFFICIENCY}); ¥{rec.cny_per_million_tokens:,.2f} per million "
+            f"output tokens at the {rec.chosen.label} price ({rec.price.date})."
+        )
+    return "\n".join(lines)
+
+
+def _budget(plan: Plan, levers: list[Lever]) -> str:
+    rec, budget = plan.recommended, plan.workload.budget_cny
+    lines = []
+    if rec is None:
+        lines.append("Nothing fits, so no cost; the levers below show what would.")
+    elif budget is None:
+        lines.append(
+            f"No budget given; {rec.count} x {rec.gpu} costs ¥{rec.monthly_cny:,.2f}/month "
+            f"({rec.price.date})."
+        )
+    elif rec.monthly_cny <= budget:
+        lines.append(
+            f"¥{rec.monthly_cny:,.2f}/month <= budget ¥{budget:,.2f}/month: within budget, "
+            f"¥{budget - rec.monthly_cny:,.2f} to spare ({rec.price.date})."
+        )
+    else:
+        lines.append(
+            f"¥{rec.monthly_cny:,.2f}/month > budget ¥{budget:,.2f}/month by "
+            f"¥{rec.monthly_cny - budget:,.2f} ({rec.price.date}). Levers (seed 000 §四 step 5, "
+            "seed 003 §二), each recomputed:"
+        )
+        affordable = [o for o in plan.options if o.within_budget]
+        if affordable:
+            o = affordable[0]
+            lines.append(
+                f"Cheapest option within budget: {o.count} x {o.gpu}, {o.chosen.label}, "
+                f"¥{o.monthly_cny:,.2f}/month" + (f" ({o.warnings[0]})" if o.warnings else "")
+            )
+    for lever in levers:
+        lines.append("- " + _lever_line(lever))
+    return "\n".join(lines)
+
+
+def _lever_line(lever: Lever) -> str:
+    if lever.gpu is None:
+        return f"{lever.change}: {lever.note}."
+    verdict = ""
+    if lever.within_budget is not None:
+        verdict = ", within budget" if lever.within_budget else ", still over budget"
+    saving = f", saves ¥{lever.saving_cny:,.2f}" if lever.saving_cny is not None else ""
+    return (
+        f"{lever.change}: {lever.count} x {lever.gpu} ({lever.mode}) "
+        f"¥{lever.monthly_cny or 0:,.2f}/month{saving}{verdict}; {lever.note}."
+    )

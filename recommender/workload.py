@@ -1,0 +1,188 @@
+"""The workload an engineer describes, validated up front so the tree never guesses."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from recommender.errors import RecommenderInputError
+from recommender.presets import get_preset
+
+TASKS = ("inference", "training")
+INFERENCE_METHODS = ("online", "offline")
+TRAINING_METHODS = ("full", "lora", "qlora", "pretrain")
+
+# Bytes per parameter for weights at each precision.
+PRECISION_BYTES: dict[str, float] = {
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+}
+# KV cache element types inference engines actually offer (vLLM: auto / fp8; int8 in
+# LMDeploy/TensorRT-LLM). No 4-bit KV: quality falls off and few engines ship it.
+KV_PRECISIONS = ("fp16", "bf16", "fp8", "int8")
+
+# Which weight precisions each method can train or serve with. Full fine-tune and
+# pretraining are mixed-precision Adam (16-bit weights); a 4-bit LoRA base is QLoRA.
+_METHOD_PRECISIONS: dict[str, tuple[str, ...]] = {
+    "online": tuple(PRECISION_BYTES),
+    "offline": tuple(PRECISION_BYTES),
+    "full": ("bf16", "fp16"),
+    "pretrain": ("bf16", "fp16"),
+    "lora": ("bf16", "fp16", "fp8", "int8"),
+    "qlora": ("int4",),
+}
+
+# Sanity ceilings: far above any real job, low enough to catch unit mistakes
+# (tokens typed as thousands, parameters typed as raw counts).
+MAX_PARAMS_B = 10_000.0
+MAX_CONTEXT = 10_000_000
+MAX_CONCURRENCY = 100_000
+MAX_HOURS_PER_MONTH = 744.0  # a 31-day month
+MAX_LORA_RANK = 1024
+
+# Default context when none is given: 4,096 tokens for serving (a common max_model_len
+# for chat), 2,048 for fine-tuning (LLaMA-Factory's default cutoff_len; SFT samples are
+# mostly shorter, and activations grow linearly with it).
+DEFAULT_CONTEXT = {"inference": 4096, "training": 2048}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What to run. Give a preset `model` or a custom `params_b` (billions), not both.
+
+    For training, `context` is the sequence length and `concurrency` the micro-batch
+    per card; context defaults to 4,096 tokens for inference and 2,048 for training. `precision` defaults to bf16 (int4 for qlora); `kv_precision` (inference
+    only) defaults to the weight precision but never below 1 byte.
+    """
+
+    task: str
+    method: str | None = None
+    model: str | None = None
+    params_b: float | None = None
+    active_params_b: float | None = None
+    precision: str | None = None
+    kv_precision: str | None = None
+    context: int | None = None
+    concurrency: int = 1
+    hours_per_month: float = 720.0
+    budget_cny: float | None = None
+    domestic: bool = False
+    dataset_gb: float = 0.0
+    lora_rank: int = 32
+
+    def __post_init__(self) -> None:
+        task = _choice("task", self.task, TASKS)
+        methods = INFERENCE_METHODS if task == "inference" else TRAINING_METHODS
+        if self.method is None and task == "inference":
+            method = "online"
+        elif self.method is None:
+            raise RecommenderInputError(
+                f"training needs a method; allowed: {', '.join(TRAINING_METHODS)}"
+            )
+        else:
+            method = _choice(f"method for {task}", self.method, methods)
+
+        self._check_model()
+
+        allowed_precisions = _METHOD_PRECISIONS[method]
+        if method == "lora" and isinstance(self.precision, str) and "4" in self.precision:
+            raise RecommenderInputError("a 4-bit LoRA base is QLoRA: use method='qlora'")
+        precision = allowed_precisions[0] if self.precision is None else self.precision
+        precision = _choice(f"precision for {method}", precision, allowed_precisions)
+
+        kv = self.kv_precision
+        if kv is not None:
+            if task != "inference":
+                raise RecommenderInputError("kv_precision applies to inference only")
+            kv = _choice("kv_precision", kv, KV_PRECISIONS)
+
+        context = DEFAULT_CONTEXT[task] if self.context is None else self.context
+        _int_in("context", context, 1, MAX_CONTEXT)
+        _int_in("concurrency", self.concurrency, 1, MAX_CONCURRENCY)
+        _int_in("lora_rank", self.lora_rank, 1, MAX_LORA_RANK)
+        _number("hours_per_month", self.hours_per_month, low=0, high=MAX_HOURS_PER_MONTH)
+        if self.budget_cny is not None:
+            _number("budget_cny", self.budget_cny, low=0)
+        _number("dataset_gb", self.dataset_gb, low=0, inclusive_low=True)
+        if not isinstance(self.domestic, bool):
+            raise RecommenderInputError("domestic must be True or False")
+
+        # Frozen dataclass: store the normalised spellings so replace() and to_dict()
+        # see the same values the maths used.
+        object.__setattr__(self, "task", task)
+        object.__setattr__(self, "method", method)
+        object.__setattr__(self, "precision", precision)
+        object.__setattr__(self, "kv_precision", kv)
+        object.__setattr__(self, "context", context)
+
+    def _check_model(self) -> None:
+        if (self.model is None) == (self.params_b is None):
+            raise RecommenderInputError(
+                "give exactly one of model (a preset name) or params_b (billions of parameters)"
+            )
+        if self.model is not None:
+            if self.active_params_b is not None:
+                raise RecommenderInputError(
+                    "active_params_b is only for custom params_b; presets carry their own"
+                )
+            canonical = get_preset(self.model).name
+            object.__setattr__(self, "model", canonical)
+            return
+        _number("params_b", self.params_b, low=0, high=MAX_PARAMS_B)
+        if self.active_params_b is not None:
+            _number("active_params_b", self.active_params_b, low=0, high=self.params_b)
+
+    @property
+    def is_training(self) -> bool:
+        return self.task == "training"
+
+    @property
+    def context_tokens(self) -> int:
+        """The context after defaults were applied (the field is Optional only on input)."""
+        return self.context or DEFAULT_CONTEXT[self.task]
+
+    @property
+    def weight_bytes(self) -> float:
+        return PRECISION_BYTES[self.precision or "bf16"]
+
+    @property
+    def kv_bytes(self) -> float:
+        if self.kv_precision is not None:
+            return PRECISION_BYTES[self.kv_precision]
+        # int4 weights with a 0.5-byte cache is not something engines run; floor at 1.
+        return max(self.weight_bytes, 1.0)
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value.strip().lower() in allowed:
+        return value.strip().lower()
+    raise RecommenderInputError(f"{name} {value!r} not allowed; allowed: {', '.join(allowed)}")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _number(
+    name: str,
+    value: object,
+    *,
+    low: float,
+    high: float | None = None,
+    inclusive_low: bool = False,
+) -> None:
+    ok = _is_number(value) and (value >= low if inclusive_low else value > low)
+    ok = ok and (high is None or value <= high)
+    if not ok:
+        bound = f">= {low}" if inclusive_low else f"> {low}"
+        if high is not None:
+            bound += f" and <= {high:g}"
+        raise RecommenderInputError(f"{name} must be a finite number {bound}, got {value!r}")
+
+
+def _int_in(name: str, value: object, low: int, high: int) -> None:
+    if not (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high):
+        raise RecommenderInputError(f"{name} must be a whole number {low}..{high}, got {value!r}")

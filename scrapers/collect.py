@@ -1,0 +1,67 @@
+"""One snapshot of one source: fetch every page of its plan, then parse each page.
+
+Fetching and parsing stay separate steps: a fetch failure stops the snapshot (so
+nothing partial is loaded), a parse failure only marks its own page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from scrapers.http import FetchedPage, FetchError, PoliteClient
+from scrapers.rows import ParseError, Row
+from scrapers.sources.base import SourceAdapter
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedPage:
+    page: FetchedPage
+    rows: list[Row]
+    error: str | None  # set when the page gave zero rows because it could not be parsed
+
+
+@dataclass(slots=True)
+class Snapshot:
+    source: str
+    kind: str
+    started_at: datetime
+    as_of: date | None
+    pages: list[ParsedPage] = field(default_factory=list)
+    fetch_error: str | None = None
+
+    @property
+    def parse_errors(self) -> list[str]:
+        return [f"{p.page.url}: {p.error}" for p in self.pages if p.error]
+
+
+def parse_page(adapter: SourceAdapter, page: FetchedPage) -> ParsedPage:
+    """Parse one fetched page; any parser failure becomes a recorded error with zero rows."""
+    try:
+        rows = adapter.parse(page.body, page.url, page.fetched_at)
+    except ParseError as exc:
+        return ParsedPage(page, [], f"parse error: {exc}")
+    except Exception as exc:  # a parser bug must not take the other pages or sources down
+        return ParsedPage(page, [], f"parser crashed: {type(exc).__name__}: {exc}")
+    if not rows:
+        return ParsedPage(page, [], "parse error: page parsed to zero rows")
+    return ParsedPage(page, rows, None)
+
+
+def collect(
+    adapter: SourceAdapter,
+    client: PoliteClient,
+    base_url: str,
+    started_at: datetime,
+    as_of: date | None = None,
+) -> Snapshot:
+    snapshot = Snapshot(adapter.name, adapter.kind, started_at, as_of)
+    fetched: list[FetchedPage] = []
+    for url in adapter.fetch_plan(base_url, as_of):
+        try:
+            fetched.append(client.get(url))
+        except FetchError as exc:
+            snapshot.fetch_error = f"fetch failed after {len(fetched)} page(s): {exc}"
+            return snapshot
+    snapshot.pages = [parse_page(adapter, page) for page in fetched]
+    return snapshot

@@ -1,0 +1,385 @@
+"""The bundled demo market: two real HTTP sites on 127.0.0.1 serving simulated prices.
+
+* a 极智算-like GPU marketplace: ``/``, ``/market/container``, ``/market/baremetal``,
+  ``/robots.txt``;
+* an SMM-like quote board: ``/``, ``/compute/quotes``, ``/robots.txt``.
+
+Pages are Chinese HTML rendered from Jinja2 templates in ``templates/``, each carrying the
+visible banner "模拟数据 SIMULATED …" and ``<meta name="gpuprice-simulated" content="true">``.
+``?as_of=YYYY-MM-DD`` serves that day (updated 10:00 Beijing time); without it, today's
+prices, stamped with the current hour, so two fetches in one hour get identical bytes.
+
+The stdlib ``ThreadingHTTPServer`` is enough here: a handful of GET routes with no
+middleware, sessions or async I/O; and it lets tests close the listening socket at an exact
+moment (``fail_after``), which a framework's server would hide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import socket
+import threading
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Literal
+from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
+
+import jinja2
+
+from scrapers.demo_market.prices import DEFAULT_SEED, FIRST_DAY, LAST_DAY, price_model
+
+__all__ = ["SITES", "DemoMarket", "render_page", "serve_forever"]
+
+log = logging.getLogger(__name__)
+
+Site = Literal["jygpu", "smm"]
+SITES: tuple[Site, ...] = ("jygpu", "smm")
+
+BEIJING = ZoneInfo("Asia/Shanghai")
+UPDATE_CLOCK = time(10, 0)  # the time of day an ``as_of`` page says it was updated
+
+# path -> template, per site
+PAGES: dict[str, dict[str, str]] = {
+    "jygpu": {
+        "/": "jygpu_index.html",
+        "/market/container": "jygpu_container.html",
+        "/market/baremetal": "jygpu_baremetal.html",
+    },
+    "smm": {"/": "smm_index.html", "/compute/quotes": "smm_quotes.html"},
+}
+
+ROBOTS_TXT = b"""User-agent: *
+Disallow: /console
+Disallow: /api/
+Allow: /
+"""
+
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _yuan2(value: Decimal) -> str:
+    return f"{value:.2f}"
+
+
+def _yuan0(value: Decimal) -> str:
+    return f"{value:,.0f}"
+
+
+def _signed2(value: Decimal) -> str:
+    return f"{value:+.2f}" if value else "0.00"
+
+
+_env = jinja2.Environment(
+    loader=jinja2.PackageLoader("scrapers.demo_market", "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_env.filters.update(yuan2=_yuan2, yuan0=_yuan0, signed2=_signed2)
+
+
+def render_page(
+    site: Site,
+    path: str,
+    as_of: date | None = None,
+    *,
+    seed: int = DEFAULT_SEED,
+    now: datetime | None = None,
+) -> bytes:
+    """The exact bytes the demo market serves for ``path`` (no HTTP involved).
+
+    With ``as_of`` the page is that day's, updated 10:00 Beijing time; without it, the page
+    of ``now`` (default: the current time) with the update time truncated to the hour.
+    Raises ``KeyError`` for an unknown site or path, ``ValueError`` for a day outside the
+    simulated range.
+    """
+    template = PAGES[site][path]
+    if as_of is not None:
+        updated = datetime.combine(as_of, UPDATE_CLOCK)
+    else:
+        current = (now or datetime.now(UTC)).astimezone(BEIJING)
+        updated = current.replace(minute=0, second=0, microsecond=0, tzinfo=None)
+    snapshot = price_model(seed).day(updated.date())
+    html = _env.get_template(template).render(
+        active=path.rsplit("/", 1)[-1],
+        updated=updated.strftime("%Y-%m-%d %H:%M"),
+        day=snapshot.day.isoformat(),
+        offers=snapshot.bare_metal if path == "/market/baremetal" else snapshot.containers,
+        quotes=snapshot.quotes,
+    )
+    return html.encode("utf-8")
+
+
+def _error_page(status: HTTPStatus, message: str) -> bytes:
+    html = _env.get_template("error.html").render(
+        status=status.value, reason=status.phrase, message=message
+    )
+    return html.encode("utf-8")
+
+
+class _SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+    site: _Site
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _SiteServer
+    server_version = "gpuprice-demo-market/0.1"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: object) -> None:
+        # Tests start these servers many times; request lines belong in debug logs only.
+        log.debug("%s %s", self.server.site.name, format % args)
+
+    def do_HEAD(self) -> None:
+        self._serve(send_body=False)
+
+    def do_GET(self) -> None:
+        self._serve(send_body=True)
+
+    def _serve(self, *, send_body: bool) -> None:
+        site = self.server.site
+        # robots.txt does not count against fail_after: "n" means n pages, whether or not
+        # the client reads robots.txt first.
+        counted = urlsplit(self.path).path != "/robots.txt"
+        if counted and not site.admit():
+            # The site is "dying": drop the connection without a response, as a crash would.
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        try:
+            status, content_type, body = site.respond(self.path)
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            if send_body:
+                self.wfile.write(body)
+            self.wfile.flush()
+        finally:
+            if counted:
+                site.answered()
+
+
+class _Site:
+    """One site's server, thread and request budget."""
+
+    def __init__(self, name: Site, market: DemoMarket, port: int) -> None:
+        self.name = name
+        self.market = market
+        self.port = port
+        self.address: tuple[str, int] | None = None
+        self._server: _SiteServer | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._budget: int | None = None
+        self._dying = False
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self, host: str) -> None:
+        server = _SiteServer((host, self.port), _Handler)
+        server.site = self
+        self.address = server.server_address[:2]  # type: ignore[assignment]
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"demo-market-{self.name}",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+            thread, self._thread = self._thread, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    # -- failure injection ---------------------------------------------------------------
+    def fail_after(self, n_requests: int) -> None:
+        if n_requests < 0:
+            raise ValueError("n_requests must be >= 0")
+        with self._lock:
+            self._budget = n_requests
+        if n_requests == 0:
+            self._die()
+
+    def admit(self) -> bool:
+        with self._lock:
+            if self._dying:
+                return False
+            if self._budget is None:
+                return True
+            if self._budget <= 0:
+                return False
+            self._budget -= 1
+            return True
+
+    def answered(self) -> None:
+        with self._lock:
+            exhausted = self._budget == 0 and not self._dying
+        if exhausted:
+            self._die()
+
+    def _die(self) -> None:
+        with self._lock:
+            if self._dying:
+                return
+            self._dying = True
+        # Off the handler thread: shutdown() blocks until the serve loop notices, and the
+        # client of the request that used up the budget should get its response meanwhile.
+        threading.Thread(target=self.stop, name=f"demo-market-{self.name}-die").start()
+
+    # -- routing -------------------------------------------------------------------------
+    def respond(self, raw_path: str) -> tuple[int, str, bytes]:
+        url = urlsplit(raw_path)
+        if url.path == "/robots.txt":
+            return 200, "text/plain; charset=utf-8", ROBOTS_TXT
+        html = "text/html; charset=utf-8"
+        if url.path not in PAGES[self.name]:
+            return 404, html, _error_page(HTTPStatus.NOT_FOUND, f"页面不存在:{url.path}")
+        values = parse_qs(url.query, keep_blank_values=True).get("as_of")
+        as_of: date | None = None
+        if values is not None:
+            if len(values) != 1 or not _ISO_DAY.match(values[0]):
+                msg = "as_of 参数格式应为 YYYY-MM-DD"
+                return 400, html, _error_page(HTTPStatus.BAD_REQUEST, msg)
+            try:
+                as_of = date.fromisoformat(values[0])
+            except ValueError:
+                msg = f"as_of 不是有效日期:{values[0]}"
+                return 400, html, _error_page(HTTPStatus.BAD_REQUEST, msg)
+        now = self.market.clock()
+        today = now.astimezone(BEIJING).date()
+        day = as_of or today
+        if day > today or not FIRST_DAY <= day <= LAST_DAY:
+            return 404, html, _error_page(HTTPStatus.NOT_FOUND, f"暂无 {day} 的数据")
+        body = render_page(self.name, url.path, as_of, seed=self.market.seed, now=now)
+        return 200, html, body
+
+
+class DemoMarket:
+    """Both demo sites, each on its own port; ``with DemoMarket() as m: m.jygpu_url ...``.
+
+    ``clock`` (returns an aware datetime) stands in for the wall clock, for tests.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        jygpu_port: int = 0,
+        smm_port: int = 0,
+        seed: int = DEFAULT_SEED,
+        *,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.host = host
+        self.seed = seed
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self._sites: dict[str, _Site] = {
+            "jygpu": _Site("jygpu", self, jygpu_port),
+            "smm": _Site("smm", self, smm_port),
+        }
+
+    def _site(self, name: str) -> _Site:
+        try:
+            return self._sites[name]
+        except KeyError:
+            raise KeyError(f"unknown demo site {name!r}; known: {', '.join(SITES)}") from None
+
+    def start(self) -> DemoMarket:
+        """Bind both sites and serve them on background daemon threads. Idempotent, so
+        ``with DemoMarket().start() as m`` works too."""
+        if any(site.address is not None for site in self._sites.values()):
+            return self
+        price_model(self.seed)  # build the walk now rather than inside the first request
+        started: list[_Site] = []
+        try:
+            for site in self._sites.values():
+                site.start(self.host)
+                started.append(site)
+        except BaseException:
+            for site in started:
+                site.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for site in self._sites.values():
+            site.stop()
+
+    def stop_site(self, name: str) -> None:
+        """Stop one site ("jygpu" or "smm"); the other keeps serving."""
+        self._site(name).stop()
+
+    def fail_after(self, name: str, n_requests: int) -> None:
+        """After ``n_requests`` more answered page requests (any path but robots.txt), the
+        site closes its listening socket; a request arriving meanwhile gets its connection
+        dropped without a response. ``0`` kills it now."""
+        self._site(name).fail_after(n_requests)
+
+    def running(self, name: str) -> bool:
+        return self._site(name).running
+
+    def url(self, name: str) -> str:
+        address = self._site(name).address
+        if address is None:
+            raise RuntimeError("DemoMarket is not started")
+        host, port = address
+        return f"http://{host}:{port}"
+
+    @property
+    def jygpu_url(self) -> str:
+        return self.url("jygpu")
+
+    @property
+    def smm_url(self) -> str:
+        return self.url("smm")
+
+    def __enter__(self) -> DemoMarket:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve_forever(
+    host: str = "127.0.0.1",
+    jygpu_port: int = 8701,
+    smm_port: int = 8702,
+    seed: int = DEFAULT_SEED,
+) -> None:
+    """Serve both sites, print their URLs, and block until Ctrl-C."""
+    with DemoMarket(host, jygpu_port, smm_port, seed) as market:
+        print("gpuprice demo market (模拟数据 SIMULATED)", flush=True)
+        print(f"  jygpu: {market.jygpu_url}/market/container", flush=True)
+        print(f"         {market.jygpu_url}/market/baremetal", flush=True)
+        print(f"  smm:   {market.smm_url}/compute/quotes", flush=True)
+        print("Ctrl-C to stop.", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()

@@ -1,0 +1,142 @@
+"""Helpers shared by the HTML adapters: loading a page, the simulated marker, the stated
+update time, table headers and the small quantities listings print ("15 核", "2×3.84TB").
+
+Everything raises :class:`~scrapers.rows.ParseError` with a message naming what was wrong.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import UTC, datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from scrapers.rows import ParseError
+
+BEIJING = ZoneInfo("Asia/Shanghai")
+
+SIMULATED_META = 'meta[name="gpuprice-simulated"]'
+
+_UPDATE = re.compile(r"更新时间\s*:\s*(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*北京时间\s*\)")
+
+
+def nfkc(text: str) -> str:
+    """Fold full-width punctuation (:()) and collapse whitespace, for matching."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def load_html(body: bytes, url: str) -> LexborHTMLParser:
+    """Parse ``body`` as UTF-8 HTML; an empty, undecodable or non-HTML body is an error."""
+    if not body or not body.strip():
+        raise ParseError(f"{url}: empty body")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"{url}: body is not UTF-8 ({exc})") from None
+    if not text.lstrip().startswith("<") or "<html" not in text[:2000].lower():
+        raise ParseError(f"{url}: body is not an HTML document (starts {text[:40]!r})")
+    return LexborHTMLParser(text)
+
+
+def is_simulated(tree: LexborHTMLParser) -> bool:
+    node = tree.css_first(SIMULATED_META)
+    return node is not None and (node.attributes.get("content") or "").strip().lower() == "true"
+
+
+def text_of(node: LexborNode) -> str:
+    return nfkc(node.text(deep=True, separator=" ", strip=True))
+
+
+def naive_utc(moment: datetime) -> datetime:
+    """Naive UTC; a naive input is taken to be UTC already."""
+    if moment.tzinfo is None:
+        return moment
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def beijing_to_utc(local: datetime) -> datetime:
+    """A naive Beijing wall-clock time as naive UTC (China has no DST, but zoneinfo knows)."""
+    return naive_utc(local.replace(tzinfo=BEIJING))
+
+
+def stated_update_local(tree: LexborHTMLParser, url: str) -> datetime | None:
+    """The page's "(数据)更新时间:YYYY-MM-DD HH:MM(北京时间)", naive Beijing time.
+
+    ``None`` when the page has no ``.update-time`` element; an element that is there but
+    unreadable is an error (a changed format must not silently become "fetched now").
+    """
+    node = tree.css_first(".update-time")
+    if node is None:
+        return None
+    text = text_of(node)
+    m = _UPDATE.search(text)
+    if m is None:
+        raise ParseError(f"{url}: unreadable update time {text!r}")
+    try:
+        return datetime.fromisoformat(f"{m[1]} {m[2]:0>5}")
+    except ValueError:
+        raise ParseError(f"{url}: invalid update time {text!r}") from None
+
+
+def stated_update_time(tree: LexborHTMLParser, url: str) -> datetime | None:
+    """The page's stated update time as naive UTC, or ``None`` if it states none."""
+    local = stated_update_local(tree, url)
+    return None if local is None else beijing_to_utc(local)
+
+
+def header_index(table: LexborNode, required: tuple[str, ...], url: str) -> dict[str, int]:
+    """Column index of every required header; a missing (e.g. renamed) header is an error."""
+    headers = [text_of(th) for th in table.css("thead th")]
+    if not headers:
+        raise ParseError(f"{url}: table has no header row")
+    missing = [h for h in required if h not in headers]
+    if missing:
+        raise ParseError(f"{url}: table header changed: missing {missing}, found {headers}")
+    return {h: headers.index(h) for h in headers}
+
+
+def parse_count(text: str, suffix: str, what: str) -> int:
+    """``"15 核"`` → 15 with ``suffix="核"``; text after the suffix (a CPU model) is ignored."""
+    m = re.match(rf"^(\d+)\s*{re.escape(suffix)}", nfkc(text))
+    if m is None:
+        raise ParseError(f"{what}: expected '<n> {suffix}', got {text!r}")
+    return int(m[1])
+
+
+_SIZE = re.compile(r"^(?:(\d+)\s*[×xX*]\s*)?(\d+(?:\.\d+)?)\s*(TB|GB|T|G)(?![A-Za-z])")
+
+
+def parse_gb(text: str, what: str) -> int:
+    """Size in GB (10^9 bytes): "60GB" → 60, "24GB GDDR6X" → 24, "2×3.84TB NVMe" → 7680."""
+    m = _SIZE.match(nfkc(text))
+    if m is None:
+        raise ParseError(f"{what}: expected a size like '60GB' or '2×3.84TB', got {text!r}")
+    count = int(m[1]) if m[1] else 1
+    size = Decimal(m[2]) * (1000 if m[3].startswith("T") else 1) * count
+    if size != size.to_integral_value() or size <= 0:
+        raise ParseError(f"{what}: size {text!r} is not a whole number of GB")
+    return int(size)
+
+
+_STOCK = re.compile(r"^(?:剩余|可租|库存)\s*(\d+)\s*(?:台|个|张|卡)?$")
+_SOLD_OUT = {"售罄", "已售罄", "无货", "缺货"}
+
+
+def parse_stock(text: str, what: str) -> int:
+    """ "剩余 37 台" → 37; "售罄" → 0."""
+    raw = nfkc(text)
+    if raw in _SOLD_OUT:
+        return 0
+    m = _STOCK.match(raw)
+    if m is None:
+        raise ParseError(f"{what}: unreadable stock {text!r}")
+    return int(m[1])
+
+
+def require(node: LexborNode | None, what: str) -> LexborNode:
+    if node is None:
+        raise ParseError(f"{what} not found")
+    return node

@@ -1,0 +1,257 @@
+"""极智算-style GPU marketplace (jygpu.com 算力市场): container instances and bare metal.
+
+Page format (as the demo market serves it; see ``tests/fixtures/pages/``):
+
+* ``/market/container``: ``div#container-list.product-grid`` of ``div.product-card[data-sku]``
+  cards. Each has ``.gpu-name``, ``li.spec-item`` rows of ``.spec-label`` / ``.spec-value``
+  (显存, GPU数量, CPU, 内存, 数据盘, 互联, 地域, 库存) and two prices:
+  ``.price-hourly .price-value`` "¥1.96/时" (挂牌) and ``.price-monthly .price-value``
+  "¥1.57/时" (月付折后, per hour) with ``.discount-tag`` "95折".
+  One card gives two rows: billing ``hourly`` and ``monthly``.
+* ``/market/baremetal``: ``table#baremetal-list`` with headers GPU型号, GPU数量, 单卡显存,
+  CPU, 内存, 数据盘, GPU互联, 地域, 库存, 月付价格 (others ignored); one ``tr[data-sku]`` per
+  server, price "¥7,920/月" for the whole machine. One row, billing ``bare_metal_monthly``.
+
+``offer_id`` is the listing's ``data-sku``: stable across days. A container's hourly and
+monthly rows share it, so a row's identity is ``(source, offer_id, billing, observed_at)``.
+Prices are for what is rented: a container instance (1 card) or a whole server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Literal
+from urllib.parse import urlsplit
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from scrapers.gpu_names import canonical_gpu
+from scrapers.rows import Billing, OfferRow, ParseError
+from scrapers.sources._page import (
+    header_index,
+    is_simulated,
+    load_html,
+    naive_utc,
+    parse_count,
+    parse_gb,
+    parse_stock,
+    require,
+    stated_update_time,
+    text_of,
+)
+from scrapers.units import parse_discount, parse_price, to_cny_per_card_hour
+
+CONTAINER_PATH = "/market/container"
+BAREMETAL_PATH = "/market/baremetal"
+
+CONTAINER_SPECS = ("显存", "GPU数量", "CPU", "内存", "数据盘", "互联", "地域", "库存")
+BAREMETAL_HEADERS = (
+    "GPU型号", "GPU数量", "单卡显存", "CPU", "内存", "数据盘", "GPU互联", "地域", "库存", "月付价格",
+)  # fmt: skip
+
+
+class JygpuAdapter:
+    name = "jygpu"
+    kind: Literal["offers", "quotes"] = "offers"
+
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
+        base = base_url.rstrip("/")
+        query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
+        return [f"{base}{CONTAINER_PATH}{query}", f"{base}{BAREMETAL_PATH}{query}"]
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
+        """All offers on one page, or ``ParseError``; which page it is comes from ``url``."""
+        path = urlsplit(url).path.rstrip("/")
+        if path.endswith(CONTAINER_PATH):
+            parse_page = _parse_containers
+        elif path.endswith(BAREMETAL_PATH):
+            parse_page = _parse_bare_metal
+        else:
+            raise ParseError(
+                f"{url}: not a jygpu market page (expected {CONTAINER_PATH} or {BAREMETAL_PATH})"
+            )
+        tree = load_html(body, url)
+        page = _Page(
+            url=url,
+            observed_at=stated_update_time(tree, url) or naive_utc(fetched_at),
+            simulated=is_simulated(tree),
+        )
+        return parse_page(tree, page)
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    url: str
+    observed_at: datetime
+    simulated: bool
+
+
+class _Price:
+    """A listed price with its unit as shown and normalised."""
+
+    __slots__ = ("per_card_hour", "unit", "unit_raw", "value")
+
+    def __init__(self, text: str, gpu_count: int, what: str) -> None:
+        try:
+            self.value, self.unit_raw = parse_price(text)
+            # Prices here are for what is rented: the instance or the whole server.
+            self.unit, self.per_card_hour = to_cny_per_card_hour(
+                self.value, self.unit_raw, gpu_count, per="machine"
+            )
+        except ParseError as exc:
+            raise ParseError(f"{what}: {exc}") from None
+
+
+def _offer(
+    page: _Page,
+    *,
+    sku: str,
+    billing: Billing,
+    gpu_name: str,
+    vram_gb: int,
+    gpu_count: int,
+    price: _Price,
+    list_price: Decimal,
+    **extra: object,
+) -> OfferRow:
+    return OfferRow(
+        observed_at=page.observed_at,
+        source="jygpu",
+        offer_id=sku,
+        gpu=canonical_gpu(gpu_name, vram_gb),
+        gpu_name_raw=gpu_name,
+        gpu_count=gpu_count,
+        vram_gb=vram_gb,
+        billing=billing,
+        price=price.value,
+        currency="CNY",
+        unit=price.unit,
+        unit_raw=price.unit_raw,
+        cny_per_card_hour=price.per_card_hour,
+        list_price=list_price,
+        simulated=page.simulated,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _sku(node: LexborNode, what: str) -> str:
+    sku = (node.attributes.get("data-sku") or "").strip()
+    if not sku:
+        raise ParseError(f"{what}: no data-sku attribute")
+    return sku
+
+
+def _price_text(card: LexborNode, block: str, label_word: str, what: str) -> str:
+    row = require(card.css_first(f".{block}"), f"{what}: price block .{block}")
+    label = text_of(require(row.css_first(".price-label"), f"{what}: .{block} label"))
+    if label_word not in label:
+        raise ParseError(
+            f"{what}: price block .{block} is labelled {label!r}, "
+            f"expected one containing {label_word!r}"
+        )
+    return text_of(require(row.css_first(".price-value"), f"{what}: .{block} value"))
+
+
+def _parse_containers(tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
+    grid = require(tree.css_first("#container-list"), f"{page.url}: listing grid #container-list")
+    cards = grid.css(".product-card")
+    if not cards:
+        raise ParseError(f"{page.url}: listing grid has no .product-card")
+    rows: list[OfferRow] = []
+    for n, card in enumerate(cards, 1):
+        what = f"{page.url}: card {n}"
+        sku = _sku(card, what)
+        what = f"{page.url}: card {sku}"
+        gpu_name = text_of(require(card.css_first(".gpu-name"), f"{what}: .gpu-name"))
+        specs: dict[str, str] = {}
+        for item in card.css("li.spec-item"):
+            label = text_of(require(item.css_first(".spec-label"), f"{what}: .spec-label"))
+            specs[label] = text_of(require(item.css_first(".spec-value"), f"{what}: .spec-value"))
+        missing = [s for s in CONTAINER_SPECS if s not in specs]
+        if missing:
+            raise ParseError(f"{what}: spec labels changed: missing {missing}, found {list(specs)}")
+
+        gpu_count = parse_count(specs["GPU数量"], "卡", f"{what}: GPU数量")
+        hourly = _Price(_price_text(card, "price-hourly", "按小时", what), gpu_count, what)
+        monthly = _Price(_price_text(card, "price-monthly", "月付", what), gpu_count, what)
+        # Both container prices are per hour (the monthly one is the prepaid plan's hourly
+        # equivalent); a per-day or per-month figure here means the layout changed.
+        for price in (hourly, monthly):
+            if not price.unit.endswith("-hour"):
+                raise ParseError(f"{what}: container price in {price.unit_raw!r}, expected 元/时")
+        tag = card.css_first(".price-monthly .discount-tag")
+        label = text_of(tag) if tag is not None else ""
+        try:
+            stated = parse_discount(label)
+        except ParseError as exc:
+            raise ParseError(f"{what}: {exc}") from None
+
+        common = dict(
+            sku=sku,
+            gpu_name=gpu_name,
+            vram_gb=parse_gb(specs["显存"], f"{what}: 显存"),
+            gpu_count=gpu_count,
+            list_price=hourly.value,
+            cpu_cores=parse_count(specs["CPU"], "核", f"{what}: CPU"),
+            ram_gb=parse_gb(specs["内存"], f"{what}: 内存"),
+            disk_gb=parse_gb(specs["数据盘"], f"{what}: 数据盘"),
+            interconnect=specs["互联"],
+            region=specs["地域"],
+            stock=parse_stock(specs["库存"], f"{what}: 库存"),
+        )
+        rows.append(_offer(page, billing="hourly", price=hourly, **common))
+        rows.append(
+            _offer(
+                page,
+                billing="monthly",
+                price=monthly,
+                stated_discount=stated,
+                discount_label=label if stated is not None else None,
+                **common,
+            )
+        )
+    return rows
+
+
+def _parse_bare_metal(tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
+    table = require(tree.css_first("table#baremetal-list"), f"{page.url}: table #baremetal-list")
+    col = header_index(table, BAREMETAL_HEADERS, page.url)
+    trs = table.css("tbody tr")
+    if not trs:
+        raise ParseError(f"{page.url}: server table has no rows")
+    rows: list[OfferRow] = []
+    for n, tr in enumerate(trs, 1):
+        sku = _sku(tr, f"{page.url}: row {n}")
+        what = f"{page.url}: server {sku}"
+        cells = [text_of(td) for td in tr.css("td")]
+        if len(cells) != len(col):
+            raise ParseError(f"{what}: {len(cells)} cells for {len(col)} columns")
+
+        def cell(header: str, cells: list[str] = cells) -> str:
+            return cells[col[header]]
+
+        gpu_count = parse_count(cell("GPU数量"), "卡", f"{what}: GPU数量")
+        price = _Price(cell("月付价格"), gpu_count, what)
+        if not price.unit.endswith("-month"):
+            raise ParseError(f"{what}: bare metal priced {price.unit_raw!r}, expected 元/月")
+        rows.append(
+            _offer(
+                page,
+                sku=sku,
+                billing="bare_metal_monthly",
+                gpu_name=cell("GPU型号"),
+                vram_gb=parse_gb(cell("单卡显存"), f"{what}: 单卡显存"),
+                gpu_count=gpu_count,
+                price=price,
+                list_price=price.value,
+                cpu_cores=parse_count(cell("CPU"), "核", f"{what}: CPU"),
+                ram_gb=parse_gb(cell("内存"), f"{what}: 内存"),
+                disk_gb=parse_gb(cell("数据盘"), f"{what}: 数据盘"),
+                interconnect=cell("GPU互联"),
+                region=cell("地域"),
+                stock=parse_stock(cell("库存"), f"{what}: 库存"),
+            )
+        )
+    return rows

@@ -1,0 +1,151 @@
+"""Price text and price-unit normalisation. Pure functions, no I/O.
+
+Prices are kept exactly as listed (``Decimal``) together with the unit as shown ("元/时");
+the conversion to CNY per card-hour is explicit about the billing period and about whether
+the price is for one card or for the whole machine. A unit this module does not know is a
+:class:`~scrapers.rows.ParseError`, never a silent guess.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
+
+from scrapers.rows import HOURS_PER_MONTH, ParseError
+
+__all__ = [
+    "CNY_PER_CARD_HOUR_QUANTUM",
+    "parse_discount",
+    "parse_price",
+    "to_cny_per_card_hour",
+]
+
+CNY_PER_CARD_HOUR_QUANTUM = Decimal("0.000001")
+
+Per = Literal["card", "machine"]
+
+# Placeholders sites show instead of a number: "price on request", "ask support", dashes.
+_NO_PRICE = {"", "-", "--", "—", "——", "面议", "咨询客服", "联系客服", "询价", "暂无报价", "N/A"}
+
+# "¥7,920/月", "1.96 元/小时", "￥1,074" (NFKC turns ￥ into ¥). Thousands separators must be
+# well-formed, so "1,96" or "7,9200" is garbled rather than a misread number.
+_PRICE = re.compile(
+    r"^(?P<cur>¥|RMB|CNY)?\s*"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>.*)$"
+)
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+def parse_price(text: str) -> tuple[Decimal, str]:
+    """Value and raw unit of a price as a page shows it.
+
+    ``"¥1.96/时"`` → ``(Decimal("1.96"), "元/时")``; ``"7.47 元/卡时"`` → ``(7.47, "元/卡时")``;
+    ``"￥1,074"`` → ``(1074, "元")`` (a sum with no billing period); a bare ``"1.26"`` gives
+    the unit ``""``. Raises ``ParseError`` for placeholders ("面议"), zero or negative values
+    and anything that is not one well-formed number followed by a unit.
+    """
+    raw = _nfkc(text)
+    if raw in _NO_PRICE:
+        raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
+    m = _PRICE.match(raw)
+    if m is None:
+        raise ParseError(f"not a price: {text!r}")
+    value = Decimal(m["num"].replace(",", ""))
+    if value <= 0:
+        raise ParseError(f"price must be positive, got {text!r}")
+    unit = re.sub(r"\s+", "", m["unit"])
+    if unit.startswith("/"):
+        unit = "元" + unit
+    elif unit == "" and m["cur"]:
+        unit = "元"
+    elif unit and not unit.startswith("元"):
+        raise ParseError(f"unexpected text after the number in price {text!r}")
+    return value, unit
+
+
+# unit as shown -> (hours in the billing period, who the price is for; None = not stated)
+_UNITS: dict[str, tuple[int, Per | None]] = {
+    "元/时": (1, None),
+    "元/小时": (1, None),
+    "元/h": (1, None),
+    "元/hr": (1, None),
+    "元/卡时": (1, "card"),
+    "元/卡/时": (1, "card"),
+    "元/卡/小时": (1, "card"),
+    "元/卡·时": (1, "card"),
+    "元/台/时": (1, "machine"),
+    "元/天": (24, None),
+    "元/日": (24, None),
+    "元/卡/天": (24, "card"),
+    "元/台/天": (24, "machine"),
+    "元/月": (HOURS_PER_MONTH, None),
+    "元/卡/月": (HOURS_PER_MONTH, "card"),
+    "元/台/月": (HOURS_PER_MONTH, "machine"),
+}
+_PERIOD_NAME = {1: "hour", 24: "day", HOURS_PER_MONTH: "month"}
+
+
+def to_cny_per_card_hour(
+    price: Decimal, unit_raw: str, gpu_count: int, per: Per = "card"
+) -> tuple[str, Decimal]:
+    """Normalised unit and CNY per card-hour (6 decimals, half-up) of a listed price.
+
+    ``per`` says whom the listed price covers: one card, or the whole machine of
+    ``gpu_count`` cards (then it is divided by ``gpu_count``). A unit that itself says
+    so (元/卡时, 元/台/月) must agree with ``per``. A month is ``HOURS_PER_MONTH`` (720) hours.
+
+    >>> to_cny_per_card_hour(Decimal("7920"), "元/月", 8, per="machine")
+    ('CNY/server-month', Decimal('1.375000'))
+    """
+    if gpu_count < 1:
+        raise ParseError(f"gpu_count must be at least 1, got {gpu_count}")
+    if price <= 0:
+        raise ParseError(f"price must be positive, got {price}")
+    key = re.sub(r"\s+", "", _nfkc(unit_raw)).lower()
+    if key not in _UNITS:
+        known = ", ".join(_UNITS)
+        raise ParseError(f"unknown unit {unit_raw!r} (known: {known})")
+    hours, stated = _UNITS[key]
+    if stated is not None and stated != per:
+        raise ParseError(
+            f"unit {unit_raw!r} is per {stated}, but the price was said to be per {per}"
+        )
+    # A one-card machine's hour is a card-hour, so it is reported in card units either way.
+    per_card = per == "card" or gpu_count == 1
+    cards = 1 if per == "card" else gpu_count
+    value = (price / cards / hours).quantize(CNY_PER_CARD_HOUR_QUANTUM, rounding=ROUND_HALF_UP)
+    unit = f"CNY/{'card' if per_card else 'server'}-{_PERIOD_NAME[hours]}"
+    return unit, value
+
+
+_CN_DIGITS = str.maketrans("一二三四五六七八九", "123456789")
+# Labels that say "no discount": the listing simply has none.
+_NO_DISCOUNT = {"", "-", "--", "—", "无", "无折扣", "不打折", "原价"}
+# "8折" (one digit: tenths), "95折" (two digits: hundredths), "9.5折" (tenths with a decimal).
+# "10折" or "90折" are not labels anyone prints (they would be "无折扣" and "9折").
+_DISCOUNT = re.compile(r"^(?:(?P<two>[1-9][1-9])|(?P<one>[1-9])(?:\.(?P<dec>[1-9]))?)折$")
+
+
+def parse_discount(label: str) -> Decimal | None:
+    """Price ratio of a Chinese discount label: ``"95折"`` → ``Decimal("0.95")``.
+
+    "8折"→0.80, "9.5折"→0.95, "93折"→0.93, "八五折"→0.85. A label meaning "no discount"
+    ("无折扣", "原价", empty) returns ``None``; anything else that is not a discount
+    (e.g. "10折", "折", "半价") raises ``ParseError``.
+    """
+    raw = re.sub(r"[\s()()]", "", _nfkc(label))
+    if raw in _NO_DISCOUNT:
+        return None
+    m = _DISCOUNT.match(raw.translate(_CN_DIGITS))
+    if m is None:
+        raise ParseError(f"not a discount label: {label!r}")
+    if m["two"]:
+        return (Decimal(m["two"]) / 100).quantize(Decimal("0.01"))
+    tenths = Decimal(m["one"] + ("." + m["dec"] if m["dec"] else ""))
+    return (tenths / 10).quantize(Decimal("0.01"))

@@ -1,0 +1,120 @@
+"""smm adapter: exact quotes from the anchor-day fixture; every broken page raises ParseError."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+import pytest
+
+from scrapers.rows import ParseError, SpotQuoteRow
+from scrapers.sources import get_adapter
+from scrapers.sources.smm import SmmAdapter
+from tests.scrapers.fixture_pages import QUOTES, read
+
+D = Decimal
+BASE = "http://127.0.0.1:8702"
+URL = f"{BASE}/compute/quotes?as_of=2026-09-04"
+FETCHED = datetime(2026, 9, 4, 3, 0)
+
+adapter = SmmAdapter()
+
+
+def quotes(name: str = QUOTES) -> list[SpotQuoteRow]:
+    return adapter.parse(read(name), URL, FETCHED)
+
+
+def test_registry_and_fetch_plan() -> None:
+    assert get_adapter("smm").kind == "quotes"
+    assert adapter.fetch_plan(BASE) == [f"{BASE}/compute/quotes"]
+    assert adapter.fetch_plan(BASE + "/", date(2026, 9, 4)) == [URL]
+
+
+def test_published_quotes_of_seed_003() -> None:
+    rows = {(q.gpu, q.region): q for q in quotes()}
+    q4090 = rows[("rtx4090-24g", "长三角")]
+    assert (q4090.gpu_name_raw, q4090.basis) == ("4090-24G", "整机包月均价")
+    assert (q4090.price, q4090.unit_raw, q4090.cny_per_card_hour) == (
+        D("1.26"),
+        "元/卡时",
+        D("1.260000"),
+    )
+    h20 = rows[("h20-96g", "京津冀")]
+    assert (h20.gpu_name_raw, h20.price, h20.cny_per_card_hour) == ("H20-96G", D("7.47"), D("7.47"))
+
+
+def test_every_quote_row() -> None:
+    rows = quotes()
+    assert [(q.gpu_name_raw, q.region) for q in rows] == [
+        ("4090-24G", "长三角"), ("4090-24G", "粤港澳"), ("4090-24G", "成渝"),
+        ("5090-32G", "长三角"), ("H20-96G", "京津冀"), ("H20-96G", "长三角"),
+        ("A100-80G", "京津冀"), ("H100-80G", "京津冀"), ("910B-64G", "京津冀"),
+    ]  # fmt: skip
+    assert [q.gpu for q in rows] == [
+        "rtx4090-24g", "rtx4090-24g", "rtx4090-24g", "rtx5090-32g", "h20-96g", "h20-96g",
+        "a100-80g", "h100-80g", "910b-64g",
+    ]  # fmt: skip
+    for q in rows:
+        assert q.source == "smm"
+        assert q.basis == "整机包月均价"
+        assert q.observed_at == datetime(2026, 9, 4, 2, 0)  # quote date, 10:00 Beijing
+        assert q.simulated is True
+        assert q.cny_per_card_hour == q.price.quantize(D("0.000001"))
+
+
+def test_not_simulated_page() -> None:
+    assert {q.simulated for q in quotes("smm_quotes_not_simulated.html")} == {False}
+
+
+def test_unknown_gpu_is_kept() -> None:
+    rows = quotes("smm_quotes_unknown_gpu.html")
+    [unknown] = [q for q in rows if q.gpu == "unknown"]
+    assert (unknown.gpu_name_raw, unknown.price) == ("MI300X-192G", D("10.40"))
+    assert len(rows) == 9
+
+
+def test_quote_date_sets_observed_at() -> None:
+    text = read(QUOTES).decode()
+    stale = text.replace("<td>2026-09-04</td>", "<td>2026-09-03</td>", 1).encode()
+    first = adapter.parse(stale, URL, FETCHED)[0]
+    assert first.observed_at == datetime(2026, 9, 3, 2, 0)
+    # No stated update time: the quote date at 00:00 Beijing.
+    start = text.index('<span class="update-time">')
+    no_time = (text[:start] + text[text.index("</span>", start) + 7 :]).encode()
+    assert adapter.parse(no_time, URL, FETCHED)[0].observed_at == datetime(2026, 9, 3, 16, 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("smm_quotes_no_table.html", "quote table not found"),
+        ("smm_quotes_renamed_header.html", r"missing \['均价'\]"),
+        ("smm_quotes_price_on_request.html", "H20-96G 京津冀: no price given: '面议'"),
+        ("smm_quotes_unknown_unit.html", "910B-64G 京津冀: unknown unit '元/季'"),
+        ("empty_body.html", "empty body"),
+        ("non_html_body.json", "not an HTML document"),
+        ("jygpu_container_2026-09-04.html", "quote table not found"),
+    ],
+)
+def test_broken_pages_raise(name: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        quotes(name)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("<td>2026-09-04</td>", "<td>09-04</td>", "unreadable date"),
+        ("<td>2026-09-04</td>", "<td>2026-02-30</td>", "invalid date"),
+        ('<td class="avg">1.26</td>', '<td class="avg">1.26 元</td>', "carries a unit"),
+        ('<td class="avg">1.26</td>', '<td class="avg">—</td>', "no price"),
+        ("<td>长三角</td>", "<td></td>", "empty"),
+        ("<td>整机包月均价</td>", "", "7 cells for 8 columns"),
+        ("更新时间:2026-09-04 10:00", "更新时间:刚刚", "unreadable update time"),
+    ],
+)
+def test_other_layout_changes_raise(old: str, new: str, message: str) -> None:
+    text = read(QUOTES).decode()
+    assert old in text
+    with pytest.raises(ParseError, match=message):
+        adapter.parse(text.replace(old, new, 1).encode(), URL, FETCHED)

@@ -1,0 +1,120 @@
+"""Connections to the DuckDB warehouse file, and its migrations.
+
+DuckDB allows one writing process or many reading ones, never both. So the
+pipeline writes in short transactions, every reader opens read-only per query,
+and both retry for a bounded time while the other side holds the lock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
+
+MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+
+def utcnow() -> datetime:
+    """Naive UTC, the warehouse's one time convention."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class WarehouseMissing(FileNotFoundError):
+    """No warehouse file yet: nothing has been loaded."""
+
+
+class WarehouseBusy(RuntimeError):
+    """The warehouse stayed locked by another process for longer than the retry budget."""
+
+
+def _is_lock_conflict(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
+    retrying = Retrying(
+        stop=stop_after_delay(wait_s),
+        wait=wait_random_exponential(multiplier=0.05, max=1.0),
+        retry=retry_if_exception(_is_lock_conflict),
+        reraise=True,
+    )
+    try:
+        return retrying(duckdb.connect, str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if _is_lock_conflict(exc):
+            raise WarehouseBusy(
+                f"warehouse {path} is locked by another process for more than {wait_s:.0f} s; "
+                "try again when the running load finishes"
+            ) from None
+        raise
+
+
+@contextmanager
+def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The one writer: migrated on open, closed as soon as the block ends."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = _open(path, read_only=False, wait_s=wait_s)
+    try:
+        migrate(con)
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def read_connection(path: Path, *, wait_s: float = 15.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    if not path.exists():
+        raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
+    con = _open(path, read_only=True, wait_s=wait_s)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def read_frame(
+    path: Path, sql: str, params: list[Any] | dict[str, Any] | None = None, *, wait_s: float = 15.0
+) -> pl.DataFrame:
+    """Run one read-only query and return a Polars frame; the connection is closed at once."""
+    with read_connection(path, wait_s=wait_s) as con:
+        return con.sql(sql, params=params or None).pl()
+
+
+def migration_files() -> list[tuple[int, str, str]]:
+    found = []
+    for entry in resources.files("warehouse.migrations").iterdir():
+        match = MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply the numbered migrations not yet applied, each in its own transaction."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migration ("
+        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+    )
+    done = {row[0] for row in con.execute("SELECT version FROM schema_migration").fetchall()}
+    applied = []
+    for version, name, sql in migration_files():
+        if version in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migration VALUES (?, ?, ?)", [version, name, utcnow()])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied

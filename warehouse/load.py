@@ -1,0 +1,166 @@
+"""Idempotent loading: one transaction per snapshot, the same page twice adds nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from scrapers.collect import ParsedPage, Snapshot
+from scrapers.rows import BILLING_MODES, OfferRow, Row, SpotQuoteRow
+from warehouse.db import utcnow, write_connection
+
+
+@dataclass(frozen=True, slots=True)
+class LoadSummary:
+    run_id: str
+    source: str
+    status: str  # ok | partial | failed
+    pages: int
+    rows_added: int
+    error: str | None
+
+    def line(self) -> str:
+        text = f"{self.source}: {self.status}, {self.pages} page(s), {self.rows_added} new row(s)"
+        return f"{text} — {self.error}" if self.error else text
+
+
+def page_id(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _invalid(row: Row) -> str | None:
+    """Validation before load: a row that would be junk makes its whole page an error."""
+    for name, value in (("price", row.price), ("cny_per_card_hour", row.cny_per_card_hour)):
+        if not isinstance(value, Decimal) or not value.is_finite() or value <= 0:
+            return f"{name} {value!r} is not a positive number"
+        if not math.isfinite(float(value)) or float(value) > 10_000_000:
+            return f"{name} {value} is out of range"
+    if isinstance(row, OfferRow):
+        if row.billing not in BILLING_MODES:
+            return f"billing {row.billing!r} is not one of {BILLING_MODES}"
+        if row.gpu_count <= 0:
+            return f"gpu_count {row.gpu_count} is not positive"
+    return None
+
+
+def _validated(parsed: ParsedPage) -> ParsedPage:
+    for row in parsed.rows:
+        problem = _invalid(row)
+        if problem:
+            return ParsedPage(parsed.page, [], f"invalid row ({problem}); page rejected")
+    return parsed
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> int:
+    if not rows:
+        return 0
+    frame = pl.DataFrame(rows, infer_schema_length=None)  # noqa: F841  (read by DuckDB below)
+    return con.execute(
+        f"INSERT INTO {table} BY NAME SELECT * FROM frame ON CONFLICT DO NOTHING"
+    ).fetchone()[0]
+
+
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    rows: list[Row],
+    *,
+    page: str | None,
+    run_id: str | None,
+    citation: str | None = None,
+) -> int:
+    extra = {"page_id": page, "run_id": run_id, "citation": citation}
+    offers = [r.to_dict() | extra for r in rows if isinstance(r, OfferRow)]
+    quotes = [r.to_dict() | extra for r in rows if isinstance(r, SpotQuoteRow)]
+    return _insert(con, "offer", offers) + _insert(con, "spot_quote", quotes)
+
+
+def load_snapshot(
+    path: Path, snapshot: Snapshot, *, profile: str, run_id: str | None = None
+) -> LoadSummary:
+    """Archive the pages and load their rows in one transaction, and record the run."""
+    run_id = run_id or uuid.uuid4().hex
+    if snapshot.fetch_error:
+        return record_run(path, snapshot, profile, run_id, "failed", 0, snapshot.fetch_error)
+    pages = [_validated(p) for p in snapshot.pages]
+    errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
+    status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
+    with write_connection(path) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            added = 0
+            for parsed in pages:
+                pid = page_id(parsed.page.body)
+                con.execute(
+                    "INSERT INTO raw_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    [
+                        pid,
+                        snapshot.source,
+                        parsed.page.url,
+                        parsed.page.fetched_at,
+                        parsed.page.status,
+                        parsed.page.content_type,
+                        parsed.page.body,
+                        "error" if parsed.error else "ok",
+                        parsed.error,
+                        len(parsed.rows),
+                        any(getattr(r, "simulated", False) for r in parsed.rows),
+                    ],
+                )
+                added += insert_rows(con, parsed.rows, page=pid, run_id=run_id)
+            _insert_run(con, snapshot, profile, run_id, status, added, "; ".join(errors) or None)
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            con.execute("ROLLBACK")
+            failure = f"load failed and was rolled back: {type(exc).__name__}: {exc}"
+            _insert_run(con, snapshot, profile, run_id, "failed", 0, failure)
+            return LoadSummary(run_id, snapshot.source, "failed", len(pages), 0, failure)
+    return LoadSummary(
+        run_id, snapshot.source, status, len(pages), added, "; ".join(errors) or None
+    )
+
+
+def record_run(
+    path: Path,
+    snapshot: Snapshot,
+    profile: str,
+    run_id: str,
+    status: str,
+    rows: int,
+    error: str | None,
+) -> LoadSummary:
+    with write_connection(path) as con:
+        _insert_run(con, snapshot, profile, run_id, status, rows, error)
+    return LoadSummary(run_id, snapshot.source, status, len(snapshot.pages), rows, error)
+
+
+def _insert_run(
+    con: duckdb.DuckDBPyConnection,
+    snapshot: Snapshot,
+    profile: str,
+    run_id: str,
+    status: str,
+    rows: int,
+    error: str | None,
+) -> None:
+    con.execute(
+        "INSERT INTO scrape_run VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            run_id,
+            snapshot.source,
+            profile,
+            snapshot.as_of,
+            snapshot.started_at,
+            utcnow(),
+            status,
+            len(snapshot.pages),
+            rows,
+            error,
+        ],
+    )

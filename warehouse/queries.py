@@ -1,0 +1,37 @@
+"""Read-only queries behind the dashboard and the CLI. SQL for metrics lives here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from warehouse.db import read_frame
+
+LATEST_OFFERS = """
+SELECT source, gpu, billing, gpu_count, price, unit_raw, unit, cny_per_card_hour,
+       list_price, discount_label, region, observed_at, simulated, citation
+FROM offer
+WHERE gpu <> 'unknown'
+QUALIFY row_number() OVER (PARTITION BY source, offer_id, billing ORDER BY observed_at DESC) = 1
+ORDER BY gpu, source, billing
+"""
+
+DAILY_TREND = """
+SELECT CAST(observed_at AS DATE) AS day, gpu, source, billing,
+       avg(cny_per_card_hour)::DOUBLE AS cny_per_card_hour, bool_or(simulated) AS simulated
+FROM offer
+WHERE gpu <> 'unknown'
+GROUP BY ALL
+ORDER BY day, gpu, source, billing
+"""
+
+
+def latest_offers(path: Path) -> pl.DataFrame:
+    """The newest observation of every listing and billing mode."""
+    return read_frame(path, LATEST_OFFERS)
+
+
+def daily_trend(path: Path) -> pl.DataFrame:
+    """Mean CNY per card-hour per day, card, source and billing mode."""
+    return read_frame(path, DAILY_TREND)
