@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, date, datetime, timedelta
-from enum import StrEnum
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from gpuprice.settings import ConfigError, Settings, load_settings
+from gpuprice.cli_common import (
+    ConfigOption,
+    OutputFormat,
+    console,
+    err,
+    parse_day,
+    settings_or_exit,
+)
+from gpuprice.commands import register_all
+from gpuprice.settings import Settings
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
@@ -24,29 +31,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err = Console(stderr=True)
-
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", help="TOML configuration (default: ./gpuprice.toml).")
-]
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
-def _settings(config: Path | None) -> Settings:
-    try:
-        return load_settings(config)
-    except ConfigError as exc:
-        err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
-
-
-def _print_run(result: RunResult, settings: Settings) -> None:
+def print_run_summary(result: RunResult, settings: Settings) -> None:
     label = f"as of {result.as_of}" if result.as_of else "latest pages"
     table = Table(title=f"gpuprice run ({settings.profile} profile, {label})")
     for column in ("source", "status", "pages", "new rows", "error"):
@@ -78,20 +65,12 @@ def run(
     """Run the scrape job once, in-process, and print rows per source and failures."""
     from gpuprice.jobs import JobRunner
 
-    settings = _settings(config)
-    day = _parse_day(as_of) if as_of else None
+    settings = settings_or_exit(config)
+    day = parse_day(as_of) if as_of else None
     result = JobRunner(settings).run(day)
-    _print_run(result, settings)
+    print_run_summary(result, settings)
     if result.failed:
         raise typer.Exit(1)
-
-
-def _parse_day(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        err.print(f"[red]{text!r} is not a date; use YYYY-MM-DD[/red]")
-        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -105,8 +84,8 @@ def backfill(
     """Fill N days of history through the same Dagster job, one run per day."""
     from gpuprice.jobs import JobRunner
 
-    settings = _settings(config)
-    last = _parse_day(end) if end else datetime.now(UTC).date()
+    settings = settings_or_exit(config)
+    last = parse_day(end) if end else datetime.now(UTC).date()
     span = [last - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
     runner = JobRunner(settings)
     failures: list[str] = []
@@ -147,7 +126,7 @@ def sql(
 
     from warehouse.db import WarehouseBusy, WarehouseMissing, read_frame
 
-    settings = _settings(config)
+    settings = settings_or_exit(config)
     try:
         frame = read_frame(settings.warehouse_path, query)
     except (WarehouseMissing, WarehouseBusy) as exc:
@@ -204,7 +183,7 @@ def demo_market(
     """Serve the SIMULATED demo market (a marketplace and a quote board) until Ctrl-C."""
     from scrapers.demo_market import serve_forever
 
-    cfg = _settings(config).file.demo_market
+    cfg = settings_or_exit(config).file.demo_market
     serve_forever(
         host or cfg.host, jygpu_port or cfg.jygpu_port, smm_port or cfg.smm_port, cfg.seed
     )
@@ -215,8 +194,10 @@ def up(config: ConfigOption = None) -> None:
     """Start everything: demo market (demo profile), Dagster (webserver + daemon), dashboard."""
     from gpuprice.stack import run_stack
 
-    raise typer.Exit(run_stack(_settings(config)))
+    raise typer.Exit(run_stack(settings_or_exit(config)))
 
+
+register_all(app)
 
 if __name__ == "__main__":
     app()

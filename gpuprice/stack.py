@@ -130,10 +130,10 @@ def run_stack(settings: Settings) -> int:
             "first scrape, so the warehouse is not empty while the hourly schedule waits..."
         )
         # Imported here: Dagster is heavy and only this step of `up` needs it in this process.
-        from gpuprice.cli import _print_run
+        from gpuprice.cli import print_run_summary
         from gpuprice.jobs import JobRunner
 
-        _print_run(JobRunner(settings).run(), settings)
+        print_run_summary(JobRunner(settings).run(), settings)
         console.print(
             f"\n[bold]Dagster UI[/bold]  http://{services.host}:{services.dagster_port}   "
             f"[bold]Dashboard[/bold]  http://{services.host}:{services.dashboard_port}\n"
