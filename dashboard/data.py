@@ -15,8 +15,9 @@ from warehouse.db import WarehouseBusy, WarehouseMissing
 CACHE_TTL_S = 60
 
 
-@st.cache_resource
 def settings() -> Settings:
+    # Not cached: reading one small TOML per rerun is cheap, and a cached copy would
+    # outlive a change of GPUPRICE_HOME or of the file.
     return load_settings()
 
 

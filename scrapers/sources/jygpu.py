@@ -62,17 +62,26 @@ class JygpuAdapter:
         return [f"{base}{CONTAINER_PATH}{query}", f"{base}{BAREMETAL_PATH}{query}"]
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        """All offers on one page, or ``ParseError``; which page it is comes from ``url``."""
+        """All offers on one page, or ``ParseError``.
+
+        Which page it is comes from the URL path when it is a market URL; a page saved
+        from a browser (``gpuprice parse jygpu SAVED.html``) is recognised by its content.
+        """
+        tree = load_html(body, url)
         path = urlsplit(url).path.rstrip("/")
         if path.endswith(CONTAINER_PATH):
             parse_page = _parse_containers
         elif path.endswith(BAREMETAL_PATH):
             parse_page = _parse_bare_metal
+        elif tree.css_first("#container-list") is not None:
+            parse_page = _parse_containers
+        elif tree.css_first("table#baremetal-list") is not None:
+            parse_page = _parse_bare_metal
         else:
             raise ParseError(
-                f"{url}: not a jygpu market page (expected {CONTAINER_PATH} or {BAREMETAL_PATH})"
+                f"{url}: not a jygpu market page (no {CONTAINER_PATH} URL, no #container-list "
+                "grid, no #baremetal-list table)"
             )
-        tree = load_html(body, url)
         page = _Page(
             url=url,
             observed_at=stated_update_time(tree, url) or naive_utc(fetched_at),

@@ -10,7 +10,7 @@ import pytest
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import ADAPTERS, get_adapter
 from scrapers.sources.jygpu import JygpuAdapter
-from tests.scrapers.fixture_pages import BAREMETAL, CONTAINER, read
+from tests.scrapers.fixture_pages import BAREMETAL, CONTAINER, QUOTES, read
 
 D = Decimal
 BASE = "http://127.0.0.1:8701"
@@ -231,6 +231,15 @@ def test_bare_metal_row_with_missing_cell_raises() -> None:
         adapter.parse(body, BAREMETAL_URL, FETCHED)
 
 
-def test_unknown_page_url_raises() -> None:
+def test_unknown_page_without_listing_raises() -> None:
+    smm_page = read(QUOTES)
     with pytest.raises(ParseError, match="not a jygpu market page"):
-        adapter.parse(read(CONTAINER), f"{BASE}/market/gpu", FETCHED)
+        adapter.parse(smm_page, f"{BASE}/market/gpu", FETCHED)
+
+
+def test_saved_page_is_recognised_by_its_content() -> None:
+    saved = "file:///home/user/Downloads/算力市场.html"
+    from_file = adapter.parse(read(CONTAINER), saved, FETCHED)
+    assert from_file == adapter.parse(read(CONTAINER), CONTAINER_URL, FETCHED)
+    bare = adapter.parse(read(BAREMETAL), saved, FETCHED)
+    assert {row.billing for row in bare} == {"bare_metal_monthly"}

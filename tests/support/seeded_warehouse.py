@@ -1,0 +1,38 @@
+"""Build a warehouse of demo history without HTTP: the demo market's pages, parsed and loaded.
+
+Uses the same parse and load code as the pipeline (scrapers.collect.parse_page and
+warehouse.load.load_snapshot), only the fetch is replaced by rendering the page.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from scrapers.collect import Snapshot, parse_page
+from scrapers.demo_market import render_page
+from scrapers.http import FetchedPage
+from scrapers.sources import get_adapter
+from warehouse.db import write_connection
+from warehouse.load import load_snapshot
+from warehouse.reference import load_reference
+
+PAGES = {"jygpu": ["/market/container", "/market/baremetal"], "smm": ["/compute/quotes"]}
+
+
+def seed_demo_history(path: Path, last_day: date, days: int) -> None:
+    with write_connection(path) as con:
+        load_reference(con)
+    for offset in range(days - 1, -1, -1):
+        day = last_day - timedelta(days=offset)
+        for source, paths in PAGES.items():
+            adapter = get_adapter(source)
+            fetched_at = datetime.combine(day, datetime.min.time())
+            snapshot = Snapshot(source, adapter.kind, fetched_at, day)
+            for page_path in paths:
+                body = render_page(source, page_path, day)
+                page = FetchedPage(
+                    f"http://127.0.0.1{page_path}?as_of={day}", 200, body, "text/html", fetched_at
+                )
+                snapshot.pages.append(parse_page(adapter, page))
+            load_snapshot(path, snapshot, profile="demo")
