@@ -44,6 +44,16 @@ def _environment(settings: Settings) -> dict[str, str]:
     return env
 
 
+def _stop_on_signals() -> None:
+    # Ctrl-C and `kill` both end in the same clean shutdown; SIGINT is set explicitly
+    # because a shell that starts us in the background leaves it ignored.
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def run_stack(settings: Settings) -> int:
     bin_dir = Path(sys.executable).parent
     services = settings.file.services
@@ -109,6 +119,7 @@ def run_stack(settings: Settings) -> int:
         )
     )
     children: list[subprocess.Popen] = []
+    _stop_on_signals()
     try:
         for name, argv in commands:
             log = (logs / f"{name}.log").open("ab")
@@ -153,11 +164,19 @@ def run_stack(settings: Settings) -> int:
         console.print("stopping...")
         return 0
     finally:
-        for child in children:
-            if child.poll() is None:
-                os.killpg(child.pid, signal.SIGTERM)
-        for child in children:
-            try:
-                child.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
+        _stop_children(children)
+
+
+def _stop_children(children: list[subprocess.Popen]) -> None:
+    # SIGINT is the shutdown every child documents (dagster dev stops its webserver,
+    # daemon and code servers on it); SIGKILL only for what is still there after 20 s.
+    for child in children:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGINT)
+    deadline = time.monotonic() + 20
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()

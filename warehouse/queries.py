@@ -10,6 +10,7 @@ from warehouse.db import read_frame
 
 LATEST_OFFERS = """
 SELECT source, gpu, billing, gpu_count, price, unit_raw, unit, cny_per_card_hour,
+       format('{:,.2f}', price) || ' ' || unit_raw AS listed,
        list_price, discount_label, region, observed_at, simulated, citation
 FROM offer
 WHERE gpu <> 'unknown'

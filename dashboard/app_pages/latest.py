@@ -24,9 +24,7 @@ elif latest is not None:
         pl.col("source").alias("platform"),
         pl.col("billing"),
         pl.col("cny_per_card_hour").cast(pl.Float64).round(3).alias("CNY per card-hour"),
-        (
-            pl.col("price").cast(pl.Float64).round(2).cast(pl.String) + " " + pl.col("unit_raw")
-        ).alias("listed price"),
+        pl.col("listed").alias("listed price"),
         pl.col("gpu_count").alias("cards"),
         pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("observed"),
         pl.when(pl.col("simulated"))

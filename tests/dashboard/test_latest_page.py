@@ -61,7 +61,9 @@ def test_seeded_warehouse_shows_latest_prices_and_trend(home: Path) -> None:
     assert set(published["data"]) == {"real"}
     assert set(table[table["platform"] == "jygpu"]["data"]) == {"SIMULATED"}
     h100 = table[(table["card"] == "h100-80g") & (table["platform"] == "jygpu")].iloc[0]
-    assert h100["listed price"].endswith("元/月")
+    assert (
+        h100["listed price"].endswith(" 元/月") and "," in h100["listed price"]
+    )  # e.g. "84,300.00 元/月"
     assert len(app.multiselect) == 2
 
 
