@@ -6,8 +6,11 @@ Published prices are loaded as history under the sources ``jygpu-published`` and
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import datetime
 from decimal import Decimal
+from importlib import resources
 
 import duckdb
 
@@ -24,219 +27,16 @@ SEED_002 = (
 SEED_003 = "seed 003 (《4090 / 910B / H20 选型清单》, 极智算 jygpu.com 算力市场挂牌价 2026-09-04)"
 SEED_003_SMM = "seed 003 FAQ Q1 (上海有色网 SMM 算力专区 2026-09-04 报价)"
 
-NVIDIA_ADA = "NVIDIA Ada Lovelace GPU Architecture whitepaper v2.1, Appendix A (GeForce RTX 4090)"
-NVIDIA_BLACKWELL = (
-    "NVIDIA RTX Blackwell GPU Architecture whitepaper v1.1, Appendix A (GeForce RTX 5090)"
-)
-NVIDIA_H100 = "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM5 80GB)"
-NVIDIA_H200 = "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM 141GB)"
-NVIDIA_A100 = "NVIDIA A100 Tensor Core GPU datasheet (A100 SXM4 40GB / 80GB)"
-NVIDIA_L40S = "NVIDIA L40S datasheet"
-NVIDIA_H20 = (
-    "NVIDIA H20 product brief as reported by the seeds (000, 003); no public NVIDIA datasheet"
-)
+# One row per canonical card; every figure's citation is in the row's `source` column,
+# disagreements between the seeds and the datasheets in `note`.
+GPU_SPEC_CSV = "gpu_spec.csv"
 
-# (gpu, vendor, model, vram_gb, memory_type, bandwidth_gbs, fp16 dense, fp16 sparse,
-#  fp16 dense with fp32 accumulate, what the seeds quote, interconnect, link_gbs, tdp_w,
-#  software_stack, domestic, source, note)
-GPU_SPECS: list[tuple] = [
-    (
-        "rtx4090-24g",
-        "NVIDIA",
-        "GeForce RTX 4090",
-        24,
-        "GDDR6X",
-        1008.0,
-        330.3,
-        660.6,
-        165.2,
-        "seed 000: 165 (= FP32-accumulate dense); seeds 002/003: 330 (= FP16-accumulate dense)",
-        "PCIe 4.0 x16, no NVLink",
-        64.0,
-        450,
-        "CUDA",
-        False,
-        NVIDIA_ADA,
-        "link_gbs is PCIe 4.0 x16 bidirectional as seed 003 counts it",
-    ),
-    (
-        "rtx4090-48g",
-        "NVIDIA",
-        "GeForce RTX 4090 48GB (memory-modded)",
-        48,
-        "GDDR6X",
-        1008.0,
-        330.3,
-        660.6,
-        165.2,
-        None,
-        "PCIe 4.0 x16, no NVLink",
-        64.0,
-        450,
-        "CUDA",
-        False,
-        NVIDIA_ADA,
-        "aftermarket 48 GB board; compute as the 24 GB card",
-    ),
-    (
-        "rtx5090-32g",
-        "NVIDIA",
-        "GeForce RTX 5090",
-        32,
-        "GDDR7",
-        1792.0,
-        419.0,
-        838.0,
-        209.5,
-        "seed 000: 209 (= FP32-accumulate dense)",
-        "PCIe 5.0 x16, no NVLink",
-        128.0,
-        575,
-        "CUDA",
-        False,
-        NVIDIA_BLACKWELL,
-        None,
-    ),
-    (
-        "a100-40g",
-        "NVIDIA",
-        "A100 SXM4 40GB",
-        40,
-        "HBM2",
-        1555.0,
-        312.0,
-        624.0,
-        312.0,
-        None,
-        "NVLink 3.0",
-        600.0,
-        400,
-        "CUDA",
-        False,
-        NVIDIA_A100,
-        None,
-    ),
-    (
-        "a100-80g",
-        "NVIDIA",
-        "A100 SXM4 80GB",
-        80,
-        "HBM2e",
-        2039.0,
-        312.0,
-        624.0,
-        312.0,
-        "seed 002 FAQ: ~312 (dense)",
-        "NVLink 3.0",
-        600.0,
-        400,
-        "CUDA",
-        False,
-        NVIDIA_A100,
-        None,
-    ),
-    (
-        "h100-80g",
-        "NVIDIA",
-        "H100 SXM5 80GB",
-        80,
-        "HBM3",
-        3350.0,
-        989.4,
-        1978.9,
-        989.4,
-        "seeds 000/002: 1979 (= with 2:4 sparsity; dense is 989)",
-        "NVLink 4.0 + NVSwitch",
-        900.0,
-        700,
-        "CUDA",
-        False,
-        NVIDIA_H100,
-        "seed 002 says HBM2e (that is the PCIe card); the SXM5 card is HBM3",
-    ),
-    (
-        "h200-141g",
-        "NVIDIA",
-        "H200 SXM 141GB",
-        141,
-        "HBM3e",
-        4800.0,
-        989.4,
-        1978.9,
-        989.4,
-        None,
-        "NVLink 4.0 + NVSwitch",
-        900.0,
-        700,
-        "CUDA",
-        False,
-        NVIDIA_H200,
-        None,
-    ),
-    (
-        "h20-96g",
-        "NVIDIA",
-        "H20 96GB",
-        96,
-        "HBM3",
-        4000.0,
-        148.0,
-        296.0,
-        148.0,
-        "seeds 000/003: 148 (dense)",
-        "NVLink 4.0",
-        900.0,
-        400,
-        "CUDA",
-        False,
-        NVIDIA_H20,
-        None,
-    ),
-    (
-        "l40s-48g",
-        "NVIDIA",
-        "L40S",
-        48,
-        "GDDR6",
-        864.0,
-        362.05,
-        733.0,
-        362.05,
-        None,
-        "PCIe 4.0 x16, no NVLink",
-        64.0,
-        350,
-        "CUDA",
-        False,
-        NVIDIA_L40S,
-        None,
-    ),
-    (
-        "910b-64g",
-        "Huawei",
-        "Ascend 910B",
-        64,
-        "HBM2e",
-        1312.0,
-        320.0,
-        None,
-        None,
-        "seeds 000/002/003: 320 (dense)",
-        "HCCS",
-        392.0,
-        350,
-        "CANN (torch_npu, MindSpore)",
-        True,
-        "seeds 000 (bandwidth 1312 GB/s), 002 (TDP 350 W), 003 (HCCS 392 GB/s); Huawei publishes no full datasheet",
-        "seed 002 gives 1200 GB/s bandwidth; seed 000's 1312 GB/s is kept",
-    ),
-]
 
-SPEC_COLUMNS = (
-    "gpu, vendor, model, vram_gb, memory_type, bandwidth_gbs, fp16_tflops_dense, "
-    "fp16_tflops_sparse, fp16_tflops_dense_fp32acc, seed_fp16_tflops, interconnect, link_gbs, "
-    "tdp_w, software_stack, domestic, source, note"
-)
+def gpu_specs() -> list[dict[str, str]]:
+    """The GPU reference table as shipped (strings; DuckDB casts them on insert)."""
+    text = resources.files("warehouse.data").joinpath(GPU_SPEC_CSV).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
 
 SEP_04 = datetime(2026, 9, 4)
 JULY = datetime(2026, 7, 1)
@@ -384,11 +184,13 @@ def load_reference(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Upsert GPU specs and insert the published prices; idempotent."""
     con.execute("BEGIN TRANSACTION")
     try:
-        placeholders = ", ".join("?" * len(GPU_SPECS[0]))
-        for spec in GPU_SPECS:
+        specs = gpu_specs()
+        columns = ", ".join(specs[0])
+        placeholders = ", ".join("?" * len(specs[0]))
+        for spec in specs:
+            values = [value if value != "" else None for value in spec.values()]
             con.execute(
-                f"INSERT OR REPLACE INTO gpu_spec ({SPEC_COLUMNS}) VALUES ({placeholders})",
-                list(spec),
+                f"INSERT OR REPLACE INTO gpu_spec ({columns}) VALUES ({placeholders})", values
             )
         added = 0
         for row, citation in published_rows():
@@ -397,4 +199,4 @@ def load_reference(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     except Exception:
         con.execute("ROLLBACK")
         raise
-    return {"gpu_spec": len(GPU_SPECS), "published_rows_added": added}
+    return {"gpu_spec": len(specs), "published_rows_added": added}

@@ -11,7 +11,7 @@ from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, SpotQuoteRow
 from warehouse.db import WarehouseMissing, migrate, migration_files, read_frame, write_connection
 from warehouse.load import load_snapshot, page_id
-from warehouse.reference import GPU_SPECS, load_reference
+from warehouse.reference import gpu_specs, load_reference
 
 T0 = datetime(2026, 9, 4, 2, 0)
 OFFER = OfferRow(
@@ -175,10 +175,14 @@ def test_reference_data_is_idempotent_and_cited(tmp_path: Path) -> None:
     specs = read_frame(
         path, "SELECT gpu, source, fp16_tflops_dense, fp16_tflops_dense_fp32acc FROM gpu_spec"
     )
-    assert specs.height == len(GPU_SPECS) == 10
+    assert specs.height == len(gpu_specs()) == 10
     assert specs.filter(specs["source"].str.len_chars() == 0).is_empty()
     rtx = specs.filter(specs["gpu"] == "rtx4090-24g").row(0, named=True)
     assert (rtx["fp16_tflops_dense"], rtx["fp16_tflops_dense_fp32acc"]) == (330.3, 165.2)
+    domestic = read_frame(path, "SELECT gpu FROM gpu_spec WHERE domestic")["gpu"].to_list()
+    assert domestic == ["910b-64g"]
+    no_sparse = read_frame(path, "SELECT gpu FROM gpu_spec WHERE fp16_tflops_sparse IS NULL")
+    assert no_sparse["gpu"].to_list() == ["910b-64g"]  # empty CSV cells are NULL, not 0
     uncited = read_frame(
         path, "SELECT count(*) AS n FROM offer WHERE citation IS NULL OR simulated"
     )
