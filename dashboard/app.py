@@ -8,5 +8,6 @@ st.set_page_config(page_title="gpuprice · GPU 租赁价格", page_icon="📈", 
 
 pages = [
     st.Page("app_pages/latest.py", title="最新价格 / Latest prices", default=True),
+    st.Page("app_pages/recommend.py", title="选卡推荐 / GPU recommender"),
 ]
 st.navigation(pages).run()

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import streamlit as st
 
+from gpuprice.recommend_inputs import PriceInputs, UnknownSource, load_price_inputs
 from gpuprice.settings import Settings, load_settings
 from warehouse import queries
 from warehouse.db import WarehouseBusy, WarehouseMissing
@@ -48,3 +49,20 @@ def simulated_banner() -> None:
             "**模拟数据 SIMULATED** — demo profile: prices come from the bundled demo market "
             "(anchored on the seeds' published 2026-09-04 prices). Rows from `*-published` sources are real."
         )
+
+
+@st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
+def _price_inputs(path: str, source: str | None) -> PriceInputs:
+    return load_price_inputs(Path(path), source)
+
+
+def price_inputs(source: str | None = None) -> PriceInputs | None:
+    """The recommender's specs and latest prices (seed fallback when the warehouse is
+    empty), or None after telling the user why they cannot be read now."""
+    try:
+        return _price_inputs(str(settings().warehouse_path), source)
+    except UnknownSource as exc:
+        st.error(str(exc))
+    except WarehouseBusy:
+        st.warning("仓库正在写入 / The pipeline is writing; reload in a few seconds.")
+    return None

@@ -35,7 +35,7 @@ from recommender.pricing import (
     rent_modes,
 )
 from recommender.render import render_text
-from recommender.result import Lever, Option, Recommendation, Step
+from recommender.result import Lever, Option, Recommendation, SourceQuote, Step
 from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY, DecodeSpeed, decode_speed
 from recommender.tree import recommend
 from recommender.workload import (
@@ -76,6 +76,7 @@ __all__ = [
     "Option",
     "Recommendation",
     "RecommenderInputError",
+    "SourceQuote",
     "Step",
     "Workload",
     "architecture_for",

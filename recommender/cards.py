@@ -7,6 +7,7 @@ recommender can run, and be tested, with no database at all.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -15,8 +16,13 @@ from types import MappingProxyType
 from recommender.errors import RecommenderInputError
 
 # Interconnect names that give real multi-card bandwidth. Matched as substrings so the
-# warehouse may store "NVLink 4.0", "nvlink" or "HCCS 392GB/s" alike.
+# warehouse may store "NVLink 4.0", "nvlink" or "HCCS 392GB/s" alike. A negated mention
+# ("PCIe 4.0 x16, no NVLink", as gpu_spec describes the 4090; "不支持 NVLink", as seed 002
+# prints it) is removed first, so it never reads as the link it denies.
 _FAST_LINKS = ("nvlink", "nvswitch", "hccs", "infinity fabric")
+_NEGATED_LINK = re.compile(
+    r"(?:\bno|\bnot|\bwithout|不支持|无)\s*(?:" + "|".join(_FAST_LINKS) + ")"
+)
 
 
 @dataclass(frozen=True)
@@ -33,7 +39,9 @@ class CardSpec:
 
     def __post_init__(self) -> None:
         if not self.gpu:
-            raise RecommenderInputError("CardSpec.gpu must be a canonical id such as 'h20-96g'")
+            raise RecommenderInputError(
+                f"CardSpec.gpu must be a canonical id such as 'h20-96g', got {self.gpu!r}"
+            )
         for name in ("vram_gb", "bandwidth_gbs", "fp16_tflops_dense"):
             value = getattr(self, name)
             if not _positive(value):
@@ -44,7 +52,8 @@ class CardSpec:
     @property
     def fast_interconnect(self) -> bool:
         """True for NVLink / HCCS class links, where tensor parallelism scales."""
-        return any(key in self.interconnect.lower() for key in _FAST_LINKS)
+        text = _NEGATED_LINK.sub(" ", self.interconnect.lower())
+        return any(key in text for key in _FAST_LINKS)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,11 @@ RELEASE_WEIGHT_BYTES = 2.0  # the BF16 release you download before fine-tuning
 
 # Rules of thumb (bytes per parameter), seed 003 §二 and §五 step 2. QLoRA is not in the
 # seeds: its range is the LoRA range scaled by the 4-bit / 16-bit base ratio.
+# Inference has two published rules, kept as the low and high end of one range:
+# seed 000 §三 / §6.1 counts weights only ("FP16推理:模型参数量 × 2GB", 70B -> ~140 GB,
+# "H20 96GB双卡或H100 80GB双卡"); seeds 002 §2.1 / 003 §二 add 20% for KV cache and
+# activations (7B FP16 -> 16.8 GB). The seeds' card counts divide the low end by the
+# card's VRAM with no margin; the exact model (below) adds KV, runtime and the margin.
 RULE_INFERENCE_FACTOR = 1.2
 RULE_BYTES: dict[str, tuple[float, float]] = {
     "full": (16.0, 20.0),
@@ -211,14 +216,21 @@ class MemoryEstimate:
 
 
 def rule_of_thumb(workload: Workload, params_b: float) -> tuple[float, float, str]:
-    """The seeds' quick estimate: (low GB, high GB, how it was computed)."""
+    """The seeds' quick estimate: (low GB, high GB, how it was computed).
+
+    Inference: low = weights only (seed 000 §三), high = weights x 1.2 (seeds 002/003).
+    Training: the seeds' bytes-per-parameter range for the method (seed 003 §二).
+    """
     if not workload.is_training:
-        gb = params_b * workload.weight_bytes * RULE_INFERENCE_FACTOR
+        weights = params_b * workload.weight_bytes
+        gb = weights * RULE_INFERENCE_FACTOR
         basis = (
             f"{params_b:g}B params x {workload.weight_bytes:g} bytes ({workload.precision}) "
-            f"x {RULE_INFERENCE_FACTOR} (seed 002 §2.1 / seed 003 §二)"
+            f"= {weights:.1f} GB of weights (seed 000 §三, weights only), "
+            f"x {RULE_INFERENCE_FACTOR} for KV cache and activations = {gb:.1f} GB "
+            "(seed 002 §2.1 / seed 003 §二)"
         )
-        return gb, gb, basis
+        return weights, gb, basis
     low, high = RULE_BYTES[workload.method or "full"]
     cite = "seed 003 §二" if workload.method != "qlora" else "LoRA range x 0.5/2 (4-bit base)"
     basis = f"{params_b:g}B params x {low:g}-{high:g} bytes/param ({workload.method}, {cite})"

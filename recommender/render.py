@@ -39,8 +39,13 @@ def _option_line(i: int, o: Option, recommended: bool) -> str:
             f"¥{o.cny_per_million_tokens:,.2f} per million output tokens"
         )
     flags = "  [RECOMMENDED]" if recommended else ""
+    seeds = (
+        f" (seeds' rule of thumb: {o.rule_of_thumb_count}, no margin)"
+        if o.rule_of_thumb_count != o.count
+        else ""
+    )
     lines = [
-        f"  {i}. {o.count} x {o.gpu}, {o.chosen.label}: ¥{o.monthly_cny:,.2f}/month "
+        f"  {i}. {o.count} x {o.gpu}{seeds}, {o.chosen.label}: ¥{o.monthly_cny:,.2f}/month "
         f"({o.chosen.formula}); {o.per_card_gb:.1f} GB per card + {MARGIN:.0%} of "
         f"{o.spec.vram_gb:g} GB, headroom {o.headroom_gb:.1f} GB{speed}; "
         f"price {o.price.label}{flags}"

@@ -18,6 +18,17 @@ from recommender.workload import Workload
 
 
 @dataclass(frozen=True)
+class SourceQuote:
+    """What another source would charge for the same card, count and hours."""
+
+    source: str
+    mode: str
+    monthly_cny: float
+    date: str
+    simulated: bool
+
+
+@dataclass(frozen=True)
 class Option:
     """One card type at one source, at the smallest count that fits, in its cheapest mode."""
 
@@ -28,7 +39,8 @@ class Option:
     modes: tuple[ModeCost, ...]
     per_card_gb: float
     headroom_gb: float
-    rule_of_thumb_count: int
+    rule_of_thumb_count: int  # the seeds' count: rule-of-thumb low end ÷ VRAM, no margin
+    count_basis: str  # both counts and why they differ
     companion: Companion
     speed: DecodeSpeed | None
     cny_per_million_tokens: float | None
@@ -36,6 +48,7 @@ class Option:
     warnings: tuple[str, ...]
     why: str
     within_budget: bool | None
+    other_sources: tuple[SourceQuote, ...] = ()
 
     @property
     def gpu(self) -> str:
@@ -74,6 +87,8 @@ class Option:
             "per_card_with_margin_gb": _gb(self.per_card_gb * (1 + MARGIN)),
             "headroom_gb": _gb(self.headroom_gb),
             "rule_of_thumb_count": self.rule_of_thumb_count,
+            "exact_count": self.count,
+            "count_basis": self.count_basis,
             "interconnect": self.spec.interconnect,
             "fast_interconnect": self.spec.fast_interconnect,
             "pcie_multi_card": self.pcie_multi_card,
@@ -93,6 +108,16 @@ class Option:
             "price_observed_at": self.price.observed_at.isoformat(),
             "price_date": self.price.date,
             "simulated": self.price.simulated,
+            "other_sources": [
+                {
+                    "source": q.source,
+                    "mode": q.mode,
+                    "monthly_cny": _cny(q.monthly_cny),
+                    "price_date": q.date,
+                    "simulated": q.simulated,
+                }
+                for q in self.other_sources
+            ],
         }
 
 
@@ -215,6 +240,17 @@ def _memory(mem: MemoryEstimate) -> dict[str, Any]:
         "rule_of_thumb_high_gb": _gb(mem.rule_high_gb),
         "rule_of_thumb_with_margin_gb": _gb(mem.rule_high_gb * (1 + MARGIN)),
         "rule_of_thumb_basis": mem.rule_basis,
+        "rule_vs_exact": (
+            f"Card counts are given both ways: rule_of_thumb_count = rule_of_thumb_low_gb "
+            f"({_gb(mem.rule_low_gb)} GB, "
+            + (
+                "weights only, seed 000 §三/§6.1"
+                if not mem.workload.is_training
+                else "low end of the seeds' bytes-per-parameter range"
+            )
+            + f") ÷ card VRAM, no margin, as the seeds count; exact_count fits total_gb "
+            f"with shared parts split across cards plus the {MARGIN:.0%} margin on each card."
+        ),
         "sharded_gb": _gb(mem.sharded_gb),
         "per_card_fixed_gb": _gb(mem.replicated_gb),
         "margin": MARGIN,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from recommender.cards import CardPrice, CardSpec
@@ -28,9 +29,63 @@ def cards_needed(mem: MemoryEstimate, spec: CardSpec) -> int | None:
 
 
 def rule_of_thumb_cards(mem: MemoryEstimate, spec: CardSpec) -> int:
-    """The seeds' way: rule-of-thumb total (high end) plus 20%, divided by card VRAM."""
-    need = mem.rule_high_gb * (1 + MARGIN)
-    return max(1, -int(-need // spec.vram_gb))
+    """The card count the seeds quote: the rule-of-thumb figure's low end divided by the
+    card's VRAM, rounded up, with no margin. For inference that is weights only (seed 000
+    §6.1: 70B FP16 ~140 GB -> "H20 96GB双卡或H100 80GB双卡"); for training the low end of
+    the method's bytes-per-parameter range (seed 003 §二). It is a floor: the exact count
+    (`cards_needed`) adds KV cache, activations, runtime and the 20% margin."""
+    return max(1, math.ceil(round(mem.rule_low_gb / spec.vram_gb, 9)))
+
+
+def count_comparison(mem: MemoryEstimate, spec: CardSpec, exact: int, rule: int) -> str:
+    """One sentence saying how the seeds' count and the exact count were reached and why
+    they differ, so a reader holding a seed article sees both."""
+    per = mem.per_card_gb(exact)
+    rule_part = (
+        f"seeds' rule of thumb {mem.rule_low_gb:.1f} GB ({_rule_what(mem)}) ÷ "
+        f"{spec.vram_gb:g} GB = {rule} card(s), no margin"
+    )
+    exact_part = (
+        f"exact model {mem.total_gb:.1f} GB ({per:.1f} GB per card at {exact} card(s)) "
+        f"+ {MARGIN:.0%} margin = {exact} card(s)"
+    )
+    if rule == exact:
+        return f"{rule_part}; {exact_part}: the two agree."
+    if exact > rule:
+        fewer = exact - 1
+        shortfall = (
+            f"at {fewer} card(s) it would need {mem.with_margin_gb(fewer):.1f} GB per card "
+            f"> {spec.vram_gb:g} GB"
+        )
+        return (
+            f"{rule_part}; {exact_part}, because the exact model adds what the seed figure "
+            f"leaves out ({_left_out(mem)}) and the {MARGIN:.0%} margin: {shortfall}. "
+            f"{rule} card(s) is the seeds' floor, not a safe size (seed 000 建议4: keep 20% spare)."
+        )
+    return (
+        f"{rule_part}; {exact_part}: the exact model needs less than the seeds' flat "
+        f"bytes-per-parameter figure for this {mem.workload.precision} setup."
+    )
+
+
+def _rule_what(mem: MemoryEstimate) -> str:
+    w = mem.workload
+    if not w.is_training:
+        return f"weights only, {w.weight_bytes:g} B/param, seed 000 §三"
+    return f"low end for {w.method}, seed 003 §二"
+
+
+def _left_out(mem: MemoryEstimate) -> str:
+    if mem.workload.is_training:
+        adapters = mem.adapters_gb + mem.gradients_gb + mem.optimizer_gb
+        lora = f"adapters with gradients and Adam {adapters:.2f} GB, " if mem.adapters_gb else ""
+        return (
+            f"{lora}activations {mem.activations_gb:.1f} GB and runtime {mem.runtime_gb:g} GB "
+            "per card"
+        )
+    return (
+        f"KV cache {mem.kv_cache_gb:.1f} GB, runtime and prefill {mem.overhead_gb:.1f} GB per card"
+    )
 
 
 def headroom_gb(mem: MemoryEstimate, spec: CardSpec, cards: int) -> float:

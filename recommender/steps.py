@@ -63,12 +63,10 @@ def _memory(mem: MemoryEstimate) -> str:
     w, a = mem.workload, mem.arch
     params = a.params_b
     lines = []
-    if mem.rule_low_gb == mem.rule_high_gb:
-        rule = f"{mem.rule_high_gb:.1f} GB"
-    else:
-        rule = f"{mem.rule_low_gb:.1f}-{mem.rule_high_gb:.1f} GB"
+    # The inference basis spells out both of its figures already.
+    rule = f" = {mem.rule_low_gb:.1f}-{mem.rule_high_gb:.1f} GB" if w.is_training else ""
     lines.append(
-        f"Rule of thumb: {mem.rule_basis} = {rule}; +{MARGIN:.0%} margin -> "
+        f"Rule of thumb: {mem.rule_basis}{rule}; +{MARGIN:.0%} margin -> "
         f"{mem.rule_high_gb * (1 + MARGIN):.1f} GB."
     )
     arch = "estimated architecture" if a.estimated else f"architecture from {a.source}"
@@ -99,8 +97,21 @@ def _memory(mem: MemoryEstimate) -> str:
         f"Exact model ({arch}): " + " + ".join(parts) + f" = {mem.total_gb:.2f} GB; "
         f"+{MARGIN:.0%} margin -> {mem.total_gb * (1 + MARGIN):.2f} GB on one card."
     )
+    lines.append(
+        f"Both are shown: the seeds' card counts (step 3) divide the rule of thumb's "
+        f"{mem.rule_low_gb:.1f} GB ({_rule_low_what(w)}) by a card's VRAM with no margin; "
+        f"the exact count needs the {mem.total_gb:.1f} GB above (shared parts split across "
+        f"cards, runtime on each) plus the {MARGIN:.0%} margin to fit every card, so it can "
+        "be higher."
+    )
     lines.extend(mem.notes)
     return "\n".join(lines)
+
+
+def _rule_low_what(w: Workload) -> str:
+    if w.is_training:
+        return f"the low end of the {w.method} range"
+    return "weights only, seed 000 §三 and §6.1"
 
 
 def _wbytes(mem: MemoryEstimate) -> float:
@@ -118,9 +129,10 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
         s = fit.spec
         per = mem.per_card_gb(fit.count)
         lines.append(
-            f"- {s.gpu} ({s.vram_gb:g} GB, {s.interconnect}): {fit.count} card(s), "
-            f"{per:.1f} GB each + {MARGIN:.0%} = {per * (1 + MARGIN):.1f} GB <= {s.vram_gb:g} GB "
-            f"(rule of thumb: {fit.rule_count})"
+            f"- {s.gpu} ({s.vram_gb:g} GB, {s.interconnect}): {fit.count} card(s) by the exact "
+            f"model, {per:.1f} GB each + {MARGIN:.0%} = {per * (1 + MARGIN):.1f} GB <= "
+            f"{s.vram_gb:g} GB; seeds' rule of thumb {fit.rule_count} card(s) "
+            f"({mem.rule_low_gb:.1f} GB ÷ {s.vram_gb:g} GB, no margin)"
             + (
                 "; multi-card over PCIe is slow"
                 if fit.count > 1 and not s.fast_interconnect
@@ -129,6 +141,19 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
         )
     for s in plan.unfit:
         lines.append(f"- {s.gpu} ({s.vram_gb:g} GB): does not fit even on 64 cards")
+    differ = [f for f in plan.fits if f.count > f.rule_count]
+    if differ:
+        lines.append(
+            "Where the exact count is higher than the seeds' count, one card fewer would not "
+            f"hold the exact need + {MARGIN:.0%}: "
+            + "; ".join(
+                f"{f.spec.gpu} {f.rule_count} -> {f.count} "
+                f"({f.count - 1} card(s): {mem.with_margin_gb(f.count - 1):.1f} GB each "
+                f"> {f.spec.vram_gb:g} GB)"
+                for f in differ
+            )
+            + ". The seeds' count is a floor, not a safe size (seed 000 建议4)."
+        )
     if plan.excluded:
         lines.append("Left out by the domestic filter: " + ", ".join(plan.excluded) + ".")
     if plan.unpriced:

@@ -13,10 +13,11 @@ from recommender.cards import CardPrice, CardSpec, latest_prices, spec_map
 from recommender.compliance import cann_porting_note, domestic_only
 from recommender.memory import MARGIN, MemoryEstimate, estimate_memory
 from recommender.pricing import HOURLY, breakeven, rent_modes
-from recommender.result import Lever, Option, Recommendation
+from recommender.result import Lever, Option, Recommendation, SourceQuote
 from recommender.sizing import (
     cards_needed,
     companion_check,
+    count_comparison,
     headroom_gb,
     rule_of_thumb_cards,
 )
@@ -33,6 +34,7 @@ class Fit:
     spec: CardSpec
     count: int
     rule_count: int
+    comparison: str  # how the seeds' count and the exact count were reached
 
 
 @dataclass(frozen=True)
@@ -54,13 +56,18 @@ def recommend(
     workload: Workload,
     specs: Mapping[str, CardSpec] | Iterable[CardSpec],
     prices: Iterable[CardPrice],
+    *,
+    all_sources: bool = False,
 ) -> Recommendation:
-    """Size and price `workload` on the given cards. Options are every priced card that
-    fits, cheapest first; `recommended` is the cheapest one that does not need
-    multi-card parallelism over PCIe (else simply the cheapest)."""
+    """Size and price `workload` on the given cards. Options are the priced cards that
+    fit, cheapest first, one per card: when several sources price a card, the cheapest
+    for this workload's count and hours wins (a real price before a simulated one at the
+    same cost) and the others are kept in `Option.other_sources`; `all_sources=True`
+    lists every (card, source) instead. `recommended` is the cheapest option that does
+    not need multi-card parallelism over PCIe (else simply the cheapest)."""
     spec_by_gpu = spec_map(specs)
     price_list = latest_prices(prices)
-    plan = make_plan(workload, spec_by_gpu, price_list)
+    plan = make_plan(workload, spec_by_gpu, price_list, all_sources=all_sources)
     levers = _levers(plan, spec_by_gpu, price_list)
     alternatives = _alternatives(plan, spec_by_gpu, price_list)
     return Recommendation(
@@ -77,7 +84,13 @@ def recommend(
     )
 
 
-def make_plan(workload: Workload, specs: dict[str, CardSpec], prices: list[CardPrice]) -> Plan:
+def make_plan(
+    workload: Workload,
+    specs: dict[str, CardSpec],
+    prices: list[CardPrice],
+    *,
+    all_sources: bool = False,
+) -> Plan:
     memory = estimate_memory(workload)
     candidates = list(specs.values())
     excluded: tuple[str, ...] = ()
@@ -94,15 +107,23 @@ def make_plan(workload: Workload, specs: dict[str, CardSpec], prices: list[CardP
         if count is None:
             unfit.append(spec)
         else:
-            fits.append(Fit(spec, count, rule_of_thumb_cards(memory, spec)))
+            rule = rule_of_thumb_cards(memory, spec)
+            fits.append(Fit(spec, count, rule, count_comparison(memory, spec, count, rule)))
 
     options: list[Option] = []
     priced_gpus = {p.gpu for p in prices}
     for fit in fits:
-        for price in prices:
-            if price.gpu == fit.spec.gpu and (option := _option(memory, fit, price)):
-                options.append(option)
-    options.sort(key=lambda o: (o.monthly_cny, o.count, o.gpu, o.price.source))
+        quoted = [
+            option
+            for price in prices
+            if price.gpu == fit.spec.gpu and (option := _option(memory, fit, price))
+        ]
+        quoted.sort(key=_source_rank)
+        if all_sources or len(quoted) < 2:
+            options.extend(quoted)
+        else:
+            options.append(_with_other_sources(quoted[0], quoted[1:]))
+    options.sort(key=lambda o: (o.monthly_cny, o.count, o.gpu, o.price.simulated, o.price.source))
     return Plan(
         workload=workload,
         memory=memory,
@@ -114,6 +135,30 @@ def make_plan(workload: Workload, specs: dict[str, CardSpec], prices: list[CardP
         unpriced=tuple(f for f in fits if f.spec.gpu not in priced_gpus),
         unknown_priced_gpus=tuple(sorted(priced_gpus - set(specs))),
     )
+
+
+def _source_rank(option: Option) -> tuple[float, bool, str]:
+    """Cheapest for this workload first; at equal cost a real price before a simulated one."""
+    return (round(option.monthly_cny, 2), option.price.simulated, option.price.source)
+
+
+def _with_other_sources(best: Option, others: list[Option]) -> Option:
+    quotes = tuple(
+        SourceQuote(
+            source=o.price.source,
+            mode=o.mode,
+            monthly_cny=o.monthly_cny,
+            date=o.price.date,
+            simulated=o.price.simulated,
+        )
+        for o in others
+    )
+    listed = "; ".join(
+        f"{q.source} ¥{q.monthly_cny:,.2f} ({q.mode}, {q.date}{' SIMULATED' if q.simulated else ''})"
+        for q in quotes
+    )
+    why = f"{best.why} Cheapest of {len(others) + 1} sources for this card (others: {listed})."
+    return replace(best, other_sources=quotes, why=why)
 
 
 def _pick(options: list[Option]) -> Option | None:
@@ -149,6 +194,7 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
         f"{count} x {spec.gpu} ({spec.vram_gb:g} GB, {spec.interconnect}): "
         f"{per_card:.1f} GB per card + {MARGIN:.0%} = {per_card * (1 + MARGIN):.1f} GB "
         f"<= {spec.vram_gb:g} GB, headroom {room:.1f} GB across {count} card(s). "
+        f"Card count: {fit.comparison} "
         f"{chosen.label} ¥{chosen.monthly_cny:,.2f}/month ({chosen.formula}){rent_note} is the "
         f"cheapest of {len(modes)} mode(s) at {workload.hours_per_month:g} h/month "
         f"({price.label})."
@@ -162,6 +208,7 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
         per_card_gb=per_card,
         headroom_gb=room,
         rule_of_thumb_count=fit.rule_count,
+        count_basis=fit.comparison,
         companion=companion,
         speed=speed,
         cny_per_million_tokens=per_million,

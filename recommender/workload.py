@@ -88,15 +88,21 @@ class Workload:
         self._check_model()
 
         allowed_precisions = _METHOD_PRECISIONS[method]
-        if method == "lora" and isinstance(self.precision, str) and "4" in self.precision:
-            raise RecommenderInputError("a 4-bit LoRA base is QLoRA: use method='qlora'")
+        if method == "lora" and _spelled(self.precision) == "int4":
+            raise RecommenderInputError(
+                "precision 'int4' not allowed for lora: a 4-bit LoRA base is QLoRA, so use "
+                f"method='qlora'; allowed for lora: {', '.join(allowed_precisions)}"
+            )
         precision = allowed_precisions[0] if self.precision is None else self.precision
         precision = _choice(f"precision for {method}", precision, allowed_precisions)
 
         kv = self.kv_precision
         if kv is not None:
             if task != "inference":
-                raise RecommenderInputError("kv_precision applies to inference only")
+                raise RecommenderInputError(
+                    "kv_precision is allowed for inference only (training keeps no KV cache); "
+                    "leave it unset for training"
+                )
             kv = _choice("kv_precision", kv, KV_PRECISIONS)
 
         context = DEFAULT_CONTEXT[task] if self.context is None else self.context
@@ -108,7 +114,7 @@ class Workload:
             _number("budget_cny", self.budget_cny, low=0)
         _number("dataset_gb", self.dataset_gb, low=0, inclusive_low=True)
         if not isinstance(self.domestic, bool):
-            raise RecommenderInputError("domestic must be True or False")
+            raise RecommenderInputError(f"domestic must be True or False, got {self.domestic!r}")
 
         # Frozen dataclass: store the normalised spellings so replace() and to_dict()
         # see the same values the maths used.
@@ -126,7 +132,8 @@ class Workload:
         if self.model is not None:
             if self.active_params_b is not None:
                 raise RecommenderInputError(
-                    "active_params_b is only for custom params_b; presets carry their own"
+                    "active_params_b is allowed only with a custom params_b; presets carry "
+                    "their own active parameter count"
                 )
             canonical = get_preset(self.model).name
             object.__setattr__(self, "model", canonical)
@@ -156,9 +163,14 @@ class Workload:
         return max(self.weight_bytes, 1.0)
 
 
+def _spelled(value: object) -> object:
+    """How a choice is compared: case and surrounding blanks don't matter."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
-    if isinstance(value, str) and value.strip().lower() in allowed:
-        return value.strip().lower()
+    if isinstance(value, str) and (spelled := value.strip().lower()) in allowed:
+        return spelled
     raise RecommenderInputError(f"{name} {value!r} not allowed; allowed: {', '.join(allowed)}")
 
 

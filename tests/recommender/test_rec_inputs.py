@@ -53,6 +53,12 @@ def test_invalid_workloads_raise_with_allowed_values(kwargs: dict, hint: str) ->
     with pytest.raises(RecommenderInputError) as err:
         Workload(**kwargs)
     assert hint in str(err.value)
+    assert says_what_is_allowed(str(err.value)), str(err.value)
+
+
+def says_what_is_allowed(message: str) -> bool:
+    """Every input error names the allowed values or the rule the value broke."""
+    return any(word in message for word in ("allowed", "must", "give exactly one"))
 
 
 def test_valid_spellings_are_normalised() -> None:

@@ -119,6 +119,18 @@ _BAD_FIELDS = st.one_of(
     st.fixed_dictionaries(
         {"task": st.text(max_size=12).filter(lambda s: s.strip().lower() not in _TASKS)}
     ),
+    # A real precision the method cannot use (lora + int4 is QLoRA, full + int8, ...).
+    st.sampled_from(
+        [
+            {"task": "training", "method": method, "precision": precision}
+            for (task, method), allowed in _METHOD_PRECISIONS.items()
+            if task == "training"
+            for precision in sorted(_ALL_PRECISIONS - set(allowed))
+        ]
+    ),
+    st.fixed_dictionaries(
+        {"task": st.just("training"), "method": st.sampled_from(["full", "lora"])}
+    ).map(lambda d: d | {"kv_precision": "fp8"}),
 )
 _TASKS = {"inference", "training"}
 
@@ -132,6 +144,7 @@ def test_invalid_inputs_always_raise(kwargs: dict[str, object], bad: dict[str, o
     try:
         Workload(**merged)  # type: ignore[arg-type]
     except RecommenderInputError as err:
-        assert "allowed" in str(err) or "must" in str(err) or "give" in str(err)
+        message = str(err)
+        assert any(word in message for word in ("allowed", "must", "give exactly one")), message
     else:
         raise AssertionError(f"accepted invalid workload {merged!r}")

@@ -1,0 +1,151 @@
+"""`gpuprice recommend`: the decision-tree recommender at the warehouse's latest prices."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Annotated, NoReturn
+
+import typer
+from rich.markup import escape
+
+from gpuprice.cli_common import ConfigOption, err, settings_or_exit
+
+TASKS_HELP = "inference or training."
+METHODS_HELP = (
+    "Training: full, lora, qlora or pretrain (required for training). "
+    "Inference: online (default) or offline."
+)
+PRECISIONS_HELP = (
+    "Weight precision: fp16, bf16, fp8, int8 or int4 (default bf16; int4 for qlora; "
+    "full fine-tune takes bf16/fp16 only)."
+)
+
+
+def recommend(
+    task: Annotated[str, typer.Option("--task", help=TASKS_HELP, show_default=False)],
+    method: Annotated[str | None, typer.Option(help=METHODS_HELP)] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="A model preset, e.g. Qwen2.5-72B-Instruct or Llama-3.1-8B."),
+    ] = None,
+    params: Annotated[
+        float | None,
+        typer.Option(help="Custom model size in billions of parameters (instead of --model)."),
+    ] = None,
+    precision: Annotated[str | None, typer.Option(help=PRECISIONS_HELP)] = None,
+    kv_precision: Annotated[
+        str | None,
+        typer.Option(help="Inference KV-cache dtype: fp16, bf16, fp8 or int8 (default: weights)."),
+    ] = None,
+    context: Annotated[
+        int | None,
+        typer.Option(
+            help="Tokens of context per sequence (default 4,096 inference, 2,048 training)."
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(help="Concurrent sequences (inference) or micro-batch per card (training)."),
+    ] = 1,
+    hours: Annotated[
+        float, typer.Option(help="Usage hours per month per card (720 = always on).")
+    ] = 720.0,
+    budget: Annotated[
+        float | None, typer.Option(help="Monthly budget in CNY; over it, levers are shown.")
+    ] = None,
+    domestic: Annotated[
+        bool, typer.Option("--domestic", help="信创: domestic (Ascend) cards only.")
+    ] = False,
+    dataset_gb: Annotated[
+        float, typer.Option(help="Dataset size in GB, for the data-disk check.")
+    ] = 0.0,
+    lora_rank: Annotated[int, typer.Option(help="LoRA / QLoRA adapter rank.")] = 32,
+    source: Annotated[
+        str | None,
+        typer.Option(help="Price only from this warehouse source (default: cheapest per card)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Size a workload (memory two ways), pick cards and count, rent mode and monthly cost.
+
+    Walks the seeds' 5-step decision tree at the warehouse's latest prices (falls back to
+    the seeds' published prices when there is no warehouse yet). GB = 10^9 bytes; CNY.
+    """
+    from recommender import RecommenderInputError, Workload, recommend, render_text
+    from warehouse.db import WarehouseBusy
+
+    try:
+        workload = Workload(
+            task,
+            method=method,
+            model=model,
+            params_b=params,
+            precision=precision,
+            kv_precision=kv_precision,
+            context=context,
+            concurrency=concurrency,
+            hours_per_month=hours,
+            budget_cny=budget,
+            domestic=domestic,
+            dataset_gb=dataset_gb,
+            lora_rank=lora_rank,
+        )
+    except RecommenderInputError as exc:
+        _invalid(_as_options(str(exc)))
+
+    from gpuprice.recommend_inputs import UnknownSource, load_price_inputs, shows_simulated
+
+    settings = settings_or_exit(config)
+    try:
+        inputs = load_price_inputs(settings.warehouse_path, source)
+    except UnknownSource as exc:
+        _invalid(str(exc))
+    except WarehouseBusy as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(1) from None
+
+    rec = recommend(workload, inputs.specs, inputs.prices)
+    if inputs.fallback:
+        err.print(f"[yellow]{escape(inputs.note)}[/yellow]", soft_wrap=True)
+    if as_json:
+        data = rec.to_dict() | {"prices": inputs.to_dict(rec)}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    header = [f"Prices: {inputs.note}"]
+    if shows_simulated(rec):
+        header.insert(
+            0,
+            "SIMULATED: options marked SIMULATED are priced by the demo market, not real quotes.",
+        )
+    sys.stdout.write("\n".join(header) + "\n\n" + render_text(rec))
+
+
+# The recommender names fields as in Python; the CLI user typed options.
+_OPTION_NAMES = {
+    "params_b": "--params",
+    "hours_per_month": "--hours",
+    "budget_cny": "--budget",
+    "kv_precision": "--kv-precision",
+    "dataset_gb": "--dataset-gb",
+    "lora_rank": "--lora-rank",
+    "model (a preset name)": "--model (a preset name)",
+    "method='qlora'": "--method qlora",
+}
+
+
+def _as_options(message: str) -> str:
+    for name, option in _OPTION_NAMES.items():
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w])", option, message)
+    return message
+
+
+def _invalid(message: str) -> NoReturn:
+    err.print(f"[red]invalid input: {escape(message)}[/red]", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("recommend")(recommend)

@@ -1,0 +1,150 @@
+"""The recommender page through Streamlit's AppTest: form, results, fallback, SIMULATED."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support.seeded_warehouse import seed_demo_history
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+PAGE = "app_pages/recommend.py"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GPUPRICE_HOME", str(tmp_path))
+    monkeypatch.setenv("GPUPRICE_PROFILE", "demo")
+    monkeypatch.delenv("GPUPRICE_CONFIG", raising=False)
+    return tmp_path
+
+
+def open_page() -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    app.switch_page(PAGE).run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def submit(app: AppTest) -> AppTest:
+    app.button[0].click().run()  # the form's only button: 推荐 / Recommend
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def texts(app: AppTest) -> str:
+    parts = [
+        m.value
+        for m in (
+            *app.markdown,
+            *app.info,
+            *app.warning,
+            *app.success,
+            *app.error,
+            *app.caption,
+            *app.title,
+            *app.subheader,
+        )
+    ]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_the_page_is_in_the_navigation_and_shows_the_form(home: Path) -> None:
+    app = open_page()
+    assert app.title[0].value.endswith("GPU recommender")
+    assert [r.value for r in app.radio] == ["inference"]
+    for key in ("rec_method", "rec_model", "rec_precision", "rec_source", "rec_kv"):
+        assert app.selectbox(key=key) is not None
+    for key in ("rec_params", "rec_context", "rec_concurrency", "rec_hours", "rec_budget"):
+        assert app.number_input(key=key) is not None
+    assert app.checkbox(key="rec_domestic").value is False
+    assert app.button[0].label == "推荐 / Recommend"
+    assert len(app.dataframe) == 0  # nothing computed before the form is sent
+
+
+def test_empty_warehouse_says_it_uses_the_seed_prices_and_still_recommends(home: Path) -> None:
+    app = open_page()
+    before = texts(app)
+    assert "Fallback" in before and "gpuprice run" in before and "Recommend" in before
+    submit(app)
+    shown = texts(app)
+    assert "Fallback" in shown and "seeds' published" in shown
+    assert "SIMULATED" not in shown  # the seeds' prices are real
+    options = app.dataframe[0].value
+    assert len(options) > 0 and set(options["data"]) == {"real"}
+    assert {"card", "count (exact)", "count (seeds' rule)", "mode", "CNY / month"} <= set(
+        options.columns
+    )
+    assert [e.label for e in app.expander] == [
+        "Step 1: Task",
+        "Step 2: Memory",
+        "Step 3: Cards and count",
+        "Step 4: Rent mode",
+        "Step 5: Budget",
+    ]
+
+
+def test_70b_fp16_shows_memory_both_ways_and_both_card_counts(home: Path) -> None:
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("custom (parameter count)")
+    app.number_input(key="rec_params").set_value(70.0)
+    app.selectbox(key="rec_precision").set_value("fp16")
+    submit(app)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["rule of thumb (low - high)"] == "140.0 - 168.0 GB"
+    assert metrics["weights"] == "140.0 GB"
+    assert {"KV cache", "overhead", "total", "+20% margin, one card"} <= set(metrics)
+    options = app.dataframe[0].value.set_index("card")
+    assert options.loc["h20-96g", "count (exact)"] == 2
+    assert options.loc["h20-96g", "count (seeds' rule)"] == 2
+    assert options.loc["h100-80g", "count (exact)"] == 3
+    assert options.loc["h100-80g", "count (seeds' rule)"] == 2
+    assert "seed 000" in texts(app)
+
+
+def test_over_budget_shows_the_levers(home: Path) -> None:
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("Llama-3.1-70B-Instruct")
+    app.selectbox(key="rec_precision").set_value("fp16")
+    app.number_input(key="rec_budget").set_value(3000.0)
+    submit(app)
+    assert "over budget" in texts(app) or "> budget" in texts(app)
+    levers = app.dataframe[1].value
+    assert "FP16 -> INT8 weights" in set(levers["lever"])
+
+
+def test_invalid_combination_shows_an_error_not_an_exception(home: Path) -> None:
+    app = open_page()
+    app.radio[0].set_value("training").run()
+    app.selectbox(key="rec_method").set_value("full")
+    app.selectbox(key="rec_precision").set_value("int8")
+    submit(app)
+    assert app.error and "allowed" in app.error[0].value
+    assert len(app.dataframe) == 0
+
+
+def test_simulated_prices_get_the_banner(home: Path) -> None:
+    seed_demo_history(home / "gpuprice.duckdb", date(2026, 9, 10), days=2)
+    app = open_page()
+    assert "Fallback" not in texts(app)
+    app.selectbox(key="rec_source").set_value("jygpu")
+    submit(app)
+    shown = texts(app)
+    assert "SIMULATED" in shown and "Live prices from the warehouse" in shown
+    options = app.dataframe[0].value
+    assert set(options["data"]) == {"SIMULATED"} and set(options["source"]) == {"jygpu"}
+    assert set(options["price date"]) == {"2026-09-10"}
+
+
+def test_nothing_fits_is_a_helpful_empty_state(home: Path) -> None:
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("Qwen2.5-72B-Instruct")
+    app.checkbox(key="rec_domestic").check()
+    app.number_input(key="rec_context").set_value(1_000_000)
+    app.number_input(key="rec_concurrency").set_value(16)
+    submit(app)
+    assert "None of the priced cards fits" in texts(app)
