@@ -7,9 +7,10 @@ and what is allowed, never with a traceback deep inside a run.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from croniter import croniter
 from pydantic import (
@@ -22,9 +23,18 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from scrapers.gpu_names import CANONICAL_GPUS
+from scrapers.rows import HOURS_PER_MONTH
+
 Profile = Literal["demo", "live"]
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = PROJECT_ROOT / "gpuprice.toml"
+# Notification URLs are secrets: only from the environment or a file outside the repository.
+NOTIFY_URLS_ENV = "GPUPRICE_NOTIFY_URLS"
+NOTIFY_URLS_FILE_ENV = "GPUPRICE_NOTIFY_URLS_FILE"
+# Between URLs: whitespace, or a comma that starts the next URL (a comma inside a URL, as in
+# mailto://…?to=a@x,b@y, stays).
+_URL_SEPARATOR = re.compile(r"\s+|,\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 
 
 class ConfigError(ValueError):
@@ -90,6 +100,71 @@ class Thresholds(_Strict):
     stale_after_hours: Annotated[float, Field(gt=0)] = 3.0
 
 
+class WatchRuleConfig(_Strict):
+    """A procurement watch rule (see warehouse.alerts and docs/METRICS.md)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+    gpu: str
+    source: str | None = None  # a platform; omitted = the cheapest line across platforms
+    usage_hours: Annotated[float, Field(gt=0, le=HOURS_PER_MONTH)]
+    against: Literal["hourly", "monthly"] = "hourly"
+    threshold_hours: Annotated[float, Field(gt=0, le=HOURS_PER_MONTH)] | None = None
+    threshold_pct: Annotated[float, Field(gt=0, le=100)] | None = None
+    hysteresis_hours: Annotated[float, Field(ge=0, le=HOURS_PER_MONTH)] = 10.0
+
+    @field_validator("gpu")
+    @classmethod
+    def _known_gpu(cls, value: str) -> str:
+        if value not in CANONICAL_GPUS:
+            raise ValueError(
+                f"{value!r} is not a card id; known: {', '.join(sorted(CANONICAL_GPUS))}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_threshold(self) -> WatchRuleConfig:
+        if (self.threshold_hours is None) == (self.threshold_pct is None):
+            raise ValueError("give exactly one of threshold_hours, threshold_pct")
+        return self
+
+
+class AlertsConfig(_Strict):
+    rules: list[WatchRuleConfig] = Field(default_factory=list)
+
+    @field_validator("rules")
+    @classmethod
+    def _unique_names(cls, rules: list[WatchRuleConfig]) -> list[WatchRuleConfig]:
+        names = [rule.name for rule in rules]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"rule names must be unique; repeated: {', '.join(twice)}")
+        return rules
+
+
+class NotifyConfig(_Strict):
+    # A file outside the repository holding apprise URLs, one per line ('#' comments).
+    # The URLs themselves never go in this file; GPUPRICE_NOTIFY_URLS(_FILE) override.
+    urls_file: Path | None = None
+    # The delivery sensor's tick: pending alerts (new or failed before) are sent then.
+    retry_interval_s: Annotated[int, Field(ge=30, le=86_400)] = 300
+
+    @field_validator("urls_file")
+    @classmethod
+    def _outside_repo(cls, value: Path | None) -> Path | None:
+        return None if value is None else _secrets_path(value, "notify.urls_file")
+
+
+def _secrets_path(value: Path, what: str) -> Path:
+    path = value.expanduser()
+    if not path.is_absolute():
+        raise ValueError(f"{what} must be an absolute path (a secrets file outside the repository)")
+    if path.resolve().is_relative_to(PROJECT_ROOT):
+        raise ValueError(
+            f"{what} {path} is inside the repository; keep notification URLs (secrets) outside it"
+        )
+    return path
+
+
 DEFAULT_SOURCES: dict[str, dict[str, Any]] = {
     "jygpu": {"demo_url": "http://127.0.0.1:8701", "live_url": "https://www.jygpu.com"},
     "smm": {"demo_url": "http://127.0.0.1:8702", "live_url": "https://hq.smm.cn"},
@@ -103,6 +178,8 @@ class FileConfig(_Strict):
     services: ServicesConfig = ServicesConfig()
     thresholds: Thresholds = Thresholds()
     sources: dict[str, SourceConfig] = Field(default_factory=dict)
+    alerts: AlertsConfig = AlertsConfig()
+    notify: NotifyConfig = NotifyConfig()
 
     @model_validator(mode="before")
     @classmethod
@@ -146,6 +223,37 @@ class Settings(_Strict):
     def source_url(self, name: str) -> str:
         return self.file.sources[name].url(self.profile)
 
+    def notify_urls(self) -> list[str]:
+        """The apprise URLs to deliver alerts to: ``GPUPRICE_NOTIFY_URLS`` (separated by
+        whitespace or commas), else the file ``GPUPRICE_NOTIFY_URLS_FILE`` or ``[notify].urls_file``.
+        Secrets: read when needed, never kept in the settings, never logged."""
+        inline = os.environ.get(NOTIFY_URLS_ENV, "").strip()
+        if inline:
+            return [u for u in _URL_SEPARATOR.split(inline) if u and u.strip(",")]
+        env_file = os.environ.get(NOTIFY_URLS_FILE_ENV, "").strip()
+        if env_file:
+            try:
+                path: Path | None = _secrets_path(Path(env_file), NOTIFY_URLS_FILE_ENV)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+        else:
+            path = self.file.notify.urls_file
+        if path is None:
+            return []
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"notification URLs file {path} cannot be read: {exc.strerror or exc}"
+            ) from None
+        return [
+            url
+            for line in text.splitlines()
+            if not line.lstrip().startswith("#")
+            for url in _URL_SEPARATOR.split(line.strip())
+            if url
+        ]
+
 
 def _describe(error: ValidationError, model: type[BaseModel], origin: str) -> str:
     lines = [f"invalid configuration in {origin}:"]
@@ -155,21 +263,35 @@ def _describe(error: ValidationError, model: type[BaseModel], origin: str) -> st
         if err["type"] == "extra_forbidden":
             allowed = _allowed_keys(model, err["loc"][:-1])
             message = f"unknown key; allowed here: {', '.join(allowed)}"
+            if err["loc"][0] == "notify":
+                message += (
+                    f" (notification URLs are secrets: set {NOTIFY_URLS_ENV}, or urls_file"
+                    " to a file outside the repository)"
+                )
         lines.append(f"  {loc}: {message}")
     return "\n".join(lines)
 
 
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, or inside list[...], dict[str, ...], ... | None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
 def _allowed_keys(model: type[BaseModel], parents: tuple[Any, ...]) -> list[str]:
-    current: Any = model
+    current: type[BaseModel] = model
     for part in parents:
-        field = current.model_fields.get(str(part)) if isinstance(current, type) else None
+        field = current.model_fields.get(str(part)) if isinstance(part, str) else None
         if field is None:
-            # inside dict[str, SourceConfig]: the key is a source name
-            current = SourceConfig
+            # a list index or a dict key (e.g. a source's name): still the same element model
             continue
-        annotation = field.annotation
-        current = annotation if isinstance(annotation, type) else SourceConfig
-    return sorted(current.model_fields) if isinstance(current, type) else []
+        current = _model_in(field.annotation) or current
+    return sorted(current.model_fields)
 
 
 def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Settings:

@@ -6,6 +6,13 @@ import dagster as dg
 
 from gpuprice.settings import Settings, load_settings
 from pipelines.assets import reference_data, snapshot_asset, table_asset
+from pipelines.metrics import (
+    alert_asset,
+    asset_checks,
+    deliver_alerts_job,
+    delivery_sensor,
+    derived_metrics,
+)
 from pipelines.resources import GpupriceResource
 from scrapers.sources import get_adapter
 
@@ -29,7 +36,8 @@ def build_defs(
     job = dg.define_asset_job(
         SCRAPE_JOB,
         selection=dg.AssetSelection.all(),
-        description="Scrape every enabled source once and load the warehouse.",
+        description="Scrape every enabled source once, load the warehouse, derive the metrics "
+        "of the new snapshots and raise (and deliver) procurement alerts.",
     )
     schedule = dg.ScheduleDefinition(
         name="scrape_schedule",
@@ -43,9 +51,11 @@ def build_defs(
         ),
     )
     return dg.Definitions(
-        assets=[reference_data, *snapshots, *tables],
-        jobs=[job],
+        assets=[reference_data, *snapshots, *tables, derived_metrics, alert_asset],
+        asset_checks=asset_checks,
+        jobs=[job, deliver_alerts_job],
         schedules=[schedule],
+        sensors=[delivery_sensor(settings)],
         resources={"gpuprice": resource or GpupriceResource()},
     )
 

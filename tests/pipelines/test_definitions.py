@@ -13,7 +13,18 @@ def test_module_level_definitions_load_and_validate() -> None:
 def test_assets_job_and_running_hourly_schedule(make_settings) -> None:
     defs = build_defs(make_settings())
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
-    assert keys == {"reference_data", "jygpu_snapshot", "smm_snapshot", "offer", "spot_quote"}
+    assert keys == {
+        "reference_data",
+        "jygpu_snapshot",
+        "smm_snapshot",
+        "offer",
+        "spot_quote",
+        "card_value",
+        "monthly_discount",
+        "breakeven",
+        "market_premium",
+        "alert",
+    }
     schedule = defs.resolve_schedule_def("scrape_schedule")
     assert schedule.cron_schedule == "0 * * * *"
     assert schedule.execution_timezone == "Asia/Shanghai"

@@ -1,0 +1,193 @@
+"""`gpuprice breakeven` and `gpuprice alerts`: the derived breakeven table and the
+procurement alerts, read-only."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from gpuprice.cli_common import ConfigOption, console, err, settings_or_exit
+
+_RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """``7d`` / ``24h`` / ``90m`` / ``2w`` ago, or a date / datetime (UTC), as naive UTC."""
+    now = now or datetime.now(UTC).replace(tzinfo=None)
+    match = _RELATIVE.match(text.strip().lower())
+    if match:
+        return now - timedelta(**{_UNITS[match[2]]: int(match[1])})
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        err.print(
+            f"[red]--since {text!r}: use a duration (90m, 24h, 7d, 2w) or a date / datetime "
+            "(2026-09-04, 2026-09-04T10:00) in UTC[/red]"
+        )
+        raise typer.Exit(2) from None
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def _print_json(rows: list[dict[str, Any]]) -> None:
+    sys.stdout.write(
+        json.dumps([{k: _plain(v) for k, v in row.items()} for row in rows], ensure_ascii=False)
+        + "\n"
+    )
+
+
+def _hours(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.1f}"
+
+
+def _money(value: Decimal | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{float(value):,.{digits}f}"
+
+
+def _read(call, *args):
+    from warehouse.db import WarehouseBusy, WarehouseMissing
+
+    try:
+        return call(*args)
+    except (WarehouseMissing, WarehouseBusy) as exc:
+        err.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+
+
+def breakeven(
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", help="Only this card, e.g. rtx4090-24g.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """The current breakeven of every card: per platform and the cheapest line across them.
+
+    Bare metal (CNY per card-month, 720 h) beats the hourly container above
+    `vs hourly` hours of use per month, and the monthly-plan container above `vs monthly`.
+    """
+    from scrapers.gpu_names import CANONICAL_GPUS
+    from warehouse.metric_queries import latest_breakeven
+
+    if gpu is not None and gpu not in CANONICAL_GPUS:
+        err.print(
+            f"[red]--gpu {gpu!r} is not a card id; known: {', '.join(sorted(CANONICAL_GPUS))}[/red]"
+        )
+        raise typer.Exit(2)
+    settings = settings_or_exit(config)
+    frame = _read(latest_breakeven, settings.warehouse_path, gpu)
+    rows = frame.to_dicts()
+    if as_json:
+        _print_json(rows)
+        return
+    if not rows:
+        console.print("no breakeven rows yet: run `gpuprice run` (or `gpuprice backfill`) first")
+        return
+    table = Table(title="Breakeven: monthly usage hours above which bare metal is cheaper")
+    for column in (
+        "card",
+        "line",
+        "snapshot (UTC)",
+        "bare metal CNY/card-month",
+        "hourly CNY/card-h",
+        "monthly plan CNY/card-h",
+        "vs hourly (h/month)",
+        "vs monthly (h/month)",
+        "note",
+    ):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        notes = [n for n in (r["reason_vs_hourly"], r["reason_vs_monthly"]) if n]
+        line = r["source"] + (" [yellow]SIMULATED[/yellow]" if r["simulated"] else "")
+        table.add_row(
+            r["gpu"],
+            line,
+            f"{r['observed_at']:%Y-%m-%d %H:%M}",
+            _money(r["bare_metal_cny_per_card_month"]),
+            _money(r["list_cny_per_card_hour"], 4),
+            _money(r["monthly_cny_per_card_hour"], 4),
+            _hours(r["breakeven_hours_vs_hourly"]),
+            _hours(r["breakeven_hours_vs_monthly"]),
+            "; ".join(dict.fromkeys(notes)),
+        )
+    console.print(table)
+    console.print(
+        "A month is 720 h. 'cheapest' = the lowest price per mode across scraped platforms. "
+        f"warehouse: {settings.warehouse_path}"
+    )
+
+
+def alerts(
+    since: Annotated[
+        str | None,
+        typer.Option(help="Only alerts created since: 90m, 24h, 7d, 2w, or a UTC date/datetime."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Procurement alerts (breakeven shifts, cheaper-mode flips), newest first, with delivery."""
+    from warehouse.metric_queries import alerts as read_alerts
+
+    moment = parse_since(since) if since else None
+    settings = settings_or_exit(config)
+    rows = _read(read_alerts, settings.warehouse_path, moment).to_dicts()
+    if as_json:
+        _print_json(rows)
+        return
+    if not rows:
+        console.print("no alerts" + (f" since {moment:%Y-%m-%d %H:%M} UTC" if moment else ""))
+        return
+    table = Table(title="Procurement alerts (breakeven in usage hours per month)")
+    for column in (
+        "created (UTC)",
+        "kind",
+        "rule",
+        "card",
+        "line",
+        "old → new",
+        "delivery",
+        "message",
+    ):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        if r["delivered_at"] is not None:
+            delivery = f"[green]delivered {r['delivered_at']:%Y-%m-%d %H:%M}[/green]"
+        elif r["attempts"]:
+            delivery = f"[red]pending, {r['attempts']} attempt(s): {r['last_error'] or ''}[/red]"
+        else:
+            delivery = "[yellow]pending[/yellow]"
+        change = f"{_hours(r['old_value'])} → {_hours(r['new_value'])}"
+        if r["kind"] == "mode_flip":
+            change += f" ({r['old_mode']} → {r['new_mode']})"
+        table.add_row(
+            f"{r['created_at']:%Y-%m-%d %H:%M}",
+            r["kind"],
+            r["rule"],
+            r["gpu"],
+            r["source"],
+            change,
+            delivery,
+            r["message"],
+        )
+    console.print(table)
+    console.print(f"{len(rows)} alert(s)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(breakeven)
+    app.command()(alerts)

@@ -1,0 +1,212 @@
+"""Derived metrics, their checks, procurement alerts and their delivery, as Dagster objects.
+
+The SQL and the alert logic live in ``warehouse`` (metrics, alerts, notify, metric_queries);
+these definitions only call them. ``derived_metrics`` runs after every load (it is in the
+scrape job, downstream of the tables), ``alert`` right after it; the sensor
+``alert_delivery_sensor`` retries undelivered alerts between scrapes.
+"""
+
+# No `from __future__ import annotations` here: Dagster reads the resource annotations at
+# definition time and cannot resolve them from strings.
+
+import time
+import warnings
+
+import dagster as dg
+
+from gpuprice.settings import ConfigError, Settings
+from pipelines.resources import GpupriceResource
+from warehouse.alerts import WatchRule, evaluate
+from warehouse.db import WarehouseBusy, WarehouseMissing
+from warehouse.metric_queries import (
+    CheckOutcome,
+    check_breakeven,
+    check_card_value,
+    check_discount_range,
+    check_discount_stated,
+    check_market_premium,
+    pending_alert_signature,
+)
+from warehouse.metrics import DERIVED_TABLES, derive
+from warehouse.notify import DeliverySummary, deliver_pending
+
+DELIVER_JOB = "deliver_alerts_job"
+
+# Dagster itself passes `owners=None` when it binds resources to a sensor, and warns that the
+# parameter is beta. Nothing here sets owners, so that one warning is noise.
+warnings.filterwarnings(
+    "ignore",
+    message=r"Parameter `owners` of initializer `SensorDefinition",
+    category=dg.BetaWarning,
+)
+
+_DESCRIPTIONS = {
+    "card_value": "CNY per card-hour, per dense FP16 TFLOP-hour, per GB-hour and per TB/s-hour, "
+    "per snapshot, source, card and billing mode.",
+    "monthly_discount": "Listed hourly vs monthly-plan hourly per listing: computed ratio and "
+    "the stated discount (disagreements flagged, never fixed).",
+    "breakeven": "Per snapshot and card: bare-metal CNY per card-month and the monthly usage "
+    "hours above which it beats the hourly and the monthly-plan container; per platform and "
+    "the cheapest line across platforms.",
+    "market_premium": "Each listing vs the newest market quote (SMM-type) for the same card "
+    "and region, else the national average.",
+}
+
+
+def watch_rules(settings: Settings) -> list[WatchRule]:
+    return [WatchRule(**rule.model_dump()) for rule in settings.file.alerts.rules]
+
+
+def deliver(settings: Settings, log) -> DeliverySummary:
+    """Send pending alerts; a missing or unreadable secret leaves them pending, never lost."""
+    try:
+        urls = settings.notify_urls()
+    except ConfigError as exc:
+        log.warning(f"alerts stay pending: {exc}")
+        return DeliverySummary(note=str(exc))
+    summary = deliver_pending(settings.warehouse_path, urls)
+    (log.warning if summary.failed else log.info)(summary.line())
+    return summary
+
+
+def _delivery_metadata(summary: DeliverySummary) -> dict:
+    return {
+        "pending_before": summary.pending_before,
+        "delivered": len(summary.delivered),
+        "failed": len(summary.failed),
+        "pending_after": summary.pending_after,
+        "note": summary.note or "",
+        "last_errors": "\n".join(sorted(set(summary.failed.values()))[:5]),
+    }
+
+
+@dg.multi_asset(
+    name="derived_metrics",
+    group_name="metrics",
+    specs=[
+        dg.AssetSpec(
+            table,
+            deps=["offer", "spot_quote", "reference_data"],
+            description=_DESCRIPTIONS[table],
+            group_name="metrics",
+        )
+        for table in DERIVED_TABLES
+    ],
+)
+def derived_metrics(context: dg.AssetExecutionContext, gpuprice: GpupriceResource):
+    """Derive the snapshots loaded since the last derive (incremental)."""
+    summary = derive(gpuprice.settings().warehouse_path)
+    context.log.info(summary.line())
+    for table in DERIVED_TABLES:
+        yield dg.MaterializeResult(
+            asset_key=table,
+            metadata={
+                "rows_written": summary.rows[table],
+                "offer_snapshots_derived": summary.offer_snapshots,
+                "quote_snapshots_new": summary.quote_snapshots,
+                "seconds": round(summary.seconds, 4),
+            },
+        )
+
+
+@dg.asset(
+    name="alert",
+    group_name="metrics",
+    deps=["breakeven"],
+    description="Procurement alerts from the watch rules ([[alerts.rules]]), stored, then "
+    "delivered through apprise; undelivered ones are retried by alert_delivery_sensor.",
+)
+def alert_asset(
+    context: dg.AssetExecutionContext, gpuprice: GpupriceResource
+) -> dg.MaterializeResult:
+    settings = gpuprice.settings()
+    evaluation = evaluate(settings.warehouse_path, watch_rules(settings))
+    context.log.info(evaluation.line())
+    delivery = deliver(settings, context.log)
+    return dg.MaterializeResult(
+        metadata={"rules": evaluation.rules, "new_alerts": len(evaluation.new_alerts)}
+        | _delivery_metadata(delivery)
+    )
+
+
+def _check_result(outcome: CheckOutcome, severity: dg.AssetCheckSeverity) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.passed,
+        severity=severity,
+        metadata={"failing_rows": outcome.failing_rows, "examples": "\n".join(outcome.examples)}
+        | outcome.metadata,
+    )
+
+
+def _check(asset: str, name: str, run, severity: dg.AssetCheckSeverity, description: str):
+    @dg.asset_check(asset=asset, name=name, description=description)
+    def _asset_check(gpuprice: GpupriceResource) -> dg.AssetCheckResult:
+        return _check_result(run(gpuprice.settings().warehouse_path), severity)
+
+    return _asset_check
+
+
+ERROR = dg.AssetCheckSeverity.ERROR
+WARN = dg.AssetCheckSeverity.WARN
+
+asset_checks = [
+    _check("card_value", "prices_positive", check_card_value, ERROR,
+           "No zero, negative or non-finite CNY per card-hour, TFLOP-hour, GB-hour, TB/s-hour."),
+    _check("breakeven", "breakeven_finite_positive", check_breakeven, ERROR,
+           "Breakeven hours finite and positive where given; a reason where missing."),
+    _check("monthly_discount", "discount_ratio_in_range", check_discount_range, ERROR,
+           "Computed monthly ÷ list ratio in (0, 1.2]."),
+    _check("monthly_discount", "stated_discount_matches", check_discount_stated, WARN,
+           "Each source's newest snapshot: the stated discount (95折 ...) agrees with the "
+           "prices within 0.01. A disagreement is flagged, never corrected."),
+    _check("market_premium", "quotes_positive", check_market_premium, ERROR,
+           "Market quotes positive, premium ratios finite."),
+]  # fmt: skip
+
+
+@dg.op(description="Send every pending alert through apprise; failures stay pending.")
+def deliver_pending_alerts(context: dg.OpExecutionContext, gpuprice: GpupriceResource) -> None:
+    summary = deliver(gpuprice.settings(), context.log)
+    for key, value in _delivery_metadata(summary).items():
+        context.log.info(f"{key}: {value}")
+
+
+@dg.job(name=DELIVER_JOB, description="Deliver pending procurement alerts (retries included).")
+def deliver_alerts_job() -> None:
+    deliver_pending_alerts()
+
+
+def delivery_sensor(settings: Settings) -> dg.SensorDefinition:
+    interval = settings.file.notify.retry_interval_s
+
+    @dg.sensor(
+        name="alert_delivery_sensor",
+        job=deliver_alerts_job,
+        minimum_interval_seconds=interval,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Every tick: if alerts are undelivered (new, or failed before), run "
+        f"{DELIVER_JOB}. Read-only check; retried every {interval} s until delivered.",
+    )
+    def alert_delivery_sensor(context: dg.SensorEvaluationContext, gpuprice: GpupriceResource):
+        current = gpuprice.settings()
+        try:
+            pending, attempts = pending_alert_signature(current.warehouse_path)
+        except WarehouseMissing:
+            return dg.SkipReason("no warehouse yet")
+        except WarehouseBusy:
+            return dg.SkipReason("the warehouse is busy with a load; looking again next tick")
+        if pending == 0:
+            return dg.SkipReason("no alert waiting for delivery")
+        try:
+            configured = bool(current.notify_urls())
+        except ConfigError as exc:
+            return dg.SkipReason(f"{pending} alert(s) pending: {exc}")
+        if not configured:
+            return dg.SkipReason(
+                f"{pending} alert(s) pending, but no notification URL is configured "
+                "(GPUPRICE_NOTIFY_URLS or [notify].urls_file)"
+            )
+        tick = int(time.time() // interval)
+        return dg.RunRequest(run_key=f"deliver-{pending}-{attempts}-{tick}")
+
+    return alert_delivery_sensor

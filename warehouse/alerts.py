@@ -1,0 +1,355 @@
+"""Procurement alerts: watch rules evaluated over the breakeven history.
+
+A rule watches one card on one line (a platform, or the cheapest line across platforms)
+at a monthly usage. Each new breakeven snapshot after the rule's cursor is compared with
+the rule's state, in time order:
+
+* ``breakeven_shift``: the breakeven moved at least the threshold (hours, or percent) away
+  from the *baseline*, the value procurement last heard about (the first value seen, then
+  the value of the last shift alert). Jitter never accumulates into alerts, and a slow
+  drift past the threshold is still caught.
+* ``mode_flip``: the cheaper of bare metal and the rule's container mode at the rule's
+  usage changed. Bare metal is cheaper when ``usage > breakeven``; with hysteresis the
+  mode only flips once the breakeven is more than ``hysteresis_hours`` past the usage, so a
+  price bouncing around the usage does not spam.
+
+Exactly once: an alert's id hashes the rule, the kind and the snapshot that caused it
+(``INSERT ... ON CONFLICT DO NOTHING``), and the rule's cursor never goes back, so
+re-running the same snapshots adds nothing. A new or changed rule starts at the newest
+snapshot without alerting about the past. Delivery is in ``warehouse.notify``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal
+
+import duckdb
+
+from warehouse.db import utcnow, write_connection
+from warehouse.metrics import CHEAPEST
+
+Against = Literal["hourly", "monthly"]
+BARE_METAL = "bare_metal"
+MODE_NAMES = {
+    "bare_metal": "bare metal",
+    "hourly": "hourly container",
+    "monthly": "monthly-plan container",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRule:
+    """What procurement watches. Exactly one of ``threshold_hours`` / ``threshold_pct``."""
+
+    name: str
+    gpu: str
+    usage_hours: float
+    source: str | None = None  # a platform; None = the cheapest line across platforms
+    against: Against = "hourly"
+    threshold_hours: float | None = None
+    threshold_pct: float | None = None
+    hysteresis_hours: float = 10.0
+
+    def __post_init__(self) -> None:
+        if (self.threshold_hours is None) == (self.threshold_pct is None):
+            raise ValueError(
+                f"rule {self.name!r}: give exactly one of threshold_hours, threshold_pct"
+            )
+        if self.against not in ("hourly", "monthly"):
+            raise ValueError(f"rule {self.name!r}: against must be 'hourly' or 'monthly'")
+
+    @property
+    def line(self) -> str:
+        return self.source or CHEAPEST
+
+    @property
+    def column(self) -> str:
+        return f"breakeven_hours_vs_{self.against}"
+
+    @property
+    def rate_column(self) -> str:
+        return "list_cny_per_card_hour" if self.against == "hourly" else "monthly_cny_per_card_hour"
+
+    def fingerprint(self) -> str:
+        text = json.dumps(asdict(self), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def threshold_text(self) -> str:
+        if self.threshold_hours is not None:
+            return f"{self.threshold_hours:g} h"
+        return f"{self.threshold_pct:g} %"
+
+    def moved(self, baseline: float, value: float) -> bool:
+        delta = abs(value - baseline)
+        if self.threshold_hours is not None:
+            return delta >= self.threshold_hours
+        return baseline > 0 and delta / baseline * 100 >= (self.threshold_pct or 0)
+
+    def mode(self, value: float, current: str | None) -> str:
+        """The cheaper mode at ``usage_hours`` for breakeven ``value``, with hysteresis."""
+        if current is None:
+            return BARE_METAL if self.usage_hours > value else self.against
+        if current != BARE_METAL and self.usage_hours - value > self.hysteresis_hours:
+            return BARE_METAL
+        if current == BARE_METAL and value - self.usage_hours > self.hysteresis_hours:
+            return self.against
+        return current
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One snapshot of the watched line."""
+
+    observed_at: datetime
+    value: float  # breakeven hours per month
+    bare_metal: Decimal | None  # CNY per card-month
+    container: Decimal | None  # CNY per card-hour of the rule's container mode
+    simulated: bool = False
+    offers: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleState:
+    last: Point
+    baseline: Point
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    alert_id: str
+    kind: str
+    rule: WatchRule
+    old: Point
+    new: Point
+    old_mode: str | None
+    new_mode: str | None
+    message: str
+
+
+def _alert_id(rule: WatchRule, kind: str, at: datetime) -> str:
+    key = f"{rule.name}|{rule.fingerprint()}|{kind}|{at.isoformat()}"
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def _money(value: Decimal | None, unit: str) -> str:
+    return "n/a" if value is None else f"¥{value:,.2f}/{unit}"
+
+
+def _message(
+    rule: WatchRule, kind: str, old: Point, new: Point, old_mode: str | None, new_mode: str | None
+) -> str:
+    where = f"{rule.gpu} on {rule.line if rule.source else 'the cheapest line across platforms'}"
+    tag = "[SIMULATED] " if new.simulated else ""
+    container = MODE_NAMES[rule.against]
+    prices = (
+        f"bare metal {_money(new.bare_metal, 'card-month')}, {container} "
+        f"{_money(new.container, 'card-hour')} (snapshot {new.observed_at:%Y-%m-%d %H:%M} UTC; "
+        f"before: {_money(old.bare_metal, 'card-month')}, {_money(old.container, 'card-hour')} "
+        f"at {old.observed_at:%Y-%m-%d %H:%M} UTC)"
+    )
+    if kind == "mode_flip":
+        cheaper = MODE_NAMES[new_mode or ""]
+        dearer = MODE_NAMES[old_mode or ""]
+        head = (
+            f"{tag}{where}: at {rule.usage_hours:g} h/month the {cheaper} is now cheaper than "
+            f"the {dearer}; breakeven {old.value:.1f} h → {new.value:.1f} h per month"
+        )
+    else:
+        head = (
+            f"{tag}{where}: breakeven vs {container} moved {new.value - old.value:+.1f} h "
+            f"({old.value:.1f} h → {new.value:.1f} h per month; threshold {rule.threshold_text()})"
+        )
+    return f"{head}; {prices}. Rule '{rule.name}'."
+
+
+def step(rule: WatchRule, state: RuleState | None, point: Point) -> tuple[RuleState, list[Alert]]:
+    """Advance one rule by one snapshot: the new state and the alerts it raises (pure)."""
+    if state is None:
+        return RuleState(point, point, rule.mode(point.value, None)), []
+    alerts: list[Alert] = []
+    mode = rule.mode(point.value, state.mode)
+    if mode != state.mode:
+        alerts.append(
+            Alert(
+                _alert_id(rule, "mode_flip", point.observed_at),
+                "mode_flip",
+                rule,
+                state.last,
+                point,
+                state.mode,
+                mode,
+                _message(rule, "mode_flip", state.last, point, state.mode, mode),
+            )
+        )
+    baseline = state.baseline
+    if rule.moved(baseline.value, point.value):
+        alerts.append(
+            Alert(
+                _alert_id(rule, "breakeven_shift", point.observed_at),
+                "breakeven_shift",
+                rule,
+                baseline,
+                point,
+                None,
+                None,
+                _message(rule, "breakeven_shift", baseline, point, None, None),
+            )
+        )
+        baseline = point
+    return RuleState(point, baseline, mode), alerts
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationSummary:
+    rules: int
+    snapshots: int  # rule × snapshot steps evaluated
+    new_alerts: list[str]  # ids of alerts stored by this evaluation
+
+    def line(self) -> str:
+        return (
+            f"alerts: {self.rules} rule(s), {self.snapshots} snapshot step(s), "
+            f"{len(self.new_alerts)} new alert(s)"
+        )
+
+
+def evaluate(
+    path: Path, rules: list[WatchRule], *, now: datetime | None = None
+) -> EvaluationSummary:
+    """Evaluate every rule over the breakeven snapshots after its cursor; store new alerts."""
+    with write_connection(path) as con:
+        return evaluate_with(con, rules, now=now)
+
+
+def evaluate_with(
+    con: duckdb.DuckDBPyConnection, rules: list[WatchRule], *, now: datetime | None = None
+) -> EvaluationSummary:
+    now = now or utcnow()
+    stored: list[str] = []
+    steps = 0
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for rule in rules:
+            state, fingerprint = _load_state(con, rule)
+            fresh = state is None or fingerprint != rule.fingerprint()
+            points = _points(
+                con, rule, None if fresh else state.last.observed_at, latest_only=fresh
+            )
+            if fresh:
+                state = None
+            for point in points:
+                state, alerts = step(rule, state, point)
+                steps += 1
+                for alert in alerts:
+                    if _store(con, alert, now):
+                        stored.append(alert.alert_id)
+            if state is not None and points:
+                _save_state(con, rule, state, now)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return EvaluationSummary(len(rules), steps, stored)
+
+
+def _points(
+    con: duckdb.DuckDBPyConnection, rule: WatchRule, after: datetime | None, *, latest_only: bool
+) -> list[Point]:
+    sql = f"""
+        SELECT observed_at, {rule.column} AS value, bare_metal_cny_per_card_month,
+               {rule.rate_column} AS rate, simulated,
+               concat_ws(', ', bare_metal_offer, {rule.against}_offer) AS offers
+        FROM breakeven
+        WHERE source = ? AND gpu = ? AND {rule.column} IS NOT NULL
+          AND isfinite({rule.column}) AND {rule.column} > 0
+          {"AND observed_at > ?" if after is not None else ""}
+        ORDER BY observed_at {"DESC LIMIT 1" if latest_only else ""}
+    """
+    params: list[object] = [rule.line, rule.gpu] + ([after] if after is not None else [])
+    return [
+        Point(row[0], float(row[1]), row[2], row[3], bool(row[4]), row[5] or None)
+        for row in con.execute(sql, params).fetchall()
+    ]
+
+
+def _load_state(
+    con: duckdb.DuckDBPyConnection, rule: WatchRule
+) -> tuple[RuleState | None, str | None]:
+    row = con.execute(
+        "SELECT fingerprint, last_observed_at, last_value, last_bare_metal, last_container, "
+        "baseline_observed_at, baseline_value, baseline_bare_metal, baseline_container, mode "
+        "FROM alert_rule_state WHERE rule = ?",
+        [rule.name],
+    ).fetchone()
+    if row is None:
+        return None, None
+    last = Point(row[1], row[2], row[3], row[4])
+    baseline = Point(row[5], row[6], row[7], row[8])
+    return RuleState(last, baseline, row[9]), row[0]
+
+
+def _save_state(
+    con: duckdb.DuckDBPyConnection, rule: WatchRule, state: RuleState, now: datetime
+) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO alert_rule_state VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            rule.name,
+            rule.fingerprint(),
+            state.last.observed_at,
+            state.last.value,
+            state.last.bare_metal,
+            state.last.container,
+            state.baseline.observed_at,
+            state.baseline.value,
+            state.baseline.bare_metal,
+            state.baseline.container,
+            state.mode,
+            now,
+        ],
+    )
+
+
+def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime) -> bool:
+    rule = alert.rule
+    added = con.execute(
+        """
+        INSERT INTO alert (alert_id, created_at, kind, rule, gpu, source, old_value, new_value,
+            message, against, usage_hours, old_mode, new_mode, old_observed_at, new_observed_at,
+            old_bare_metal_cny_per_card_month, new_bare_metal_cny_per_card_month,
+            old_container_cny_per_card_hour, new_container_cny_per_card_hour, new_offers,
+            simulated)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT DO NOTHING
+        """,
+        [
+            alert.alert_id,
+            now,
+            alert.kind,
+            rule.name,
+            rule.gpu,
+            rule.line,
+            alert.old.value,
+            alert.new.value,
+            alert.message,
+            rule.against,
+            rule.usage_hours,
+            alert.old_mode,
+            alert.new_mode,
+            alert.old.observed_at,
+            alert.new.observed_at,
+            alert.old.bare_metal,
+            alert.new.bare_metal,
+            alert.old.container,
+            alert.new.container,
+            alert.new.offers,
+            alert.new.simulated,
+        ],
+    ).fetchone()[0]
+    return bool(added)

@@ -1,0 +1,449 @@
+"""Derived metrics: card_value, monthly_discount, breakeven and market_premium.
+
+``derive`` computes only the snapshots not derived yet, in one transaction. A snapshot is
+every offer (or spot quote) of one source with one ``observed_at``; the ledger
+``derived_snapshot`` remembers each derived snapshot with its row count, so a snapshot
+whose pages arrive late (count changed) is derived again and everything else is left alone.
+The work of a run therefore grows with the new snapshots, not with the history. Formulas,
+units and the matching rules are in docs/METRICS.md.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from scrapers.rows import HOURS_PER_MONTH
+from warehouse.db import utcnow, write_connection
+
+DERIVED_TABLES = ("card_value", "monthly_discount", "breakeven", "market_premium")
+
+# The cross-platform line uses each platform's newest snapshot no older than this.
+CHEAPEST_MAX_AGE_HOURS = 72
+# A listing is compared with market quotes no older than this.
+QUOTE_MAX_AGE_DAYS = 31
+# |stated − computed| above this is a disagreement (prices rounded to the cent move a ratio
+# by at most 0.005 / list price, well under 0.01 for any list price above ¥0.50).
+DISCOUNT_TOLERANCE = 0.01
+CHEAPEST = "cheapest"
+NATIONAL_AVERAGE = "全国均值"
+
+# Which comparison class a row belongs to: listings are only compared with quotes of the same
+# class, and the cheapest line only mixes platforms of the same class.
+_CLASS = (
+    "CASE WHEN {t}.source LIKE '%-published' THEN 'published' "
+    "WHEN {t}.simulated THEN 'simulated' ELSE 'live' END"
+)
+
+
+class ReferenceMissing(RuntimeError):
+    """gpu_spec is empty: load the reference data before deriving."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeriveSummary:
+    offer_snapshots: int  # offer snapshots (re)derived
+    quote_snapshots: int  # new quote snapshots taken into account
+    rows: dict[str, int]  # rows written per derived table
+    seconds: float
+    full: bool
+
+    def line(self) -> str:
+        written = ", ".join(f"{t} {n}" for t, n in self.rows.items())
+        what = "full recompute" if self.full else "incremental"
+        return (
+            f"derive ({what}): {self.offer_snapshots} offer snapshot(s), "
+            f"{self.quote_snapshots} quote snapshot(s); rows {written}; {self.seconds:.3f} s"
+        )
+
+
+def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> DeriveSummary:
+    """Derive every snapshot not derived yet (``full``: forget the ledger, derive all)."""
+    with write_connection(path) as con:
+        return derive_with(con, full=full, now=now)
+
+
+def derive_with(
+    con: duckdb.DuckDBPyConnection, *, full: bool = False, now: datetime | None = None
+) -> DeriveSummary:
+    started = time.perf_counter()
+    if con.execute("SELECT count(*) FROM gpu_spec").fetchone()[0] == 0:
+        raise ReferenceMissing("gpu_spec is empty: load the reference data (reference_data) first")
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if full:
+            for table in (*DERIVED_TABLES, "derived_snapshot"):
+                con.execute(f"DELETE FROM {table}")
+        offers, quotes = _pending(con)
+        rows: dict[str, int] = dict.fromkeys(DERIVED_TABLES, 0)
+        if offers:
+            _snapshot_offers(con)
+            rows["card_value"] = _card_value(con)
+            rows["monthly_discount"] = _monthly_discount(con)
+            rows["breakeven"] = _breakeven_platform(con) + _breakeven_cheapest(con)
+        if offers or quotes:
+            rows["market_premium"] = _market_premium(con)
+        _record(con, now or utcnow())
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        for temp in ("pending_offer", "pending_quote", "snap_offer"):
+            con.execute(f"DROP TABLE IF EXISTS {temp}")
+    return DeriveSummary(offers, quotes, rows, time.perf_counter() - started, full)
+
+
+def _pending(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """Temp tables of the offer and quote snapshots whose rows are not derived yet."""
+    for kind, table in (("offer", "offer"), ("quote", "spot_quote")):
+        con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE pending_{kind} AS
+            WITH snap AS (
+                SELECT t.source, t.observed_at, count(*)::INTEGER AS row_count,
+                       any_value({_CLASS.format(t="t")}) AS class
+                FROM {table} t
+                GROUP BY t.source, t.observed_at
+            )
+            SELECT s.* FROM snap s
+            LEFT JOIN derived_snapshot d
+              ON d.kind = '{kind}' AND d.source = s.source AND d.observed_at = s.observed_at
+            WHERE d.row_count IS DISTINCT FROM s.row_count
+            """
+        )
+    offers = con.execute("SELECT count(*) FROM pending_offer").fetchone()[0]
+    quotes = con.execute("SELECT count(*) FROM pending_quote").fetchone()[0]
+    return offers, quotes
+
+
+def _snapshot_offers(con: duckdb.DuckDBPyConnection) -> None:
+    """The offers of the pending snapshots (known cards only), with a per-card month price."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE snap_offer AS
+        SELECT o.*,
+               CASE o.unit
+                   WHEN 'CNY/server-month' THEN o.price / o.gpu_count
+                   WHEN 'CNY/card-month' THEN o.price
+                   ELSE o.cny_per_card_hour * {HOURS_PER_MONTH}
+               END::DECIMAL(18, 6) AS cny_per_card_month
+        FROM offer o
+        JOIN pending_offer p ON p.source = o.source AND p.observed_at = o.observed_at
+        WHERE o.gpu <> 'unknown'
+        """
+    )
+
+
+def _replace(con: duckdb.DuckDBPyConnection, table: str, select: str) -> int:
+    """Delete the pending snapshots' rows of ``table`` and insert ``select`` instead."""
+    con.execute(
+        f"DELETE FROM {table} t USING pending_offer p "
+        "WHERE t.source = p.source AND t.observed_at = p.observed_at"
+    )
+    return con.execute(f"INSERT INTO {table} BY NAME {select}").fetchone()[0]
+
+
+def _card_value(con: duckdb.DuckDBPyConnection) -> int:
+    return _replace(
+        con,
+        "card_value",
+        """
+        WITH best AS (
+            SELECT observed_at, source, gpu, billing,
+                   arg_min(offer_id, cny_per_card_hour) AS offer_id,
+                   count(*)::INTEGER AS offers,
+                   min(cny_per_card_hour) AS cny_per_card_hour,
+                   bool_or(simulated) AS simulated
+            FROM snap_offer
+            GROUP BY observed_at, source, gpu, billing
+        )
+        SELECT b.*,
+               b.cny_per_card_hour::DOUBLE / s.fp16_tflops_dense AS cny_per_tflop_hour,
+               b.cny_per_card_hour::DOUBLE / s.vram_gb AS cny_per_gb_hour,
+               b.cny_per_card_hour::DOUBLE / (s.bandwidth_gbs / 1000.0) AS cny_per_tbps_hour
+        FROM best b LEFT JOIN gpu_spec s ON s.gpu = b.gpu
+        """,
+    )
+
+
+def _monthly_discount(con: duckdb.DuckDBPyConnection) -> int:
+    # The list price is the same listing's hourly row; without one, the monthly row's own
+    # list_price converted with that row's unit factor (cny_per_card_hour / price).
+    return _replace(
+        con,
+        "monthly_discount",
+        f"""
+        WITH pair AS (
+            SELECT m.observed_at, m.source, m.gpu, m.offer_id,
+                   coalesce(
+                       h.cny_per_card_hour,
+                       round(m.list_price::DOUBLE * m.cny_per_card_hour::DOUBLE
+                             / m.price::DOUBLE, 6)::DECIMAL(18, 6)
+                   ) AS list_cny_per_card_hour,
+                   m.cny_per_card_hour AS monthly_cny_per_card_hour,
+                   m.stated_discount, m.discount_label, m.simulated
+            FROM snap_offer m
+            LEFT JOIN snap_offer h
+              ON h.source = m.source AND h.observed_at = m.observed_at
+             AND h.offer_id = m.offer_id AND h.billing = 'hourly'
+            WHERE m.billing = 'monthly' AND (h.offer_id IS NOT NULL OR m.list_price IS NOT NULL)
+        ), ratio AS (
+            SELECT *, monthly_cny_per_card_hour::DOUBLE / list_cny_per_card_hour::DOUBLE
+                      AS discount_ratio
+            FROM pair
+        )
+        SELECT *, stated_discount::DOUBLE - discount_ratio AS stated_minus_computed,
+               coalesce(abs(stated_discount::DOUBLE - discount_ratio) > {DISCOUNT_TOLERANCE},
+                        false) AS disagrees
+        FROM ratio
+        """,
+    )
+
+
+_REASONS = """
+    CASE
+        WHEN {bm} IS NULL AND {rate} IS NULL THEN 'no bare-metal and no {what} offer for this card in this snapshot'
+        WHEN {bm} IS NULL THEN 'no bare-metal offer for this card in this snapshot'
+        WHEN {rate} IS NULL THEN 'no {what} offer for this card in this snapshot'
+    END
+"""
+
+
+def _breakeven_columns(bm: str, hourly: str, monthly: str) -> str:
+    return f"""
+        {bm}::DOUBLE / {hourly}::DOUBLE AS breakeven_hours_vs_hourly,
+        {bm}::DOUBLE / {monthly}::DOUBLE AS breakeven_hours_vs_monthly,
+        {_REASONS.format(bm=bm, rate=hourly, what="hourly")} AS reason_vs_hourly,
+        {_REASONS.format(bm=bm, rate=monthly, what="monthly-plan")} AS reason_vs_monthly
+    """
+
+
+def _breakeven_platform(con: duckdb.DuckDBPyConnection) -> int:
+    con.execute(
+        "DELETE FROM breakeven t USING pending_offer p "
+        "WHERE t.scope = 'platform' AND t.source = p.source AND t.observed_at = p.observed_at"
+    )
+    return con.execute(
+        f"""
+        INSERT INTO breakeven BY NAME
+        WITH modes AS (
+            SELECT observed_at, source, gpu, bool_or(simulated) AS simulated,
+                min(cny_per_card_month) FILTER (WHERE billing = 'bare_metal_monthly') AS bm,
+                arg_min(offer_id, cny_per_card_month)
+                    FILTER (WHERE billing = 'bare_metal_monthly') AS bare_metal_offer,
+                min(cny_per_card_hour) FILTER (WHERE billing = 'hourly') AS hourly,
+                arg_min(offer_id, cny_per_card_hour) FILTER (WHERE billing = 'hourly')
+                    AS hourly_offer,
+                min(cny_per_card_hour) FILTER (WHERE billing = 'monthly') AS monthly,
+                arg_min(offer_id, cny_per_card_hour) FILTER (WHERE billing = 'monthly')
+                    AS monthly_offer
+            FROM snap_offer
+            WHERE billing IN ('bare_metal_monthly', 'hourly', 'monthly')
+            GROUP BY observed_at, source, gpu
+        )
+        SELECT observed_at, source, gpu, 'platform' AS scope, simulated,
+               bm AS bare_metal_cny_per_card_month, hourly AS list_cny_per_card_hour,
+               monthly AS monthly_cny_per_card_hour,
+               bare_metal_offer, hourly_offer, monthly_offer,
+               {_breakeven_columns("bm", "hourly", "monthly")}
+        FROM modes
+        """
+    ).fetchone()[0]
+
+
+def _breakeven_cheapest(con: duckdb.DuckDBPyConnection) -> int:
+    """The cheapest-available line: at each scraped snapshot time t, per mode the lowest
+    price among every platform's newest snapshot at or before t (at most 72 h old)."""
+    window = f"INTERVAL {CHEAPEST_MAX_AGE_HOURS} HOUR"
+    since, _ = _bounds(con, "pending_offer WHERE class <> 'published'", "observed_at")
+    if since is None:
+        return 0
+    # Literal bounds (not subqueries) let DuckDB skip old row groups by their min/max.
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE cheapest_time AS
+        WITH new AS (
+            SELECT observed_at, class FROM pending_offer WHERE class <> 'published'
+        ), snaps AS (
+            SELECT DISTINCT b.observed_at, {_CLASS.format(t="b")} AS class
+            FROM breakeven b
+            WHERE b.scope = 'platform' AND b.source NOT LIKE '%-published'
+              AND b.observed_at >= $since
+        )
+        SELECT DISTINCT s.observed_at AS t, s.class
+        FROM snaps s JOIN new n
+          ON n.class = s.class AND s.observed_at >= n.observed_at
+         AND s.observed_at < n.observed_at + {window}
+        """,
+        {"since": since},
+    )
+    low, high = _bounds(con, "cheapest_time", "t")
+    try:
+        con.execute(
+            "DELETE FROM breakeven b USING cheapest_time c "
+            "WHERE b.scope = 'cheapest' AND b.observed_at = c.t AND b.simulated = (c.class = 'simulated')"
+        )
+        return con.execute(
+            f"""
+            INSERT INTO breakeven BY NAME
+            WITH platform AS (
+                SELECT b.*, {_CLASS.format(t="b")} AS class FROM breakeven b
+                WHERE b.scope = 'platform' AND b.source NOT LIKE '%-published'
+                  AND b.observed_at > $low - {window} AND b.observed_at <= $high
+            ), newest AS (
+                SELECT c.t, c.class, p.source, max(p.observed_at) AS snap_at
+                FROM cheapest_time c JOIN platform p
+                  ON p.class = c.class AND p.observed_at <= c.t AND p.observed_at > c.t - {window}
+                GROUP BY c.t, c.class, p.source
+            ), lines AS (
+                SELECT n.t, n.class, p.gpu,
+                    min(p.bare_metal_cny_per_card_month) AS bm,
+                    arg_min(p.source || '/' || p.bare_metal_offer, p.bare_metal_cny_per_card_month)
+                        AS bare_metal_offer,
+                    min(p.list_cny_per_card_hour) AS hourly,
+                    arg_min(p.source || '/' || p.hourly_offer, p.list_cny_per_card_hour)
+                        AS hourly_offer,
+                    min(p.monthly_cny_per_card_hour) AS monthly,
+                    arg_min(p.source || '/' || p.monthly_offer, p.monthly_cny_per_card_hour)
+                        AS monthly_offer
+                FROM newest n
+                JOIN platform p ON p.source = n.source AND p.observed_at = n.snap_at
+                GROUP BY n.t, n.class, p.gpu
+            )
+            SELECT t AS observed_at, '{CHEAPEST}' AS source, gpu, 'cheapest' AS scope,
+                   class = 'simulated' AS simulated,
+                   bm AS bare_metal_cny_per_card_month, hourly AS list_cny_per_card_hour,
+                   monthly AS monthly_cny_per_card_hour,
+                   bare_metal_offer, hourly_offer, monthly_offer,
+                   {_breakeven_columns("bm", "hourly", "monthly")}
+            FROM lines
+            """,
+            {"low": low, "high": high},
+        ).fetchone()[0]
+    finally:
+        con.execute("DROP TABLE IF EXISTS cheapest_time")
+
+
+def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
+    """Each listing of the affected snapshots vs the newest market quote at or before it.
+
+    Affected: the new offer snapshots, and every offer snapshot of the same class at or after
+    a new quote snapshot (a late quote changes what "newest" means from its time on).
+    """
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE premium_snap AS
+        SELECT source, observed_at FROM pending_offer
+        UNION
+        SELECT DISTINCT o.source, o.observed_at
+        FROM offer o JOIN (
+            SELECT class, min(observed_at) AS since FROM pending_quote GROUP BY class
+        ) q ON o.observed_at >= q.since AND {_CLASS.format(t="o")} = q.class
+        """
+    )
+    low, high = _bounds(con, "premium_snap", "observed_at")
+    try:
+        con.execute(
+            "DELETE FROM market_premium t USING premium_snap p "
+            "WHERE t.source = p.source AND t.observed_at = p.observed_at"
+        )
+        return con.execute(
+            f"""
+            INSERT INTO market_premium BY NAME
+            WITH snap_listing AS (
+                SELECT o.observed_at, o.source, o.offer_id, o.billing, o.gpu, o.region,
+                       o.cny_per_card_hour, o.simulated, {_CLASS.format(t="o")} AS class
+                FROM offer o
+                JOIN premium_snap p ON p.source = o.source AND p.observed_at = o.observed_at
+                WHERE o.gpu <> 'unknown'
+            ), region_of AS (
+                SELECT DISTINCT ON (l.region) l.region, r.market_region
+                FROM (SELECT DISTINCT region FROM snap_listing) l
+                JOIN region_market r ON contains(l.region, r.keyword)
+                ORDER BY l.region, r.priority, r.keyword
+            ), listing AS (
+                SELECT l.*, g.market_region
+                FROM snap_listing l LEFT JOIN region_of g ON g.region = l.region
+            ), quote AS (
+                SELECT q.observed_at, q.gpu, q.region, {_CLASS.format(t="q")} AS class,
+                       avg(q.cny_per_card_hour::DOUBLE) AS price,
+                       string_agg(DISTINCT q.source, ',' ORDER BY q.source) AS source,
+                       string_agg(DISTINCT q.basis, ',' ORDER BY q.basis) AS basis
+                FROM spot_quote q
+                WHERE q.gpu <> 'unknown'
+                  AND q.observed_at <= $high
+                  AND q.observed_at >= $low - INTERVAL {QUOTE_MAX_AGE_DAYS} DAY
+                GROUP BY ALL
+            ), national AS (
+                SELECT observed_at, gpu, class, avg(price) AS price,
+                       count(*)::INTEGER AS regions,
+                       string_agg(DISTINCT source, ',' ORDER BY source) AS source,
+                       string_agg(DISTINCT basis, ',' ORDER BY basis) AS basis
+                FROM quote GROUP BY ALL
+            ), regional AS (
+                SELECT l.*, q.observed_at AS quote_observed_at, q.price AS quote_price,
+                       q.source AS quote_source, q.basis AS quote_basis
+                FROM listing l ASOF LEFT JOIN quote q
+                  ON q.class = l.class AND q.gpu = l.gpu AND q.region = l.market_region
+                 AND l.observed_at >= q.observed_at
+            ), matched AS (
+                SELECT r.* EXCLUDE (quote_observed_at, quote_price, quote_source, quote_basis),
+                       CASE WHEN r.quote_price IS NOT NULL
+                             AND r.quote_observed_at > r.observed_at - INTERVAL {QUOTE_MAX_AGE_DAYS} DAY
+                            THEN 'region' ELSE 'national_average' END AS match,
+                       r.quote_observed_at AS regional_at, r.quote_price AS regional_price,
+                       r.quote_source AS regional_source, r.quote_basis AS regional_basis
+                FROM regional r
+            ), with_national AS (
+                SELECT m.*, n.observed_at AS national_at, n.price AS national_price,
+                       n.regions AS national_regions, n.source AS national_source,
+                       n.basis AS national_basis
+                FROM matched m ASOF LEFT JOIN national n
+                  ON n.class = m.class AND n.gpu = m.gpu AND m.observed_at >= n.observed_at
+            ), chosen AS (
+                SELECT observed_at, source, offer_id, billing, gpu, region, cny_per_card_hour,
+                       simulated, match,
+                       CASE match WHEN 'region' THEN market_region ELSE '{NATIONAL_AVERAGE}' END
+                           AS quote_region,
+                       CASE match WHEN 'region' THEN 1 ELSE national_regions END AS quote_regions,
+                       CASE match WHEN 'region' THEN regional_source ELSE national_source END
+                           AS quote_source,
+                       CASE match WHEN 'region' THEN regional_at ELSE national_at END
+                           AS quote_observed_at,
+                       CASE match WHEN 'region' THEN regional_basis ELSE national_basis END
+                           AS quote_basis,
+                       CASE match WHEN 'region' THEN regional_price ELSE national_price END
+                           AS quote_cny_per_card_hour
+                FROM with_national
+            )
+            SELECT *, cny_per_card_hour::DOUBLE - quote_cny_per_card_hour
+                          AS premium_cny_per_card_hour,
+                   cny_per_card_hour::DOUBLE / quote_cny_per_card_hour - 1 AS premium_ratio
+            FROM chosen
+            WHERE quote_cny_per_card_hour IS NOT NULL
+              AND quote_observed_at > observed_at - INTERVAL {QUOTE_MAX_AGE_DAYS} DAY
+            """,
+            {"low": low, "high": high},
+        ).fetchone()[0]
+    finally:
+        con.execute("DROP TABLE IF EXISTS premium_snap")
+
+
+def _bounds(con: duckdb.DuckDBPyConnection, table: str, column: str) -> tuple:
+    return con.execute(f"SELECT min({column}), max({column}) FROM {table}").fetchone()
+
+
+def _record(con: duckdb.DuckDBPyConnection, now: datetime) -> None:
+    for kind in ("offer", "quote"):
+        con.execute(
+            f"""
+            INSERT OR REPLACE INTO derived_snapshot
+            SELECT '{kind}', source, observed_at, row_count, ? FROM pending_{kind}
+            """,
+            [now],
+        )

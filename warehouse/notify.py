@@ -1,0 +1,176 @@
+"""Delivering stored alerts through apprise (DingTalk, Feishu/Lark, WeCom, Slack, e-mail,
+plain webhooks: any apprise URL).
+
+It lives in ``warehouse`` because it is the other half of the ``alert`` table's life cycle
+(pending → delivered) and the Dagster assets and sensor may import ``warehouse`` but not
+``gpuprice``. The URLs are secrets: the caller passes them in (``gpuprice.settings`` reads
+them from ``GPUPRICE_NOTIFY_URLS`` or a file outside the repository); they are never
+stored, logged or put into an error message. A target is recorded only as a hash.
+
+Delivery is at least once and never loses an alert: an alert stays pending
+(``delivered_at IS NULL``) until every target took it; each failed attempt increments
+``attempts`` and records ``last_error``, and the next tick tries again, skipping the
+targets that already took it. No write connection is held while sending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import apprise
+
+from warehouse.db import read_connection, utcnow, write_connection
+
+log = logging.getLogger(__name__)
+
+Sender = Callable[[str, str, str], "str | None"]  # (url, title, body) -> error or None
+
+_ANY_URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://\S+")
+
+
+def target_id(url: str) -> str:
+    """A stable, non-secret name for a notification URL."""
+    return hashlib.sha256(url.strip().encode()).hexdigest()[:16]
+
+
+def mask_url(url: str) -> str:
+    """``scheme://…#<hash>``: enough to tell targets apart, nothing to reuse."""
+    scheme = url.split("://", 1)[0] if "://" in url else "?"
+    return f"{scheme}://…#{target_id(url)}"
+
+
+def _scrub(text: str, url: str) -> str:
+    text = text.replace(url, mask_url(url))
+    return _ANY_URL.sub(lambda m: mask_url(m.group(0)), text)
+
+
+def apprise_send(url: str, title: str, body: str) -> str | None:
+    """Send one message to one apprise URL; ``None`` on success, else a scrubbed reason."""
+    sender = apprise.Apprise()
+    if not sender.add(url):
+        return f"{mask_url(url)} is not an apprise URL apprise can use"
+    with apprise.LogCapture(level=logging.WARNING) as captured:
+        ok = bool(sender.notify(body=body, title=title))
+    if ok:
+        return None
+    lines = [line.split(" - ", 2)[-1] for line in captured.getvalue().splitlines() if line]
+    reason = "; ".join(lines[-3:]) or "apprise reported a failure"
+    return _scrub(reason, url)[:500]
+
+
+@dataclass
+class DeliverySummary:
+    pending_before: int = 0
+    delivered: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # alert_id -> last error
+    note: str | None = None
+
+    @property
+    def pending_after(self) -> int:
+        return self.pending_before - len(self.delivered)
+
+    def line(self) -> str:
+        text = (
+            f"delivery: {self.pending_before} pending, {len(self.delivered)} delivered, "
+            f"{len(self.failed)} failed"
+        )
+        return f"{text} ({self.note})" if self.note else text
+
+
+def pending_alerts(path: Path, limit: int = 200) -> list[dict]:
+    with read_connection(path) as con:
+        alerts = con.execute(
+            "SELECT alert_id, kind, gpu, rule, message, simulated FROM alert "
+            "WHERE delivered_at IS NULL ORDER BY new_observed_at, created_at, alert_id LIMIT ?",
+            [limit],
+        ).fetchall()
+        done = con.execute(
+            "SELECT d.alert_id, d.target FROM alert_delivery d "
+            "JOIN alert a USING (alert_id) WHERE a.delivered_at IS NULL"
+        ).fetchall()
+    taken: dict[str, set[str]] = {}
+    for alert_id, target in done:
+        taken.setdefault(alert_id, set()).add(target)
+    keys = ("alert_id", "kind", "gpu", "rule", "message", "simulated")
+    return [
+        dict(zip(keys, row, strict=True)) | {"taken": taken.get(row[0], set())} for row in alerts
+    ]
+
+
+def title_of(alert: dict) -> str:
+    what = "cheaper rent mode flipped" if alert["kind"] == "mode_flip" else "breakeven shifted"
+    tag = "[SIMULATED] " if alert["simulated"] else ""
+    return f"{tag}gpuprice: {alert['gpu']} {what}"
+
+
+def deliver_pending(
+    path: Path,
+    urls: Sequence[str],
+    *,
+    send: Sender = apprise_send,
+    now: Callable[[], datetime] = utcnow,
+    limit: int = 200,
+) -> DeliverySummary:
+    """Send every pending alert to every target that has not taken it yet; record the outcome."""
+    if not path.exists():
+        return DeliverySummary(note="no warehouse yet")
+    pending = pending_alerts(path, limit)
+    summary = DeliverySummary(pending_before=len(pending))
+    if not pending:
+        return summary
+    targets = [u.strip() for u in urls if u.strip()]
+    if not targets:
+        summary.note = "no notification URL configured (GPUPRICE_NOTIFY_URLS); alerts stay pending"
+        return summary
+    down: dict[str, str] = {}  # a target that failed this tick is not tried again this tick
+    results: list[tuple[str, list[tuple[str, datetime]], str | None, bool, datetime]] = []
+    for alert in pending:
+        took: list[tuple[str, datetime]] = []
+        errors: list[str] = []
+        for url in targets:
+            target = target_id(url)
+            if target in alert["taken"]:
+                continue
+            error = down.get(target)
+            if error is None:
+                error = send(url, title_of(alert), alert["message"])
+            if error is None:
+                took.append((target, now()))
+            else:
+                down[target] = error
+                errors.append(error)
+        complete = not errors
+        results.append((alert["alert_id"], took, "; ".join(errors) or None, complete, now()))
+    with write_connection(path) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for alert_id, took, error, complete, at in results:
+                for target, when in took:
+                    con.execute(
+                        "INSERT INTO alert_delivery VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                        [alert_id, target, when],
+                    )
+                con.execute(
+                    "UPDATE alert SET attempts = attempts + 1, last_attempt_at = ?, "
+                    "last_error = ?, delivered_at = CASE WHEN ? THEN ? ELSE delivered_at END "
+                    "WHERE alert_id = ?",
+                    [at, error, complete, at, alert_id],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    for alert_id, _, error, complete, _ in results:
+        if complete:
+            summary.delivered.append(alert_id)
+        else:
+            summary.failed[alert_id] = error or ""
+    if summary.failed:
+        log.warning("%s; will retry on the next tick", summary.line())
+    return summary
