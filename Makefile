@@ -27,6 +27,7 @@ test: lint
 
 bench: install
 	$(BIN)/python bench/backfill_throughput.py
+	$(BIN)/python bench/derive_incremental.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
