@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: up test lint bench install clean
+.PHONY: up test lint bench install clean browser-deps
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuprice needs Python 3.11 or newer")'
@@ -22,12 +22,25 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+# The dashboard's browser smoke test drives Debian's chromium (never a downloaded build);
+# the CJK font is there so Chinese renders in its screenshots.
+browser-deps:
+	@if [ -x /usr/bin/chromium ] && dpkg -s fonts-wqy-microhei >/dev/null 2>&1; then \
+		echo "browser-deps: chromium and fonts-wqy-microhei are installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-wqy-microhei; \
+	else \
+		echo "browser-deps: not root, so not installing chromium fonts-wqy-microhei;" \
+			"run 'sudo make browser-deps' (tests/browser fails without /usr/bin/chromium)"; \
+	fi
+
+test: lint browser-deps
 	$(BIN)/pytest
 
 bench: install
 	$(BIN)/python bench/backfill_throughput.py
 	$(BIN)/python bench/derive_incremental.py
+	$(BIN)/python bench/dashboard_render.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

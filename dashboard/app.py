@@ -4,10 +4,57 @@ from __future__ import annotations
 
 import streamlit as st
 
-st.set_page_config(page_title="gpuprice · GPU 租赁价格", page_icon="📈", layout="wide")
+from dashboard.i18n import LANG_KEY, t
+from gpuprice.settings import ConfigError, load_settings
+
+st.set_page_config(
+    page_title="gpuprice · GPU 租赁价格", page_icon=":material/trending_up:", layout="wide"
+)
+
+# The toggle lives in the entry script, so it is drawn on every page and keeps its value
+# when the user switches pages. Chinese is the default.
+st.sidebar.toggle(t("lang.toggle"), key=LANG_KEY)
+
+try:
+    load_settings()
+except ConfigError as exc:
+    # Every page reads the settings; say once, plainly, what is wrong with the file.
+    st.error(str(exc))
+    st.stop()
 
 pages = [
-    st.Page("app_pages/latest.py", title="最新价格 / Latest prices", default=True),
-    st.Page("app_pages/recommend.py", title="选卡推荐 / GPU recommender"),
+    st.Page(
+        "app_pages/trends.py",
+        title=t("nav.trends"),
+        icon=":material/trending_up:",
+        default=True,  # served at the root URL
+    ),
+    st.Page(
+        "app_pages/value.py", title=t("nav.value"), icon=":material/leaderboard:", url_path="value"
+    ),
+    st.Page(
+        "app_pages/breakeven.py",
+        title=t("nav.breakeven"),
+        icon=":material/balance:",
+        url_path="breakeven",
+    ),
+    st.Page(
+        "app_pages/alerts.py",
+        title=t("nav.alerts"),
+        icon=":material/notifications:",
+        url_path="alerts",
+    ),
+    st.Page(
+        "app_pages/health.py",
+        title=t("nav.health"),
+        icon=":material/monitor_heart:",
+        url_path="health",
+    ),
+    st.Page(
+        "app_pages/recommend.py",
+        title=t("nav.recommend"),
+        icon=":material/explore:",
+        url_path="recommend",
+    ),
 ]
 st.navigation(pages).run()

@@ -1,0 +1,124 @@
+"""Alerts: the procurement alert feed with filters, and the watch rules in force."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from dashboard.data import data_label, load, settings, simulated_banner
+from dashboard.i18n import both, t
+from warehouse.metrics import CHEAPEST
+
+DELIVERY = ("all", "delivered", "pending")
+# Alerts about a source rather than a card (e.g. a broken scraper) have no card: they are
+# listed and filtered under this name instead of vanishing behind the card filter.
+NO_CARD = "—"
+
+
+def feed() -> None:
+    alerts = load("metric_queries.alerts")
+    if alerts is None:
+        return
+    if alerts.is_empty():
+        st.info(t("alerts.none"))
+        return
+    alerts = alerts.with_columns(pl.col("gpu").fill_null(NO_CARD))
+    kinds = sorted(alerts["kind"].drop_nulls().unique().to_list())
+    cards = sorted(alerts["gpu"].unique().to_list())
+    rules = sorted(alerts["rule"].drop_nulls().unique().to_list())
+    first = alerts["created_at"].min().date()
+    with st.expander(t("filters"), expanded=True):
+        a, b, c = st.columns(3)
+        kind = a.multiselect(t("alerts.kind"), kinds, default=kinds, key="al_kind")
+        card = b.multiselect(t("f.cards"), cards, default=cards, key="al_cards")
+        rule = c.multiselect(t("alerts.rule"), rules, default=rules, key="al_rules")
+        d, e = st.columns(2)
+        since = d.date_input(t("alerts.since"), value=first, key="al_since")
+        delivery = e.radio(
+            t("alerts.delivery"),
+            DELIVERY,
+            format_func=lambda v: both(f"alerts.{v}"),
+            horizontal=True,
+            key="al_delivery",
+        )
+    shown = alerts.filter(
+        pl.col("kind").is_in(kind),
+        pl.col("gpu").is_in(card),
+        pl.col("rule").is_in(rule),
+        pl.col("created_at").dt.date() >= since,
+    )
+    if delivery != "all":
+        shown = shown.filter(pl.col("delivered_at").is_null() == (delivery == "pending"))
+    st.subheader(t("alerts.feed", n=shown.height))
+    if shown.is_empty():
+        st.info(t("empty.filters"))
+        return
+    st.dataframe(
+        shown.select(
+            pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
+            "kind",
+            "rule",
+            pl.col("gpu").alias("card"),
+            pl.col("source").alias("line"),
+            pl.col("old_value").round(1).alias("from h/month"),
+            pl.col("new_value").round(1).alias("to h/month"),
+            "old_mode",
+            "new_mode",
+            pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
+            pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
+            "attempts",
+            "last_error",
+            "message",
+            data_label(),
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def watch_rules() -> None:
+    st.subheader(t("alerts.rules"))
+    rules = settings().file.alerts.rules
+    if not rules:
+        st.info(t("alerts.no_rules"))
+        return
+    table = pl.DataFrame(
+        [
+            {
+                "rule": r.name,
+                "card": r.gpu,
+                "line": r.source or CHEAPEST,
+                "usage h/month": r.usage_hours,
+                "against": r.against,
+                "threshold": f"{r.threshold_hours:g} h"
+                if r.threshold_hours is not None
+                else f"{r.threshold_pct:g} %",
+                "hysteresis h": r.hysteresis_hours,
+            }
+            for r in rules
+        ]
+    )
+    # Where each rule stands, when the pipeline has evaluated it; rules are shown anyway.
+    states = load("dashboard_queries.rule_states", quiet=True)
+    if states is not None and not states.is_empty():
+        table = table.join(
+            states.select(
+                "rule",
+                pl.col("mode").alias("cheaper mode now"),
+                pl.col("last_value").round(1).alias("breakeven now h"),
+                pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("as of (UTC)"),
+            ),
+            on="rule",
+            how="left",
+        )
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
+def main() -> None:
+    st.title(t("alerts.title"))
+    simulated_banner()
+    feed()
+    watch_rules()
+
+
+main()

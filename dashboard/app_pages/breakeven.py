@@ -1,0 +1,225 @@
+"""Breakeven: monthly cost per card against usage for hourly, monthly-plan and bare metal,
+where the lines cross, which mode is cheapest at a chosen usage, and the breakeven's
+history with the alerts it raised."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from dashboard import charts
+from dashboard.data import data_label, load, simulated_banner
+from dashboard.i18n import both, t
+from scrapers.rows import HOURS_PER_MONTH
+from warehouse.metric_queries import COST_MODES, cost_lines_for
+from warehouse.metrics import CHEAPEST
+
+HOURLY, MONTHLY, BARE_METAL = COST_MODES
+DEFAULT_USAGE = 500
+# Above this many snapshots the history is drawn as daily means: years of hourly points
+# would make the browser, not the reader, do the work.
+MAX_HISTORY_POINTS = 1500
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def monthly_costs(row: dict[str, Any], usage: float) -> list[tuple[str, float]]:
+    """Cost per card for a month of ``usage`` hours in each mode that has a price,
+    cheapest first (seed 003 §六's arithmetic, as warehouse.metric_queries draws it)."""
+    costs = []
+    if (rate := _num(row["list_cny_per_card_hour"])) is not None:
+        costs.append((HOURLY, usage * rate))
+    if (rate := _num(row["monthly_cny_per_card_hour"])) is not None:
+        costs.append((MONTHLY, usage * rate))
+    if (flat := _num(row["bare_metal_cny_per_card_month"])) is not None:
+        costs.append((BARE_METAL, flat))
+    return sorted(costs, key=lambda c: c[1])
+
+
+def crossings(row: dict[str, Any]) -> pl.DataFrame:
+    """Where each container line meets bare metal within a month, labelled in hours; what
+    cannot be marked (beyond 720 h, or a price missing) is said in a caption instead."""
+    marks = []
+    flat = _num(row["bare_metal_cny_per_card_month"])
+    for mode, column, reason in (
+        (HOURLY, "breakeven_hours_vs_hourly", "reason_vs_hourly"),
+        (MONTHLY, "breakeven_hours_vs_monthly", "reason_vs_monthly"),
+    ):
+        hours = _num(row[column])
+        if hours is None:
+            st.caption(t("be.missing", mode=mode, reason=row[reason] or "?"))
+        elif hours > HOURS_PER_MONTH:
+            st.caption(t("be.beyond", mode=mode, hours=hours))
+        else:
+            marks.append(
+                {
+                    "usage_hours": hours,
+                    "cny_per_card_month": flat,
+                    "label": f"{hours:,.1f} h",
+                    "mode": f"{mode} = {BARE_METAL}",
+                }
+            )
+    schema = {
+        "usage_hours": pl.Float64,
+        "cny_per_card_month": pl.Float64,
+        "label": pl.String,
+        "mode": pl.String,
+    }
+    return pl.DataFrame(marks, schema=schema)
+
+
+def verdict(row: dict[str, Any], usage: float) -> None:
+    costs = monthly_costs(row, usage)
+    if not costs:
+        return
+    (mode, cost), rest = costs[0], costs[1:]
+    if not rest:
+        st.info(t("be.only", usage=usage, mode=mode, cost=cost))
+        return
+    other, other_cost = rest[0]
+    st.success(
+        t("be.verdict", usage=usage, mode=mode, cost=cost, other=other, saving=other_cost - cost)
+    )
+
+
+def history(gpu: str, line: str) -> None:
+    frame = load("metric_queries.breakeven_history", gpu=gpu, source=line)
+    if frame is None or frame.is_empty():
+        return
+    daily = frame.height > MAX_HISTORY_POINTS
+    if daily:
+        frame = (
+            frame.group_by(pl.col("observed_at").dt.truncate("1d"))
+            .agg(
+                pl.col("breakeven_hours_vs_hourly", "breakeven_hours_vs_monthly").mean(),
+                pl.col("simulated").any(),
+            )
+            .sort("observed_at")
+        )
+    long = (
+        frame.select(
+            "observed_at",
+            "simulated",
+            pl.col("breakeven_hours_vs_hourly").alias(HOURLY),
+            pl.col("breakeven_hours_vs_monthly").alias(MONTHLY),
+        )
+        .unpivot(
+            [HOURLY, MONTHLY],
+            index=["observed_at", "simulated"],
+            variable_name="against",
+            value_name="breakeven_hours",
+        )
+        .drop_nulls("breakeven_hours")
+        .with_columns(data_label())
+    )
+    if long.is_empty():
+        return
+    alerts = load("metric_queries.alerts")
+    marks = (
+        alerts.filter(pl.col("gpu") == gpu, pl.col("source") == line)
+        if alerts is not None and not alerts.is_empty()
+        else pl.DataFrame()
+    )
+    title = t(
+        "be.history",
+        start=f"{long['observed_at'].min():%Y-%m-%d}",
+        end=f"{long['observed_at'].max():%Y-%m-%d}",
+    ) + (t("be.daily") if daily else "")
+    st.altair_chart(charts.breakeven_history(long, marks, title), width="stretch")
+    if not marks.is_empty():
+        st.dataframe(
+            marks.select(
+                pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("snapshot"),
+                "kind",
+                "rule",
+                pl.col("old_value").round(1).alias("from h/month"),
+                pl.col("new_value").round(1).alias("to h/month"),
+                "message",
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def main() -> None:
+    st.title(t("be.title"))
+    simulated_banner()
+    latest = load("metric_queries.latest_breakeven")
+    if latest is None:
+        return
+    if latest.is_empty():
+        st.info(t("empty.not_computed", what="`breakeven`"))
+        return
+    # Cards with a breakeven first: those are the ones the page is for.
+    ranked = latest.group_by("gpu").agg(
+        pl.col("breakeven_hours_vs_hourly").is_not_null().any().alias("has")
+    )
+    cards = ranked.sort(~pl.col("has"), "gpu")["gpu"].to_list()
+    a, b = st.columns(2)
+    gpu = a.selectbox(t("f.card"), cards, key="be_card")
+    lines = latest.filter(pl.col("gpu") == gpu)["source"].to_list()
+    lines = sorted(lines, key=lambda s: (s != CHEAPEST, s))
+    line = b.selectbox(
+        t("f.platform"),
+        lines,
+        format_func=lambda s: both("be.cheapest") if s == CHEAPEST else s,
+        key="be_line",
+    )
+    row = latest.filter(pl.col("gpu") == gpu, pl.col("source") == line).row(0, named=True)
+    usage = st.slider(t("be.usage"), 0, HOURS_PER_MONTH, DEFAULT_USAGE, step=10, key="be_usage")
+    lines_frame = cost_lines_for(
+        _num(row["bare_metal_cny_per_card_month"]),
+        _num(row["list_cny_per_card_hour"]),
+        _num(row["monthly_cny_per_card_hour"]),
+        step=10,
+    )
+    if lines_frame.is_empty():
+        st.info(t("be.no_line"))
+        return
+    sim = " · SIMULATED" if row["simulated"] else ""
+    title = t("be.lines", gpu=gpu, line=line, at=f"{row['observed_at']:%Y-%m-%d %H:%M}") + sim
+    marks = crossings(row)
+    st.altair_chart(
+        charts.cost_lines(lines_frame, marks, usage, title, t("be.caption")), width="stretch"
+    )
+    verdict(row, usage)
+    st.dataframe(
+        # one row; a NULL breakeven would make its column untyped, hence the casts
+        pl.DataFrame([row]).select(
+            pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("snapshot"),
+            pl.col("bare_metal_cny_per_card_month")
+            .cast(pl.Float64)
+            .round(2)
+            .alias("bare metal CNY per card-month"),
+            pl.col("list_cny_per_card_hour")
+            .cast(pl.Float64)
+            .round(4)
+            .alias("hourly CNY per card-hour"),
+            pl.col("monthly_cny_per_card_hour")
+            .cast(pl.Float64)
+            .round(4)
+            .alias("monthly plan CNY per card-hour"),
+            pl.col("breakeven_hours_vs_hourly")
+            .cast(pl.Float64)
+            .round(1)
+            .alias("breakeven vs hourly (h)"),
+            pl.col("breakeven_hours_vs_monthly")
+            .cast(pl.Float64)
+            .round(1)
+            .alias("breakeven vs monthly (h)"),
+            "bare_metal_offer",
+            "hourly_offer",
+            "monthly_offer",
+            data_label(),
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    history(gpu, line)
+
+
+main()

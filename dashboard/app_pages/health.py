@@ -1,0 +1,161 @@
+"""Data health: last successful scrape per source (stale ones highlighted), failures with
+their errors, rows per snapshot, and GPU names that map to no known card."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import polars as pl
+import streamlit as st
+
+from dashboard import charts
+from dashboard.data import load, settings, simulated_banner
+from dashboard.i18n import t
+from warehouse.db import utcnow
+
+STALE = "STALE"
+FRESH = "fresh"
+
+
+def freshness(
+    health: pl.DataFrame, expected: list[str], now: datetime, hours: float
+) -> pl.DataFrame:
+    """One row per source (configured or seen in scrape_run): hours since its last
+    successful scrape and whether that is past ``hours``; never scraped counts as stale."""
+    known = pl.DataFrame({"source": expected}, schema={"source": pl.String})
+    table = known.join(health, on="source", how="full", coalesce=True)
+    age = (pl.lit(now) - pl.col("last_ok_at")).dt.total_seconds() / 3600
+    return (
+        table.with_columns(age.round(1).alias("hours since success"))
+        .with_columns(
+            pl.when(pl.col("last_ok_at").is_null() | (pl.col("hours since success") > hours))
+            .then(pl.lit(STALE))
+            .otherwise(pl.lit(FRESH))
+            .alias("status")
+        )
+        .sort("source")
+    )
+
+
+def _highlight(row: object) -> list[str]:
+    bad = getattr(row, "status", None) == STALE or getattr(row, "parser", None) == "broken"
+    return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
+
+
+def sources() -> None:
+    config = settings()
+    hours = config.file.thresholds.stale_after_hours
+    health = load("dashboard_queries.source_health")
+    if health is None:
+        return
+    now = utcnow()
+    table = freshness(health, list(config.enabled_sources()), now, hours)
+    # Whether each source's pages still parse (the pipeline's drift check); a warehouse
+    # from before that check has no such table, and the page goes on without the column.
+    parsers = load("dashboard_queries.parser_states", quiet=True)
+    if parsers is not None:
+        table = table.join(
+            parsers.filter(pl.col("profile") == config.profile).select(
+                "source",
+                pl.col("state").alias("parser"),
+                pl.col("since").dt.strftime("%Y-%m-%d %H:%M").alias("parser since (UTC)"),
+                pl.col("reason").alias("parser problem"),
+            ),
+            on="source",
+            how="left",
+        )
+    st.subheader(t("health.sources", now=f"{now:%Y-%m-%d %H:%M}", hours=hours))
+    extra = [c for c in ("parser", "parser since (UTC)", "parser problem") if c in table.columns]
+    shown = table.select(
+        "source",
+        "status",
+        *extra,
+        pl.col("last_ok_at").dt.strftime("%Y-%m-%d %H:%M").alias("last success (UTC)"),
+        "hours since success",
+        pl.col("last_run_at").dt.strftime("%Y-%m-%d %H:%M").alias("last run (UTC)"),
+        pl.col("last_status").alias("last run status"),
+        pl.col("last_error").alias("last run error"),
+        "runs",
+        pl.col("failed_runs").alias("failed"),
+        pl.col("partial_runs").alias("partial"),
+    )
+    st.dataframe(
+        shown.to_pandas().style.apply(_highlight, axis=1).format(precision=1, na_rep=""),
+        hide_index=True,
+        width="stretch",
+    )
+    stale = table.filter(pl.col("status") == STALE)["source"].to_list()
+    if stale:
+        st.warning(t("health.stale", names=", ".join(stale)))
+    else:
+        st.success(t("health.all_fresh", hours=hours))
+
+
+def failures() -> None:
+    st.subheader(t("health.failures"))
+    failed = load("dashboard_queries.scrape_failures")
+    if failed is None:
+        return
+    if failed.is_empty():
+        st.success(t("health.no_failures"))
+        return
+    st.dataframe(
+        failed.with_columns(
+            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished_at")
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={"finished_at": "finished (UTC)"},
+    )
+
+
+def snapshots() -> None:
+    rows = load("dashboard_queries.snapshot_rows")
+    if rows is None or rows.is_empty():
+        return
+    title = t("health.rows", n=rows.height)
+    st.subheader(title)
+    span = f"{rows['observed_at'].min():%Y-%m-%d %H:%M} – {rows['observed_at'].max():%Y-%m-%d %H:%M} UTC"
+    st.altair_chart(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}"), width="stretch")
+    with st.expander(title):
+        st.dataframe(
+            rows.with_columns(pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M")),
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def unknown() -> None:
+    names = load("dashboard_queries.unknown_gpus")
+    if names is None:
+        return
+    total = int(names["rows"].sum()) if not names.is_empty() else 0
+    st.subheader(t("health.unknown", n=total))
+    if names.is_empty():
+        st.success(t("health.no_unknown"))
+        return
+    st.dataframe(
+        names.with_columns(
+            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M"),
+            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M"),
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def main() -> None:
+    st.title(t("health.title"))
+    simulated_banner()
+    health = load("dashboard_queries.source_health")
+    if health is None:
+        return
+    if health.is_empty():
+        st.info(t("health.no_runs"))
+    sources()
+    failures()
+    snapshots()
+    unknown()
+
+
+main()

@@ -1,0 +1,277 @@
+"""Trends, finance's home page: CNY per card-hour over time per card, platform and billing
+mode, the platforms' band, market quotes, month-over-month and year-over-year change, KPI
+cards, and an export of exactly the table the chart draws."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from dashboard import charts
+from dashboard.data import data_label, load, simulated_banner
+from dashboard.export import export_buttons
+from dashboard.i18n import both, t
+from warehouse.dashboard_queries import GRAINS
+
+DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
+DEFAULT_DAYS = 90
+KPI_COLUMNS = 4
+UNIT = "CNY per card-hour"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.1%}"
+
+
+def filters(options: pl.DataFrame) -> dict[str, Any] | None:
+    """The filter widgets; None (after saying so) when a choice leaves nothing to show."""
+
+    def values(column: str) -> list[str]:
+        return sorted(options[column].unique().to_list())
+
+    first, last = options["first_day"].min(), options["last_day"].max()
+    billing_all = values("billing")
+    billing_default = [b for b in DEFAULT_BILLING if b in billing_all] or billing_all
+    with st.expander(t("filters"), expanded=True):
+        a, b, c, d = st.columns(4)
+        cards = a.multiselect(t("f.cards"), values("gpu"), default=values("gpu"), key="tr_cards")
+        platforms = b.multiselect(
+            t("f.platforms"), values("source"), default=values("source"), key="tr_platforms"
+        )
+        billing = c.multiselect(
+            t("f.billing"), billing_all, default=billing_default, key="tr_billing"
+        )
+        regions = d.multiselect(
+            t("f.regions"), values("region"), default=values("region"), key="tr_regions"
+        )
+        e, f, g = st.columns([2, 2, 1])
+        span = e.date_input(
+            t("f.dates"),
+            value=(max(first, last - timedelta(days=DEFAULT_DAYS - 1)), last),
+            min_value=first,
+            max_value=last,
+            key="tr_dates",
+        )
+        grain = f.radio(
+            t("f.grain"),
+            GRAINS,
+            format_func=lambda g: both(f"grain.{g}"),
+            horizontal=True,
+            key="tr_grain",
+        )
+        quotes = g.checkbox(t("trends.quotes"), value=True, key="tr_quotes")
+    if not (cards and platforms and billing and regions) or len(span) != 2:
+        st.info(t("empty.filters"))
+        return None
+    return {
+        "gpus": tuple(cards),
+        "sources": tuple(platforms),
+        "billing": tuple(billing),
+        "regions": tuple(regions),
+        "start": span[0],
+        "end": span[1],
+        "grain": grain,
+        "quotes": quotes,
+    }
+
+
+def kpis(chosen: dict[str, Any]) -> None:
+    changes = load("dashboard_queries.card_changes", **_offer_filters(chosen))
+    if changes is None or changes.is_empty():
+        return
+    month = changes["month"].max()
+    st.caption(t("trends.kpi", month=f"{month:%Y-%m}"))
+    rows = changes.to_dicts()
+    for at in range(0, len(rows), KPI_COLUMNS):
+        for column, row in zip(st.columns(KPI_COLUMNS), rows[at : at + KPI_COLUMNS], strict=False):
+            sim = "SIMULATED; " if row["simulated"] else ""
+            column.metric(
+                f"{row['gpu']} · {row['billing']}",
+                f"¥{row['cny_per_card_hour']:,.3f}",
+                delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
+                delta_color="inverse",  # a dearer card-hour is bad news for the renter
+                delta_description=t("trends.kpi.yoy", yoy=_pct(row["yoy"])),
+                chart_data=row["last_12_months"],
+                help=f"{sim}{UNIT}; {row['month']:%Y-%m} mean, median of {row['platforms']} "
+                f"platform(s); newest observation {row['last_seen']:%Y-%m-%d %H:%M} UTC",
+                border=True,
+            )
+
+
+def _offer_filters(chosen: dict[str, Any]) -> dict[str, Any]:
+    keys = ("gpus", "sources", "billing", "regions", "start", "end")
+    return {k: chosen[k] for k in keys}
+
+
+def chart_table(
+    series: pl.DataFrame, band: pl.DataFrame | None, quotes: pl.DataFrame | None
+) -> pl.DataFrame:
+    """Everything the chart draws, as one table: this is what is shown and exported."""
+    parts = [
+        series.select(
+            "period",
+            pl.lit("price").alias("layer"),
+            pl.col("gpu").alias("card"),
+            pl.col("source").alias("platform"),
+            "billing",
+            pl.col("cny_per_card_hour").alias(f"{UNIT} (mean)"),
+            pl.col("low").alias("min"),
+            pl.col("high").alias("max"),
+            pl.col("observations").alias("n"),
+            data_label(),
+        )
+    ]
+    if band is not None and not band.is_empty():
+        parts.append(
+            band.select(
+                "period",
+                pl.lit("band").alias("layer"),
+                pl.col("gpu").alias("card"),
+                pl.lit("all selected (median)").alias("platform"),
+                "billing",
+                pl.col("band_median").alias(f"{UNIT} (mean)"),
+                pl.col("band_min").alias("min"),
+                pl.col("band_max").alias("max"),
+                pl.col("platforms").alias("n"),
+                data_label(),
+            )
+        )
+    if quotes is not None and not quotes.is_empty():
+        parts.append(
+            quotes.select(
+                "period",
+                pl.lit("market quote").alias("layer"),
+                pl.col("gpu").alias("card"),
+                pl.col("source").alias("platform"),
+                pl.col("basis").alias("billing"),
+                pl.col("cny_per_card_hour").alias(f"{UNIT} (mean)"),
+                pl.lit(None, dtype=pl.Float64).alias("min"),
+                pl.lit(None, dtype=pl.Float64).alias("max"),
+                pl.col("regions").cast(pl.Int64).alias("n"),
+                data_label(),
+            )
+        )
+    table = pl.concat([p.with_columns(pl.col("n").cast(pl.Int64)) for p in parts])
+    return table.with_columns(pl.col(pl.Float64).round(4)).sort(
+        "period", "layer", "card", "platform", "billing"
+    )
+
+
+def trend_chart(chosen: dict[str, Any]) -> None:
+    query = _offer_filters(chosen) | {"grain": chosen["grain"]}
+    series = load("dashboard_queries.price_trend", **query)
+    if series is None:
+        return
+    if series.is_empty():
+        st.info(t("empty.filters"))
+        return
+    band = load("dashboard_queries.price_band", **query)
+    quotes = None
+    if chosen["quotes"]:
+        quotes = load(
+            "dashboard_queries.quote_trend",
+            grain=chosen["grain"],
+            gpus=chosen["gpus"],
+            start=chosen["start"],
+            end=chosen["end"],
+        )
+    lines = series.with_columns(
+        data_label(), series=pl.col("gpu") + " · " + pl.col("source") + " · " + pl.col("billing")
+    )
+    quote_lines = None
+    if quotes is not None and not quotes.is_empty():
+        quote_lines = quotes.with_columns(
+            data_label(), series=pl.col("gpu") + " · " + pl.col("source") + " · market quote"
+        )
+    title = t(
+        "trends.chart",
+        start=f"{chosen['start']:%Y-%m-%d}",
+        end=f"{chosen['end']:%Y-%m-%d}",
+        grain=t(f"grain.{chosen['grain']}"),
+    )
+    subtitle = t("trends.band") + (
+        "; " + t("trends.quotes.note") if quote_lines is not None else ""
+    )
+    st.altair_chart(charts.trend(lines, band, quote_lines, title, subtitle), width="stretch")
+    table = chart_table(series, band, quotes)
+    if (table["data"] == "SIMULATED").any():
+        st.caption(t("simulated.rows"))
+    st.subheader(t("trends.table"))
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={"period": st.column_config.DateColumn("period", format="YYYY-MM-DD")},
+    )
+    stem = f"gpuprice_trend_{chosen['grain']}_{chosen['start']:%Y%m%d}-{chosen['end']:%Y%m%d}"
+    export_buttons(table, stem, key="tr_export")
+
+
+def changes_table(chosen: dict[str, Any]) -> None:
+    changes = load("dashboard_queries.monthly_changes", **_offer_filters(chosen))
+    if changes is None or changes.is_empty():
+        return
+    st.subheader(t("trends.changes", end=f"{chosen['end']:%Y-%m-%d}"))
+    shown = changes.select(
+        pl.col("gpu").alias("card"),
+        pl.col("source").alias("platform"),
+        "billing",
+        pl.col("month").dt.strftime("%Y-%m").alias("month"),
+        pl.col("cny_per_card_hour").round(4).alias(f"{UNIT} (month mean)"),
+        pl.col("previous_month").round(4).alias("previous month"),
+        (pl.col("mom") * 100).round(2).alias("MoM %"),
+        pl.col("year_ago").round(4).alias("year ago"),
+        (pl.col("yoy") * 100).round(2).alias("YoY %"),
+        data_label(),
+    )
+    st.dataframe(shown, hide_index=True, width="stretch")
+
+
+def latest_prices(chosen: dict[str, Any]) -> None:
+    latest = load("queries.latest_offers")
+    if latest is None or latest.is_empty():
+        return
+    latest = latest.filter(
+        pl.col("gpu").is_in(chosen["gpus"])
+        & pl.col("source").is_in(chosen["sources"])
+        & pl.col("billing").is_in(chosen["billing"])
+    )
+    if latest.is_empty():
+        return
+    with st.expander(t("trends.latest", at=f"{latest['observed_at'].max():%Y-%m-%d %H:%M}")):
+        shown = latest.select(
+            pl.col("gpu").alias("card"),
+            pl.col("source").alias("platform"),
+            "billing",
+            pl.col("cny_per_card_hour").cast(pl.Float64).round(3).alias(UNIT),
+            pl.col("listed").alias("listed price"),
+            pl.col("gpu_count").alias("cards"),
+            pl.col("region"),
+            pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("observed"),
+            data_label(),
+        )
+        st.dataframe(shown, hide_index=True, width="stretch")
+
+
+def main() -> None:
+    st.title(t("trends.title"))
+    simulated_banner()
+    options = load("dashboard_queries.trend_options")
+    if options is None:
+        return
+    if options.is_empty():
+        st.info(t("empty.no_prices"))
+        return
+    chosen = filters(options)
+    if chosen is None:
+        return
+    kpis(chosen)
+    trend_chart(chosen)
+    changes_table(chosen)
+    latest_prices(chosen)
+
+
+main()

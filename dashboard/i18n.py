@@ -1,0 +1,226 @@
+"""The dashboard's words in Chinese (default) and English: one small table, one lookup.
+
+Only prose is translated (titles, labels, empty states, banners, axis titles). Table
+column names stay English with their unit, as in the warehouse, so an exported file
+means the same thing whichever language was on screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+LANG_KEY = "lang_en"  # the sidebar toggle's key: on = English
+
+STRINGS: dict[str, tuple[str, str]] = {
+    # navigation and shared
+    "nav.trends": ("价格趋势", "Price trends"),
+    "nav.value": ("性价比", "Value board"),
+    "nav.breakeven": ("盈亏平衡", "Breakeven"),
+    "nav.alerts": ("预警", "Alerts"),
+    "nav.health": ("数据健康", "Data health"),
+    "nav.recommend": ("选卡推荐", "GPU recommender"),
+    "lang.toggle": ("English", "English"),
+    "simulated": (
+        "**模拟数据 SIMULATED** — 演示配置：价格来自内置的演示市场（以种子文章 2026-09-04 "
+        "公布价为锚）。`*-published` 来源的行是真实公布价。",
+        "**SIMULATED** — demo profile: prices come from the bundled demo market (anchored on "
+        "the seeds' published 2026-09-04 prices). Rows from `*-published` sources are real.",
+    ),
+    "simulated.rows": (
+        "所示数据含模拟行（data = SIMULATED）。",
+        "Some rows shown are simulated (data = SIMULATED).",
+    ),
+    "empty.warehouse": (
+        "仓库还是空的。运行 `make up`（启动时会抓取一次）或 `gpuprice run`，然后刷新本页。",
+        "The warehouse is empty. Run `make up` (it scrapes once at start) or `gpuprice run`, "
+        "then reload this page.",
+    ),
+    "empty.busy": (
+        "仓库正在写入，稍后几秒刷新。",
+        "The pipeline is writing; reload in a few seconds.",
+    ),
+    "empty.not_computed": (
+        "{what} 尚未计算：派生指标在每次抓取加载后由流水线计算（`gpuprice run`，或等待每小时调度）。",
+        "{what} not computed yet: the pipeline derives it after each load (`gpuprice run`, or "
+        "wait for the hourly schedule).",
+    ),
+    "empty.no_prices": (
+        "还没有价格：运行 `gpuprice run` 或等待每小时调度。",
+        "No prices yet: run `gpuprice run` or wait for the hourly schedule.",
+    ),
+    "empty.filters": ("所选条件没有数据，请放宽筛选。", "Nothing matches these filters."),
+    "filters": ("筛选", "Filters"),
+    "f.cards": ("显卡", "Cards"),
+    "f.platforms": ("平台", "Platforms"),
+    "f.billing": ("计费方式", "Billing mode"),
+    "f.regions": ("地区", "Regions"),
+    "f.dates": ("日期范围 (UTC)", "Date range (UTC)"),
+    "f.grain": ("粒度", "Grain"),
+    "f.card": ("显卡", "Card"),
+    "f.platform": ("平台 / 线路", "Platform / line"),
+    "grain.day": ("日", "day"),
+    "grain.week": ("周", "week"),
+    "grain.month": ("月", "month"),
+    "unit.card_hour": ("元/卡时 (CNY per card-hour)", "CNY per card-hour"),
+    "unit.card_month": ("元/卡/月 (CNY per card-month)", "CNY per card-month"),
+    "axis.date": ("日期 (UTC)", "date (UTC)"),
+    "axis.usage": ("每卡每月使用小时 (h)", "usage, hours per card per month (h)"),
+    "axis.breakeven": ("盈亏平衡小时 (h/月)", "breakeven (hours per month)"),
+    "export.csv": ("导出 CSV", "Export CSV"),
+    "export.xlsx": ("导出 Excel", "Export Excel"),
+    # trends
+    "trends.title": ("GPU 租赁价格趋势", "GPU rental price trends"),
+    "trends.kpi": (
+        "元/卡时，最新月份 ({month}) 均值，各平台中位数；变化为环比",
+        "CNY per card-hour, latest month ({month}) mean, median across platforms; change is "
+        "month over month",
+    ),
+    "trends.kpi.yoy": ("环比 · 同比 {yoy}", "MoM · YoY {yoy}"),
+    "trends.chart": (
+        "元/卡时，{start} 至 {end}，按{grain}均值",
+        "CNY per card-hour, {start} to {end}, {grain} mean",
+    ),
+    "trends.band": (
+        "带状区 = 各平台最低–最高，线 = 中位数",
+        "band = min–max across platforms, line = median",
+    ),
+    "trends.quotes": ("叠加市场报价 (spot_quote)", "Overlay market quotes (spot_quote)"),
+    "trends.quotes.note": (
+        "虚线为市场报价：各地区均值，整机包月均价折算为元/卡时；地区筛选只作用于平台挂牌。",
+        "Dashed lines are market quotes: mean over regions, whole-server monthly average as "
+        "CNY per card-hour; the region filter applies to platform listings only.",
+    ),
+    "trends.changes": (
+        "环比与同比（月均值，截至 {end}）",
+        "Month over month and year over year (monthly means, to {end})",
+    ),
+    "trends.table": ("图表数据（导出内容即此表）", "Chart data (the export is exactly this table)"),
+    "trends.latest": (
+        "最新挂牌价（最新观测 {at} UTC）",
+        "Latest listed prices (newest observation {at} UTC)",
+    ),
+    # value
+    "value.title": ("性价比看板", "Value board"),
+    "value.caption": (
+        "每个平台最新快照中每卡最便宜的挂牌；算力为稠密 FP16 TFLOPS，GB = 10^9 字节。截至 {at} UTC。",
+        "The cheapest listing per card in each platform's newest snapshot; compute is dense "
+        "FP16 TFLOPS, GB = 10^9 bytes. As of {at} UTC.",
+    ),
+    "value.sort": ("排序", "Sort by"),
+    "value.vram": ("价格 vs 显存（{billing}，截至 {at}）", "Price vs VRAM ({billing}, as of {at})"),
+    "value.tflops": (
+        "价格 vs 算力（{billing}，截至 {at}）",
+        "Price vs TFLOPS ({billing}, as of {at})",
+    ),
+    "axis.vram": ("显存 (GB)", "VRAM (GB)"),
+    "axis.tflops": ("稠密 FP16 算力 (TFLOPS)", "dense FP16 (TFLOPS)"),
+    # breakeven
+    "be.title": (
+        "盈亏平衡：按时 vs 包月 vs 裸金属",
+        "Breakeven: hourly vs monthly plan vs bare metal",
+    ),
+    "be.lines": (
+        "{gpu} · {line}：每卡每月成本，快照 {at} UTC",
+        "{gpu} · {line}: cost per card per month, snapshot {at} UTC",
+    ),
+    "be.caption": (
+        "按种子 003 §六：容器 = 使用小时 × 单价（包月价按其每小时单价计），裸金属 = 每卡月价，与使用无关。",
+        "As seed 003 §六 counts it: a container costs usage × its hourly rate (the monthly plan "
+        "at its per-hour rate), bare metal its per-card month whatever the usage.",
+    ),
+    "be.beyond": (
+        "{mode} 与裸金属的交点 {hours:,.1f} h 超过 720 h：一个月内裸金属不划算。",
+        "{mode} meets bare metal at {hours:,.1f} h, beyond 720 h: bare metal never pays off "
+        "within a month.",
+    ),
+    "be.missing": ("无法计算 {mode}：{reason}", "No breakeven vs {mode}: {reason}"),
+    "be.usage": ("每卡每月使用小时", "Usage, hours per card per month"),
+    "be.verdict": (
+        "每月 {usage:g} h 时最便宜的是 **{mode}**：每卡 ¥{cost:,.2f}/月，比 {other} 每月省 ¥{saving:,.2f}。",
+        "At {usage:g} h per month the cheapest is **{mode}**: ¥{cost:,.2f} per card-month, "
+        "¥{saving:,.2f} per month less than {other}.",
+    ),
+    "be.only": (
+        "每月 {usage:g} h：只有 {mode} 有价格，每卡 ¥{cost:,.2f}/月。",
+        "At {usage:g} h per month only {mode} has a price: ¥{cost:,.2f} per card-month.",
+    ),
+    "be.history": (
+        "盈亏平衡历史（h/月，{start} 至 {end} UTC），◆ = 预警",
+        "Breakeven history (hours per month, {start} to {end} UTC), ◆ = alert",
+    ),
+    "be.daily": ("，日均值", ", daily means"),
+    "be.no_line": (
+        "该卡在此线路没有盈亏平衡数据。",
+        "No breakeven data for this card on this line.",
+    ),
+    "be.cheapest": ("cheapest · 跨平台最低", "lowest across platforms"),
+    # alerts
+    "alerts.title": ("采购预警", "Procurement alerts"),
+    "alerts.feed": ("预警记录（{n} 条，时间为 UTC）", "Alert feed ({n} alerts, times UTC)"),
+    "alerts.kind": ("类型", "Kind"),
+    "alerts.rule": ("监控规则", "Watch rule"),
+    "alerts.since": ("起始日期 (UTC)", "Created since (UTC)"),
+    "alerts.delivery": ("投递状态", "Delivery"),
+    "alerts.all": ("全部", "all"),
+    "alerts.delivered": ("已投递", "delivered"),
+    "alerts.pending": ("待投递", "pending"),
+    "alerts.none": (
+        "还没有预警。预警在盈亏平衡移动超过阈值或更便宜的租用方式翻转时产生。",
+        "No alerts yet. An alert is raised when a breakeven moves past a rule's threshold or "
+        "the cheaper rent mode flips.",
+    ),
+    "alerts.rules": (
+        "生效的监控规则（gpuprice.toml [[alerts.rules]]）",
+        "Watch rules in force (gpuprice.toml [[alerts.rules]])",
+    ),
+    "alerts.no_rules": (
+        "没有配置监控规则：在 gpuprice.toml 中添加 `[[alerts.rules]]`（示例见文件注释）。",
+        "No watch rules configured: add `[[alerts.rules]]` to gpuprice.toml (an example is "
+        "in the file's comments).",
+    ),
+    # health
+    "health.title": ("数据健康", "Data health"),
+    "health.sources": (
+        "各来源最近一次成功抓取（现在 {now} UTC；超过 {hours:g} h 视为过期）",
+        "Last successful scrape per source (now {now} UTC; stale after {hours:g} h)",
+    ),
+    "health.stale": ("过期来源：{names}", "Stale sources: {names}"),
+    "health.all_fresh": (
+        "所有来源都在 {hours:g} h 内成功抓取过。",
+        "Every source scraped successfully within {hours:g} h.",
+    ),
+    "health.failures": (
+        "失败与部分失败的抓取（最新在前）",
+        "Failed and partial scrapes, newest first",
+    ),
+    "health.no_failures": ("没有失败的抓取。", "No failed scrapes."),
+    "health.rows": (
+        "每个快照的行数（最近 {n} 个快照，UTC）",
+        "Rows per snapshot (last {n} snapshots, UTC)",
+    ),
+    "health.unknown": ("未识别的 GPU 名称：{n} 行", "Unknown GPU names: {n} rows"),
+    "health.no_unknown": ("没有未识别的 GPU 名称。", "No unknown GPU names."),
+    "health.no_runs": ("还没有抓取记录。", "No scrape runs recorded yet."),
+    "axis.rows": ("行数", "rows"),
+}
+
+
+def both(key: str) -> str:
+    """Both languages at once, for option labels of choice widgets: Streamlit keeps a
+    radio's or selectbox's choice by its label, so a label that changed with the language
+    would drop the user's choice when they flip the toggle."""
+    zh, en = STRINGS[key]
+    return zh if zh == en else f"{zh} {en}"
+
+
+def english() -> bool:
+    return bool(st.session_state.get(LANG_KEY, False))
+
+
+def t(key: str, **values: Any) -> str:
+    """The string for ``key`` in the chosen language, formatted with ``values``."""
+    zh, en = STRINGS[key]
+    text = en if english() else zh
+    return text.format(**values) if values else text

@@ -1,0 +1,188 @@
+"""The dashboard in a real browser: `streamlit run` over a seeded warehouse, Debian's
+chromium driven by Playwright, every page opened, no exception box or error, and one
+screenshot per page under test-artifacts/browser/.
+
+Chromium comes from Debian (`make browser-deps`, which `make test` runs), never from
+`playwright install`: nothing can be downloaded here. Without it this test fails and says
+what to run; it does not skip, so a machine that lost chromium cannot pass silently.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from tests.dashboard.seeding import build
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# url path (the default page is the root), its Chinese title, and how many charts it draws
+PAGES = [
+    ("trends", "", "GPU 租赁价格趋势", 1),
+    ("value", "value", "性价比看板", 2),
+    ("breakeven", "breakeven", "盈亏平衡：按时 vs 包月 vs 裸金属", 2),
+    ("alerts", "alerts", "采购预警", 0),
+    ("health", "health", "数据健康", 1),
+    ("recommend", "recommend", "选卡推荐 · GPU recommender", 0),
+]
+TIMEOUT_MS = 30_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("browser_home")
+    seeded = build(home, days=60, live_days=30)
+    port = free_port()
+    env = os.environ | {
+        "GPUPRICE_HOME": str(home),
+        "GPUPRICE_CONFIG": str(seeded.config),
+        "GPUPRICE_PROFILE": "demo",
+    }
+    log = home / "streamlit.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(ROOT / "dashboard" / "app.py"),
+                "--server.address=127.0.0.1",
+                f"--server.port={port}",
+                "--server.headless=true",
+                "--server.fileWatcherType=none",
+                "--browser.gatherUsageStats=false",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def wait_rendered(page, charts: int) -> None:
+    """The script run finished and every chart has drawn (Vega renders after the run)."""
+    page.wait_for_selector("h1", timeout=TIMEOUT_MS)
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=TIMEOUT_MS
+    )
+    if charts:
+        page.wait_for_function(
+            """n => {
+                const all = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
+                return all.length >= n && all.every(c => c.querySelector('canvas, svg'));
+            }""",
+            arg=charts,
+            timeout=TIMEOUT_MS,
+        )
+
+
+def assert_no_error(page, name: str) -> None:
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"{name}: {exceptions.first.inner_text()}"
+    errors = page.locator('[data-testid="stAlertContentError"]')
+    assert errors.count() == 0, f"{name}: {errors.first.inner_text()}"
+    body = page.locator("body").inner_text()
+    for marker in ("Traceback", "Exception:", "Page not found"):
+        assert marker not in body, f"{name}: {marker!r} on the page"
+
+
+def check_excel_download(page) -> None:
+    """The Excel export is built on click (a deferred download): it must arrive, and hold
+    the chart's table."""
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.get_by_role("button", name="导出 Excel").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".xlsx"), download.suggested_filename
+    saved = ARTIFACTS / "trends.xlsx"
+    download.save_as(saved)
+    workbook = openpyxl.load_workbook(saved)
+    header = next(workbook.active.iter_rows(max_row=1, values_only=True))
+    assert "layer" in header and "CNY per card-hour (mean)" in header, header
+
+
+def test_every_page_renders_in_chromium(dashboard: str) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `make browser-deps` as root (or `make test`, which "
+            "runs it) to install Debian's chromium and fonts-wqy-microhei"
+        )
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 2400})
+            # Streamlit scrolls inside its own container, so a tall viewport is what makes
+            # a screenshot show the whole page.
+            for name, path, title, charts in PAGES:
+                page.goto(f"{dashboard}/{path}", timeout=TIMEOUT_MS)
+                wait_rendered(page, charts)
+                assert page.locator("h1").first.inner_text() == title, name
+                assert_no_error(page, name)
+                page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+                if name == "trends":
+                    check_excel_download(page)
+            # The language toggle, clicked like a user would, switches the page to English.
+            page.goto(dashboard, timeout=TIMEOUT_MS)
+            wait_rendered(page, 1)
+            page.get_by_text("English", exact=True).click()
+            page.wait_for_function(
+                "() => document.querySelector('h1')?.innerText === 'GPU rental price trends'",
+                timeout=TIMEOUT_MS,
+            )
+            wait_rendered(page, 1)
+            assert_no_error(page, "trends (English)")
+            page.screenshot(path=str(ARTIFACTS / "trends_en.png"), full_page=True)
+        finally:
+            browser.close()
+    assert {f"{name}.png" for name, *_ in PAGES} <= {p.name for p in ARTIFACTS.glob("*.png")}

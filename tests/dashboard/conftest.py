@@ -1,0 +1,182 @@
+"""Warehouses and helpers for the dashboard's AppTest tests.
+
+The seeded warehouses are built once per session (a few seconds) and only read by the
+tests: the dashboard opens them read-only, and its query cache is keyed by the file's path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.seeding import Seeded, build
+from warehouse.db import write_connection
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+PAGES = {
+    "trends": "app_pages/trends.py",
+    "value": "app_pages/value.py",
+    "breakeven": "app_pages/breakeven.py",
+    "alerts": "app_pages/alerts.py",
+    "health": "app_pages/health.py",
+    "recommend": "app_pages/recommend.py",
+}
+DERIVED = (
+    "card_value",
+    "monthly_discount",
+    "breakeven",
+    "market_premium",
+    "derived_snapshot",
+    "alert",
+    "alert_delivery",
+    "alert_rule_state",
+    "region_market",
+)
+
+
+@pytest.fixture(scope="session")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    """400 days of demo history to 2026-09-10, derived, with alerts and health cases."""
+    return build(tmp_path_factory.mktemp("seeded"))
+
+
+@pytest.fixture(scope="session")
+def offers_only(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    """Offers and quotes loaded, nothing derived yet (the derive step has not run)."""
+    return build(tmp_path_factory.mktemp("offers_only"), days=20, live_days=0, derived=False)
+
+
+@pytest.fixture(scope="session")
+def unmigrated(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    """A warehouse from before migration 002: the derived and alert tables do not exist."""
+    seeded = build(tmp_path_factory.mktemp("unmigrated"), days=20, live_days=0, derived=False)
+    with write_connection(seeded.warehouse) as con:
+        for table in DERIVED:
+            con.execute(f"DROP TABLE {table}")
+        con.execute("DELETE FROM schema_migration WHERE version = 2")
+    return seeded
+
+
+@pytest.fixture
+def use(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """Point the dashboard at a warehouse home (and its gpuprice.toml), demo profile."""
+
+    def point(home: Path, config: Path | None = None, profile: str = "demo") -> None:
+        monkeypatch.setenv("GPUPRICE_HOME", str(home))
+        monkeypatch.setenv("GPUPRICE_PROFILE", profile)
+        if config is None:
+            config = home / "empty.toml"
+            config.write_text("", encoding="utf-8")
+        monkeypatch.setenv("GPUPRICE_CONFIG", str(config))
+
+    return point
+
+
+@pytest.fixture
+def use_seeded(use: Callable[..., None], seeded: Seeded) -> Seeded:
+    use(seeded.home, seeded.config)
+    return seeded
+
+
+def open_page(page: str) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    if page != "trends":
+        app.switch_page(PAGES[page]).run()
+    assert_clean(app)
+    return app
+
+
+def assert_clean(app: AppTest) -> None:
+    """No exception box, and no lock error or query failure shown to the user."""
+    assert not app.exception, [e.value for e in app.exception]
+    for error in app.error:
+        assert "lock" not in str(error.value).lower(), error.value
+        assert "Exception" not in str(error.value), error.value
+
+
+def texts(app: AppTest) -> str:
+    parts = [
+        m.value
+        for kind in (
+            "title",
+            "subheader",
+            "markdown",
+            "caption",
+            "info",
+            "warning",
+            "success",
+            "error",
+        )
+        for m in getattr(app, kind)
+    ]
+    return "\n".join(str(p) for p in parts)
+
+
+# st.dataframe keeps no user key unless it is selectable, so each table a test reads is
+# found by a column only it has.
+TABLES = {
+    "tr_table": "layer",
+    "tr_changes": "MoM %",
+    "tr_latest": "listed price",
+    "va_table": "CNY per TFLOP-hour",
+    "be_row": "breakeven vs hourly (h)",
+    "be_alerts": "from h/month",
+    "al_feed": "created (UTC)",
+    "al_rules": "usage h/month",
+    "he_sources": "hours since success",
+    "he_failures": "error",
+    "he_rows": "unknown_gpu",
+    "he_unknown": "gpu_name_raw",
+}
+
+
+def _find(app: AppTest, name: str) -> pd.DataFrame | None:
+    for element in app.dataframe:
+        frame = element.value
+        if TABLES[name] in frame.columns:
+            return frame
+    return None
+
+
+def table(app: AppTest, name: str) -> pd.DataFrame:
+    frame = _find(app, name)
+    assert frame is not None, f"no table {name} ({TABLES[name]!r} column) on the page"
+    return frame
+
+
+def has_table(app: AppTest, name: str) -> bool:
+    return _find(app, name) is not None
+
+
+def charts(app: AppTest) -> list[dict]:
+    """Each Altair chart's Vega-Lite spec."""
+    return [json.loads(c.proto.spec) for c in app.get("vega_lite_chart")]
+
+
+def chart_data(app: AppTest, index: int) -> list[pd.DataFrame]:
+    """The data sets a chart draws (Streamlit ships them as Arrow, outside the spec)."""
+    chart = app.get("vega_lite_chart")[index]
+    return [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
+
+
+def titles(spec: object) -> list[str]:
+    """Every title in a Vega-Lite spec (chart, axes, legends), as text."""
+    found: list[str] = []
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key == "title":
+                found.append(value["text"] if isinstance(value, dict) else str(value))
+                if isinstance(value, dict) and "subtitle" in value:
+                    found.append(str(value["subtitle"]))
+            found.extend(titles(value))
+    elif isinstance(spec, list):
+        for value in spec:
+            found.extend(titles(value))
+    return found

@@ -1,0 +1,215 @@
+"""A warehouse for the dashboard tests: demo history, derived tables, alerts, health cases.
+
+The demo market's own pages for each day, parsed by the real adapters and inserted with
+the real loader's ``insert_rows`` through one write connection (a year takes seconds),
+then ``warehouse.metrics.derive_with`` and ``warehouse.alerts.evaluate_with`` in chunks of
+days, the way the hourly pipeline advances, so watch rules raise alerts over the last
+weeks. Hand-made additions, each for one page's test: a second (made-up, simulated)
+platform ``testcloud`` so the band has a spread, an unknown GPU name, and scrape runs that
+make jygpu stale, smm fresh and one smm run failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+from gpuprice.settings import load_settings
+from scrapers.collect import parse_page
+from scrapers.demo_market import render_page
+from scrapers.http import FetchedPage
+from scrapers.rows import OfferRow, Row
+from scrapers.sources import get_adapter
+from warehouse.alerts import WatchRule, evaluate_with
+from warehouse.db import utcnow, write_connection
+from warehouse.load import insert_rows
+from warehouse.metrics import derive_with
+from warehouse.reference import load_reference
+
+try:  # the drift check (source_health, scraper_broken alerts) arrived after the dashboard
+    from warehouse.drift import record_health
+except ImportError:  # pragma: no cover - older checkouts
+    record_health = None
+
+PAGES = {"jygpu": ("/market/container", "/market/baremetal"), "smm": ("/compute/quotes",)}
+LAST_DAY = date(2026, 9, 10)
+FAILED_ERROR = "fetch failed: http://127.0.0.1:8702/compute/quotes: ConnectError: refused"
+DOWN_ERROR = "fetch failed: http://127.0.0.1:8701/market/container: ReadTimeout"
+UNKNOWN_NAME = "NVIDIA B200 192GB"
+UNKNOWN_ROWS = 3
+BROKEN_PROBLEM = "/market/container: no offer grid found (layout changed?)"
+RULES_TOML = """
+[[alerts.rules]]
+name = "4090 box"
+gpu = "rtx4090-24g"
+source = "jygpu"
+usage_hours = 540
+against = "hourly"
+threshold_pct = 2
+hysteresis_hours = 5
+
+[[alerts.rules]]
+name = "910B cheapest"
+gpu = "910b-64g"
+usage_hours = 450
+against = "monthly"
+threshold_hours = 10
+"""
+
+
+@dataclass(frozen=True)
+class Seeded:
+    home: Path
+    config: Path
+    first_day: date
+    last_day: date
+
+    @property
+    def warehouse(self) -> Path:
+        return self.home / "gpuprice.duckdb"
+
+
+def demo_rows(day: date) -> list[Row]:
+    rows: list[Row] = []
+    for source, paths in PAGES.items():
+        adapter = get_adapter(source)
+        for page_path in paths:
+            body = render_page(source, page_path, day)
+            fetched = datetime.combine(day, datetime.min.time())
+            page = FetchedPage(
+                f"http://demo{page_path}?as_of={day}", 200, body, "text/html", fetched
+            )
+            parsed = parse_page(adapter, page)
+            assert parsed.error is None, parsed.error
+            rows.extend(parsed.rows)
+    return rows
+
+
+def _testcloud(row: OfferRow) -> OfferRow:
+    """A second platform 10 % dearer than jygpu for the 4090 container (made up, simulated)."""
+    price = (row.price * Decimal("1.1")).quantize(Decimal("0.01"))
+    return OfferRow(
+        **(
+            row.to_dict()
+            | {
+                "source": "testcloud",
+                "offer_id": "tc-4090",
+                "price": price,
+                "cny_per_card_hour": price,
+                "region": "华南-广州",
+                "list_price": None,
+                "stated_discount": None,
+                "discount_label": None,
+                "simulated": True,
+            }
+        )
+    )
+
+
+def _unknown(day: date) -> OfferRow:
+    return OfferRow(
+        observed_at=datetime.combine(day, datetime.min.time()) + timedelta(hours=2),
+        source="jygpu",
+        offer_id=f"unknown-{day}",
+        gpu="unknown",
+        gpu_name_raw=UNKNOWN_NAME,
+        gpu_count=1,
+        vram_gb=None,
+        billing="hourly",
+        price=Decimal("30"),
+        currency="CNY",
+        unit="CNY/card-hour",
+        unit_raw="元/时",
+        cny_per_card_hour=Decimal("30"),
+        simulated=True,
+    )
+
+
+def _insert(con: duckdb.DuckDBPyConnection, days: list[date], testcloud_from: date) -> None:
+    rows: list[Row] = []
+    for day in days:
+        for row in demo_rows(day):
+            rows.append(row)
+            if (
+                day >= testcloud_from
+                and isinstance(row, OfferRow)
+                and row.gpu == "rtx4090-24g"
+                and row.billing == "hourly"
+            ):
+                rows.append(_testcloud(row))
+    insert_rows(con, rows, page=None, run_id="dashboard-seed")
+    for day in days:
+        at = datetime.combine(day, datetime.min.time()) + timedelta(hours=2)
+        for source in PAGES:
+            _run(con, f"seed-{source}-{day}", source, at, "ok", None, as_of=day)
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    source: str,
+    at: datetime,
+    status: str,
+    error: str | None,
+    as_of: date | None = None,
+) -> None:
+    con.execute(
+        "INSERT INTO scrape_run (run_id, source, profile, as_of, started_at, finished_at, "
+        "status, pages, rows, error) VALUES (?, ?, 'demo', ?, ?, ?, ?, ?, ?, ?)",
+        [run_id, source, as_of, at, at + timedelta(seconds=2), status, 1, 0 if error else 9, error],
+    )
+
+
+def build(
+    home: Path,
+    *,
+    days: int = 400,
+    last_day: date = LAST_DAY,
+    live_days: int = 40,
+    chunk: int = 4,
+    derived: bool = True,
+) -> Seeded:
+    """``days`` of demo history to ``last_day``; the last ``live_days`` are derived and
+    alert-checked ``chunk`` days at a time (the rest at once, before the rules start)."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "gpuprice.toml"
+    config.write_text(RULES_TOML, encoding="utf-8")
+    rules = [WatchRule(**r.model_dump()) for r in load_settings(config).file.alerts.rules]
+    span = [last_day - timedelta(days=n) for n in range(days - 1, -1, -1)]
+    testcloud_from = last_day - timedelta(days=29)
+    path = home / "gpuprice.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+        head, tail = span[: len(span) - live_days], span[len(span) - live_days :]
+        batches = [head] + [tail[i : i + chunk] for i in range(0, len(tail), chunk)]
+        for batch in batches:
+            if not batch:
+                continue
+            _insert(con, batch, testcloud_from)
+            if derived:
+                derive_with(con, now=utcnow())
+                evaluate_with(con, rules, now=datetime.combine(batch[-1], datetime.min.time()))
+        insert_rows(
+            con, [_unknown(d) for d in span[-UNKNOWN_ROWS:]], page=None, run_id="seed-unknown"
+        )
+        failed_at = datetime.combine(last_day, datetime.min.time()) + timedelta(hours=5)
+        _run(con, "seed-smm-failed", "smm", failed_at, "failed", FAILED_ERROR)
+        # smm scraped successfully just now: fresh. jygpu was tried an hour ago and failed;
+        # its last success is on last_day: stale.
+        _run(con, "seed-smm-now", "smm", utcnow() - timedelta(minutes=5), "ok", None)
+        _run(con, "seed-jygpu-down", "jygpu", utcnow() - timedelta(hours=1), "failed", DOWN_ERROR)
+        if derived and record_health is not None:
+            # jygpu's pages stopped parsing: its health turns broken, with a scraper alert
+            record_health(
+                con,
+                source="jygpu",
+                profile="demo",
+                run_id="seed-jygpu-broken",
+                at=failed_at,
+                problem=BROKEN_PROBLEM,
+            )
+    return Seeded(home, config, span[0], last_day)

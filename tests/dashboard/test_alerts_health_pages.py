@@ -1,0 +1,133 @@
+"""Alerts and data-health pages on the seeded warehouse."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tests.dashboard.conftest import (
+    assert_clean,
+    charts,
+    has_table,
+    open_page,
+    table,
+    texts,
+    titles,
+)
+from tests.dashboard.seeding import (
+    BROKEN_PROBLEM,
+    DOWN_ERROR,
+    FAILED_ERROR,
+    RULES_TOML,
+    UNKNOWN_NAME,
+    UNKNOWN_ROWS,
+    Seeded,
+    record_health,
+)
+from warehouse.db import read_frame
+
+
+def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
+    total = read_frame(use_seeded.warehouse, "SELECT count(*) FROM alert").item()
+    app = open_page("alerts")
+    feed = table(app, "al_feed")
+    assert len(feed) == total >= 7
+    assert list(feed["created (UTC)"]) == sorted(feed["created (UTC)"], reverse=True)
+    assert set(feed["data"]) == {"SIMULATED"}
+    app.multiselect(key="al_kind").set_value(["mode_flip"]).run()
+    flips = table(app, "al_feed")
+    assert list(flips["kind"]) == ["mode_flip"]
+    assert flips.iloc[0]["old_mode"] == "hourly" and flips.iloc[0]["new_mode"] == "bare_metal"
+    app.multiselect(key="al_kind").set_value(["breakeven_shift", "mode_flip"]).run()
+    assert len(table(app, "al_feed")) == 7
+    app.multiselect(key="al_cards").set_value(["910b-64g"]).run()
+    assert (
+        set(table(app, "al_feed")["rule"]) == {"910B cheapest"} and len(table(app, "al_feed")) == 4
+    )
+    app.date_input(key="al_since").set_value(date(2026, 8, 20)).run()
+    assert len(table(app, "al_feed")) == 1
+    app.radio(key="al_delivery").set_value("delivered").run()
+    assert_clean(app)
+    assert not has_table(app, "al_feed") and "所选条件没有数据" in texts(app)
+    app.radio(key="al_delivery").set_value("pending").run()
+    assert len(table(app, "al_feed")) == 1
+
+
+def test_alerts_about_a_source_have_no_card_and_still_show(use_seeded: Seeded) -> None:
+    broken = read_frame(
+        use_seeded.warehouse, "SELECT count(*) FROM alert WHERE kind = 'scraper_broken'"
+    ).item()
+    if not broken:
+        pytest.skip("this checkout has no drift check (warehouse.drift) storing scraper alerts")
+    app = open_page("alerts")
+    app.multiselect(key="al_cards").set_value(["—"]).run()
+    feed = table(app, "al_feed")
+    assert list(feed["kind"]) == ["scraper_broken"] and list(feed["line"]) == ["jygpu"]
+    assert BROKEN_PROBLEM in feed.iloc[0]["message"]
+
+
+def test_watch_rules_in_force_come_from_the_settings(use_seeded: Seeded) -> None:
+    app = open_page("alerts")
+    rules = table(app, "al_rules").set_index("rule")
+    assert list(rules.index) == ["4090 box", "910B cheapest"]
+    assert rules.loc["4090 box", "usage h/month"] == 540
+    assert rules.loc["4090 box", "threshold"] == "2 %"
+    assert rules.loc["910B cheapest", "line"] == "cheapest"
+    assert rules.loc["910B cheapest", "threshold"] == "10 h"
+    assert rules.loc["4090 box", "cheaper mode now"] == "bare_metal"
+
+
+def test_no_rules_and_no_alerts_are_explained(
+    use: Callable[..., None], offers_only: Seeded, tmp_path: Path
+) -> None:
+    use(offers_only.home, tmp_path / "none.toml")
+    (tmp_path / "none.toml").write_text("", encoding="utf-8")
+    app = open_page("alerts")
+    shown = texts(app)
+    assert "还没有预警" in shown and "[[alerts.rules]]" in shown
+    assert not has_table(app, "al_feed") and not has_table(app, "al_rules")
+    assert RULES_TOML  # the seeded home's rules are what the other tests read
+
+
+def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
+    use_seeded: Seeded,
+) -> None:
+    app = open_page("health")
+    sources = table(app, "he_sources").set_index("source")
+    assert sources.loc["jygpu", "status"] == "STALE"  # last success on 2026-09-10
+    assert sources.loc["smm", "status"] == "fresh"  # succeeded five minutes ago
+    assert sources.loc["smm", "failed"] == 1
+    assert sources.loc["jygpu", "last success (UTC)"] == "2026-09-10 02:00"
+    if record_health is not None:  # the drift check's verdict on the parser, when it exists
+        assert sources.loc["jygpu", "parser"] == "broken"
+        assert sources.loc["jygpu", "parser problem"] == BROKEN_PROBLEM
+    assert any(w.value == "过期来源：jygpu" for w in app.warning)
+    assert "3 h" in texts(app)  # the threshold from settings is stated
+    failures = table(app, "he_failures")
+    assert list(failures["error"]) == [DOWN_ERROR, FAILED_ERROR]  # newest first
+    assert list(failures["source"]) == ["jygpu", "smm"]
+    assert sources.loc["jygpu", "last run status"] == "failed"  # tried, but no success since
+    rows = table(app, "he_rows")
+    newest = rows[(rows["observed_at"] == "2026-09-10 02:00") & (rows["source"] == "jygpu")]
+    assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown_gpu"] == 1
+    (rows_chart,) = charts(app)
+    assert any("UTC" in x for x in titles(rows_chart))
+    unknown = table(app, "he_unknown")
+    assert (
+        list(unknown["gpu_name_raw"]) == [UNKNOWN_NAME] and unknown.iloc[0]["rows"] == UNKNOWN_ROWS
+    )
+    assert f"未识别的 GPU 名称：{UNKNOWN_ROWS} 行" in texts(app)
+
+
+def test_staleness_follows_the_configured_threshold(
+    use: Callable[..., None], seeded: Seeded, tmp_path: Path
+) -> None:
+    config = tmp_path / "lenient.toml"
+    config.write_text("[thresholds]\nstale_after_hours = 1000000\n", encoding="utf-8")
+    use(seeded.home, config)
+    app = open_page("health")
+    assert set(table(app, "he_sources")["status"]) == {"fresh"}
+    assert "过期来源" not in texts(app) and "所有来源都在" in app.success[0].value

@@ -1,0 +1,225 @@
+"""Trends page (finance's home) on the seeded warehouse: KPIs, chart, band, quotes,
+MoM / YoY, filters, and the export being exactly the table shown."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+from typing import Any
+
+import openpyxl
+import polars as pl
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from dashboard import export
+from tests.dashboard.conftest import (
+    assert_clean,
+    chart_data,
+    charts,
+    has_table,
+    open_page,
+    table,
+    texts,
+    titles,
+)
+from tests.dashboard.seeding import Seeded
+from warehouse.db import read_frame
+
+UNIT = "CNY per card-hour (mean)"
+
+
+def shown(app: AppTest) -> pl.DataFrame:
+    """The chart table as shown, with its period as dates again (pandas made them datetimes)."""
+    return pl.from_pandas(table(app, "tr_table")).with_columns(pl.col("period").cast(pl.Date))
+
+
+def monthly_mean(seeded: Seeded, gpu: str, source: str, billing: str, month: str) -> float:
+    """Independent of the page's SQL: the plain mean of the month's raw observations."""
+    raw = read_frame(
+        seeded.warehouse,
+        "SELECT observed_at, cny_per_card_hour::DOUBLE AS p FROM offer "
+        "WHERE gpu = ? AND source = ? AND billing = ?",
+        [gpu, source, billing],
+    )
+    month_rows = raw.filter(pl.col("observed_at").dt.strftime("%Y-%m") == month)
+    return float(month_rows["p"].mean())
+
+
+def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> None:
+    app = open_page("trends")
+    shown = texts(app)
+    assert app.title[0].value == "GPU 租赁价格趋势"  # Chinese by default
+    assert "SIMULATED" in shown
+    # KPI cards: one per card and billing mode, median across platforms, MoM delta
+    kpi = {m.label: m for m in app.metric}
+    m4090 = kpi["rtx4090-24g · hourly"]
+    assert m4090.proto.help.startswith("SIMULATED; ")
+    sep = [
+        monthly_mean(use_seeded, "rtx4090-24g", s, "hourly", "2026-09")
+        for s in ("jygpu", "jygpu-published", "testcloud")
+    ]
+    aug = [
+        monthly_mean(use_seeded, "rtx4090-24g", s, "hourly", "2026-08")
+        for s in ("jygpu", "testcloud")
+    ]
+    median_sep, median_aug = sorted(sep)[1], sum(aug) / 2
+    assert m4090.value == f"¥{median_sep:,.3f}"
+    assert "元/卡时，最新月份 (2026-09)" in texts(app)  # the KPIs' unit and month
+    assert m4090.proto.delta == f"{median_sep / median_aug - 1:+.1%}"
+    # one chart with unit and date range in its titles
+    (spec,) = charts(app)
+    chart_titles = " ".join(titles(spec))
+    assert (
+        "元/卡时" in chart_titles and "2026-06-13" in chart_titles and "2026-09-10" in chart_titles
+    )
+    assert "日期 (UTC)" in chart_titles
+    data = table(app, "tr_table")
+    assert set(data["layer"]) == {"price", "band", "market quote"}
+    assert str(data["period"].min())[:10] == "2026-06-13"  # default: the last 90 days
+    assert set(data.loc[data["layer"] == "price", "billing"]) == {"hourly", "bare_metal_monthly"}
+    assert set(table(app, "tr_changes").columns) >= {"MoM %", "YoY %", "month", "data"}
+    latest = table(app, "tr_latest")
+    h100 = latest[(latest["card"] == "h100-80g") & (latest["platform"] == "jygpu")].iloc[0]
+    assert h100["listed price"].endswith(" 元/月") and "," in h100["listed price"]
+    assert set(latest[latest["platform"] == "jygpu-published"]["data"]) == {"real"}
+    assert [b.label for b in app.download_button] == ["导出 CSV", "导出 Excel"]
+
+
+def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
+    app = open_page("trends")
+    changes = table(app, "tr_changes")
+    row = changes[
+        (changes["card"] == "rtx4090-24g")
+        & (changes["platform"] == "jygpu")
+        & (changes["billing"] == "hourly")
+    ].iloc[0]
+    now = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-09")
+    before = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-08")
+    year_ago = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2025-09")
+    assert row["month"] == "2026-09"
+    assert row["MoM %"] == pytest.approx(round((now / before - 1) * 100, 2))
+    assert row["YoY %"] == pytest.approx(round((now / year_ago - 1) * 100, 2))
+    published = changes[changes["platform"] == "jygpu-published"]
+    assert published["YoY %"].isna().all()  # no year-ago observation: NULL, never 0
+
+
+def test_filters_change_the_data_shown(use_seeded: Seeded) -> None:
+    app = open_page("trends")
+
+    def prices() -> pl.DataFrame:
+        assert_clean(app)
+        return shown(app).filter(pl.col("layer") == "price")
+
+    app.multiselect(key="tr_cards").set_value(["h20-96g"]).run()
+    assert set(prices()["card"]) == {"h20-96g"}
+    assert set(table(app, "tr_table")["card"]) == {"h20-96g"}  # quotes follow the card filter
+    app.multiselect(key="tr_cards").set_value(["rtx4090-24g", "910b-64g"]).run()
+    app.multiselect(key="tr_billing").set_value(["monthly"]).run()
+    assert set(prices()["billing"]) == {"monthly"}
+    app.multiselect(key="tr_platforms").set_value(["testcloud"]).run()
+    assert not has_table(app, "tr_table")  # testcloud has no monthly plan
+    assert "所选条件没有数据" in texts(app)
+    app.multiselect(key="tr_billing").set_value(["hourly"]).run()
+    only = prices()
+    assert set(only["platform"]) == {"testcloud"} and set(only["card"]) == {"rtx4090-24g"}
+    assert "band" not in set(table(app, "tr_table")["layer"])  # one platform: no band
+    app.multiselect(key="tr_platforms").set_value(["jygpu", "testcloud"]).run()
+    app.multiselect(key="tr_regions").set_value(["华北-北京"]).run()
+    assert set(prices()["card"]) == {"910b-64g"}  # the 4090s are in 杭州 and 广州
+    app.multiselect(key="tr_regions").set_value(["华北-北京", "华东-杭州", "华南-广州"]).run()
+    app.date_input(key="tr_dates").set_value((date(2026, 9, 1), date(2026, 9, 10))).run()
+    days = prices()["period"]
+    assert days.min() == date(2026, 9, 1) and days.max() == date(2026, 9, 10)
+    assert prices().height == 10 * 3  # 10 days x (4090 jygpu, 4090 testcloud, 910B jygpu)
+    app.date_input(key="tr_dates").set_value((date(2026, 1, 1), date(2026, 9, 10))).run()
+    app.radio(key="tr_grain").set_value("month").run()
+    months = prices()
+    assert set(months["period"].dt.day()) == {1}
+    assert months.filter(pl.col("platform") == "jygpu", pl.col("card") == "910b-64g").height == 9
+    mean_aug = monthly_mean(use_seeded, "910b-64g", "jygpu", "hourly", "2026-08")
+    aug = months.filter(
+        pl.col("platform") == "jygpu",
+        pl.col("card") == "910b-64g",
+        pl.col("period") == date(2026, 8, 1),
+    )
+    assert aug[UNIT].item() == pytest.approx(mean_aug, abs=1e-4)
+    app.radio(key="tr_grain").set_value("week").run()
+    assert {d.weekday() for d in prices()["period"]} == {0}  # weeks start on Monday
+    app.multiselect(key="tr_cards").set_value([]).run()
+    assert "所选条件没有数据" in texts(app)
+
+
+def test_band_spans_the_platforms_and_quotes_can_be_hidden(use_seeded: Seeded) -> None:
+    app = open_page("trends")
+    app.multiselect(key="tr_cards").set_value(["rtx4090-24g"]).run()
+    app.multiselect(key="tr_billing").set_value(["hourly"]).run()
+    data = shown(app)
+    prices = data.filter(pl.col("layer") == "price")
+    band = data.filter(pl.col("layer") == "band")
+    shared = prices.group_by("period").len().filter(pl.col("len") >= 2)["period"]
+    # testcloud's last 30 days, and 2026-07-01 where seed 002's published price meets jygpu
+    assert sorted(band["period"]) == sorted(shared) and band.height == 31
+    for row in band.iter_rows(named=True):
+        same_day = prices.filter(pl.col("period") == row["period"])[UNIT]
+        assert row["min"] == pytest.approx(same_day.min())
+        assert row["max"] == pytest.approx(same_day.max())
+        assert row["n"] == same_day.len() >= 2
+        assert row["min"] < row["max"]
+    quotes = data.filter(pl.col("layer") == "market quote")
+    assert set(quotes["platform"]) == {"smm", "smm-published"}
+    assert quotes.filter(pl.col("platform") == "smm").height == 90  # every day of the range
+    expected = read_frame(
+        use_seeded.warehouse,
+        "SELECT avg(cny_per_card_hour)::DOUBLE FROM spot_quote "
+        "WHERE gpu = 'rtx4090-24g' AND source = 'smm' AND observed_at::DATE = '2026-09-10'",
+    ).item()
+    last = quotes.filter(pl.col("period") == date(2026, 9, 10), pl.col("platform") == "smm")[
+        UNIT
+    ].item()
+    assert last == pytest.approx(expected, abs=1e-4)
+    assert len(chart_data(app, 0)) == 3  # band, lines, quotes
+    app.checkbox(key="tr_quotes").uncheck().run()
+    assert "market quote" not in set(table(app, "tr_table")["layer"])
+    assert len(chart_data(app, 0)) == 2
+
+
+def test_export_is_exactly_the_table_shown(
+    use_seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exported: dict[str, Any] = {}
+    real_csv, real_add_deferred = export.csv_bytes, MediaFileManager.add_deferred
+
+    def spy_csv(frame: pl.DataFrame) -> bytes:
+        exported["csv"] = real_csv(frame)
+        return exported["csv"]
+
+    def spy_deferred(self: MediaFileManager, data_callable: Any, *args: Any, **kw: Any) -> str:
+        # The Excel button's generator, which Streamlit would run on the click.
+        exported["xlsx"] = data_callable
+        return real_add_deferred(self, data_callable, *args, **kw)
+
+    monkeypatch.setattr(export, "csv_bytes", spy_csv)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
+    app = open_page("trends")
+    app.multiselect(key="tr_cards").set_value(["910b-64g", "h20-96g"]).run()
+    table_shown = shown(app)
+
+    assert exported["csv"].startswith(b"\xef\xbb\xbf")  # BOM: Excel reads the UTF-8 right
+    csv = pl.read_csv(io.BytesIO(exported["csv"][3:]), try_parse_dates=True)
+    assert csv.columns == table_shown.columns and csv.height == table_shown.height
+    assert csv["card"].to_list() == table_shown["card"].to_list()
+    assert csv["layer"].to_list() == table_shown["layer"].to_list()
+    assert csv[UNIT].to_list() == pytest.approx(table_shown[UNIT].to_list())
+    assert (
+        csv["period"].cast(pl.String).to_list() == table_shown["period"].cast(pl.String).to_list()
+    )
+
+    sheet = openpyxl.load_workbook(io.BytesIO(exported["xlsx"]())).active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert list(rows[0]) == table_shown.columns and len(rows) - 1 == table_shown.height
+    column = table_shown.columns.index(UNIT)
+    assert [r[column] for r in rows[1:]] == pytest.approx(table_shown[UNIT].to_list())
+    card = table_shown.columns.index("card")
+    assert {r[card] for r in rows[1:]} == {"910b-64g", "h20-96g"}

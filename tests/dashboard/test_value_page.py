@@ -1,0 +1,77 @@
+"""Value board on the seeded warehouse: card_value + gpu_spec, sortable, filtered, scatters."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import (
+    assert_clean,
+    charts,
+    has_table,
+    open_page,
+    table,
+    texts,
+    titles,
+)
+from tests.dashboard.seeding import Seeded
+from warehouse.db import read_frame
+
+
+def test_board_shows_every_ratio_with_specs_and_two_scatters(use_seeded: Seeded) -> None:
+    app = open_page("value")
+    board = table(app, "va_table")
+    assert {
+        "card",
+        "platform",
+        "billing",
+        "CNY per card-hour",
+        "CNY per TFLOP-hour",
+        "CNY per GB-hour",
+        "CNY per TB/s-hour",
+        "VRAM GB",
+        "FP16 TFLOPS (dense)",
+        "bandwidth TB/s",
+        "observed",
+        "data",
+    } <= set(board.columns)
+    assert set(board["billing"]) == {"hourly"}  # the default mode
+    assert list(board["CNY per card-hour"]) == sorted(board["CNY per card-hour"])
+    newest = read_frame(
+        use_seeded.warehouse,
+        "SELECT cny_per_card_hour::DOUBLE AS p, cny_per_tflop_hour AS t FROM card_value "
+        "WHERE source = 'jygpu' AND gpu = 'h20-96g' AND billing = 'hourly' "
+        "ORDER BY observed_at DESC LIMIT 1",
+    ).row(0, named=True)
+    h20 = board[(board["card"] == "h20-96g") & (board["platform"] == "jygpu")].iloc[0]
+    assert h20["CNY per card-hour"] == pytest.approx(newest["p"], abs=1e-4)
+    assert h20["CNY per TFLOP-hour"] == pytest.approx(newest["t"], abs=1e-5)
+    assert h20["VRAM GB"] == 96 and h20["data"] == "SIMULATED"
+    assert set(board[board["platform"] == "jygpu-published"]["data"]) == {"real"}
+    vram, tflops = charts(app)
+    assert any("显存 (GB)" in x for x in titles(vram)) and any(
+        "2026-09-10" in x for x in titles(vram)
+    )
+    assert any("TFLOPS" in x for x in titles(tflops))
+    assert any("元/卡时" in x for x in titles(tflops))
+    assert "2026-09-10 02:00 UTC" in texts(app)
+
+
+def test_sorting_and_filters_change_the_board(use_seeded: Seeded) -> None:
+    app = open_page("value")
+    app.selectbox(key="va_sort").set_value("CNY per TFLOP-hour").run()
+    assert_clean(app)
+    board = table(app, "va_table")
+    assert list(board["CNY per TFLOP-hour"]) == sorted(board["CNY per TFLOP-hour"])
+    assert board.iloc[0]["card"] == "rtx4090-24g"  # the cheapest dense FP16 per hour
+    app.selectbox(key="va_sort").set_value("CNY per GB-hour").run()
+    by_gb = table(app, "va_table")
+    assert list(by_gb["CNY per GB-hour"]) == sorted(by_gb["CNY per GB-hour"])
+    assert list(by_gb["card"]) != list(board["card"])
+    app.selectbox(key="va_billing").set_value("bare_metal_monthly").run()
+    bare = table(app, "va_table")
+    assert set(bare["billing"]) == {"bare_metal_monthly"}
+    assert "h100-80g" in set(bare["card"]) and "h20-96g" not in set(bare["card"])
+    app.multiselect(key="va_platforms").set_value(["jygpu-published"]).run()
+    assert set(table(app, "va_table")["platform"]) == {"jygpu-published"}
+    app.multiselect(key="va_platforms").set_value([]).run()
+    assert not has_table(app, "va_table") and "所选条件没有数据" in texts(app)

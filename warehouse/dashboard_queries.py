@@ -1,0 +1,346 @@
+"""Read-only SQL behind the dashboard pages that warehouse.queries and
+warehouse.metric_queries do not already provide.
+
+Every function opens the warehouse read-only for one query (``read_frame``), so a page
+never holds the file while the pipeline wants to write. Filters are pushed into SQL so a
+page over years of hourly history only moves the rows it draws. List filters take a
+tuple; an empty tuple matches nothing (the page says so before asking).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from warehouse.db import read_frame
+
+Grain = Literal["day", "week", "month"]
+GRAINS: tuple[Grain, ...] = ("day", "week", "month")
+# Published (seed) prices carry no region; filters show them under this name.
+NO_REGION = "(none)"
+
+_OFFER_FILTER = f"""
+    gpu <> 'unknown'
+    AND list_contains($gpus::VARCHAR[], gpu)
+    AND list_contains($sources::VARCHAR[], source)
+    AND list_contains($billing::VARCHAR[], billing)
+    AND list_contains($regions::VARCHAR[], coalesce(region, '{NO_REGION}'))
+    AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY
+"""
+
+
+def _offer_params(
+    gpus: tuple[str, ...],
+    sources: tuple[str, ...],
+    billing: tuple[str, ...],
+    regions: tuple[str, ...],
+    end: date,
+    **more: Any,
+) -> dict[str, Any]:
+    return {
+        "gpus": list(gpus),
+        "sources": list(sources),
+        "billing": list(billing),
+        "regions": list(regions),
+        "end": end,
+    } | more
+
+
+def _grain(grain: str) -> str:
+    if grain not in GRAINS:
+        raise ValueError(f"grain {grain!r} is not one of {', '.join(GRAINS)}")
+    return grain
+
+
+def trend_options(path: Path) -> pl.DataFrame:
+    """What the trend filters can offer: each (card, platform, billing, region) present,
+    with its first and last day."""
+    return read_frame(
+        path,
+        f"""
+        SELECT gpu, source, billing, coalesce(region, '{NO_REGION}') AS region,
+               min(observed_at)::DATE AS first_day, max(observed_at)::DATE AS last_day,
+               count(*) AS observations, bool_or(simulated) AS simulated
+        FROM offer WHERE gpu <> 'unknown'
+        GROUP BY ALL ORDER BY gpu, source, billing, region
+        """,
+    )
+
+
+def price_trend(
+    path: Path,
+    grain: Grain,
+    gpus: tuple[str, ...],
+    sources: tuple[str, ...],
+    billing: tuple[str, ...],
+    regions: tuple[str, ...],
+    start: date,
+    end: date,
+) -> pl.DataFrame:
+    """Mean CNY per card-hour per period (day, week from Monday, or month), card, platform
+    and billing mode, with the period's low and high and how many observations it holds."""
+    return read_frame(
+        path,
+        f"""
+        SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, billing,
+               avg(cny_per_card_hour)::DOUBLE AS cny_per_card_hour,
+               min(cny_per_card_hour)::DOUBLE AS low, max(cny_per_card_hour)::DOUBLE AS high,
+               count(*) AS observations, bool_or(simulated) AS simulated
+        FROM offer
+        WHERE {_OFFER_FILTER} AND observed_at >= $start::TIMESTAMP
+        GROUP BY ALL ORDER BY period, gpu, source, billing
+        """,
+        _offer_params(gpus, sources, billing, regions, end, start=start, grain=_grain(grain)),
+    )
+
+
+def price_band(
+    path: Path,
+    grain: Grain,
+    gpus: tuple[str, ...],
+    sources: tuple[str, ...],
+    billing: tuple[str, ...],
+    regions: tuple[str, ...],
+    start: date,
+    end: date,
+) -> pl.DataFrame:
+    """Per period, card and billing mode: min, median and max across platforms of each
+    platform's period mean (the band finance reads the market's spread from). Only where
+    at least two platforms quote: a band of one is that platform's line again."""
+    return read_frame(
+        path,
+        f"""
+        WITH series AS (
+            SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, billing,
+                   avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated
+            FROM offer
+            WHERE {_OFFER_FILTER} AND observed_at >= $start::TIMESTAMP
+            GROUP BY ALL
+        )
+        SELECT period, gpu, billing, min(v) AS band_min, median(v) AS band_median,
+               max(v) AS band_max, count(*) AS platforms, bool_or(simulated) AS simulated
+        FROM series GROUP BY ALL HAVING count(*) >= 2 ORDER BY period, gpu, billing
+        """,
+        _offer_params(gpus, sources, billing, regions, end, start=start, grain=_grain(grain)),
+    )
+
+
+def quote_trend(
+    path: Path, grain: Grain, gpus: tuple[str, ...], start: date, end: date
+) -> pl.DataFrame:
+    """Market quotes (spot_quote) per period and card: the mean over regions of each
+    region's period mean, so a region quoted more often does not weigh more."""
+    return read_frame(
+        path,
+        """
+        WITH per_region AS (
+            SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, region, basis,
+                   avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated
+            FROM spot_quote
+            WHERE gpu <> 'unknown' AND list_contains($gpus::VARCHAR[], gpu)
+              AND observed_at >= $start::TIMESTAMP
+              AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY
+            GROUP BY ALL
+        )
+        SELECT period, gpu, source, string_agg(DISTINCT basis, ', ') AS basis,
+               avg(v) AS cny_per_card_hour, count(DISTINCT region) AS regions,
+               bool_or(simulated) AS simulated
+        FROM per_region GROUP BY period, gpu, source ORDER BY period, gpu, source
+        """,
+        {"grain": _grain(grain), "gpus": list(gpus), "start": start, "end": end},
+    )
+
+
+def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
+    """Latest month (in [start, end]) per key vs one and twelve months before it."""
+    on = " AND ".join(f"{{t}}.{k} = l.{k}" for k in keys.split(", "))
+    return f"""
+        WITH series AS (
+            SELECT date_trunc('month', observed_at)::DATE AS month, gpu, source, billing,
+                   avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated,
+                   max(observed_at) AS last_seen
+            FROM offer WHERE {_OFFER_FILTER}
+            GROUP BY ALL
+        ), m AS ({monthly}),
+        latest AS (
+            SELECT {keys}, max(month) AS month FROM m
+            WHERE month >= date_trunc('month', $start::DATE)::DATE GROUP BY ALL
+        )
+        SELECT l.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
+               year_ago.v AS year_ago, cur.v / prev.v - 1 AS mom, cur.v / year_ago.v - 1 AS yoy,
+               cur.simulated, cur.last_seen, {extra}
+               (SELECT list(h.v ORDER BY h.month) FROM m h
+                WHERE {on.format(t="h")} AND h.month > l.month - INTERVAL 12 MONTH
+                  AND h.month <= l.month) AS last_12_months
+        FROM latest l
+        JOIN m cur ON {on.format(t="cur")} AND cur.month = l.month
+        LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = l.month - INTERVAL 1 MONTH
+        LEFT JOIN m year_ago
+          ON {on.format(t="year_ago")} AND year_ago.month = l.month - INTERVAL 12 MONTH
+        ORDER BY {", ".join(f"l.{k}" for k in keys.split(", "))}
+    """
+
+
+def monthly_changes(
+    path: Path,
+    gpus: tuple[str, ...],
+    sources: tuple[str, ...],
+    billing: tuple[str, ...],
+    regions: tuple[str, ...],
+    start: date,
+    end: date,
+) -> pl.DataFrame:
+    """Per card, platform and billing mode: the latest month's mean CNY per card-hour (the
+    newest month in [start, end]), month over month and year over year. A year-ago or
+    previous month with no observation gives NULL, never 0."""
+    return read_frame(
+        path,
+        _changes_sql("gpu, source, billing", "SELECT * FROM series"),
+        _offer_params(gpus, sources, billing, regions, end, start=start),
+    )
+
+
+def card_changes(
+    path: Path,
+    gpus: tuple[str, ...],
+    sources: tuple[str, ...],
+    billing: tuple[str, ...],
+    regions: tuple[str, ...],
+    start: date,
+    end: date,
+) -> pl.DataFrame:
+    """Per card and billing mode: the median across platforms of the monthly means, its
+    latest month, month over month, year over year and the last twelve months (KPI cards)."""
+    return read_frame(
+        path,
+        _changes_sql(
+            "gpu, billing",
+            "SELECT month, gpu, billing, median(v) AS v, bool_or(simulated) AS simulated, "
+            "max(last_seen) AS last_seen, count(*) AS platforms FROM series GROUP BY ALL",
+            extra="cur.platforms,",
+        ),
+        _offer_params(gpus, sources, billing, regions, end, start=start),
+    )
+
+
+def value_board(path: Path) -> pl.DataFrame:
+    """The newest card_value row per platform, card and billing mode, with the card's specs."""
+    return read_frame(
+        path,
+        """
+        WITH latest AS (
+            SELECT * FROM card_value
+            QUALIFY row_number() OVER (PARTITION BY source, gpu, billing
+                                       ORDER BY observed_at DESC) = 1
+        )
+        SELECT v.gpu, v.source, v.billing, v.cny_per_card_hour::DOUBLE AS cny_per_card_hour,
+               v.cny_per_tflop_hour, v.cny_per_gb_hour, v.cny_per_tbps_hour,
+               s.vendor, s.vram_gb, s.memory_type, s.fp16_tflops_dense,
+               s.bandwidth_gbs / 1000.0 AS bandwidth_tbs, s.interconnect, s.domestic,
+               v.offers, v.offer_id, v.observed_at, v.simulated
+        FROM latest v LEFT JOIN gpu_spec s USING (gpu)
+        ORDER BY v.cny_per_card_hour
+        """,
+    )
+
+
+def rule_states(path: Path) -> pl.DataFrame:
+    """Where each watch rule stands (alert_rule_state): its cursor, baseline and mode."""
+    return read_frame(
+        path,
+        """
+        SELECT rule, last_observed_at, last_value, baseline_observed_at, baseline_value,
+               mode, updated_at
+        FROM alert_rule_state ORDER BY rule
+        """,
+    )
+
+
+def source_health(path: Path) -> pl.DataFrame:
+    """Per source: the newest successful (status ok) scrape, the newest attempt and how it
+    ended, and how many runs failed."""
+    return read_frame(
+        path,
+        """
+        WITH newest AS (
+            SELECT source, finished_at AS last_run_at, status AS last_status,
+                   error AS last_error
+            FROM scrape_run
+            QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
+        ), counts AS (
+            SELECT source,
+                   max(finished_at) FILTER (WHERE status = 'ok') AS last_ok_at,
+                   count(*) AS runs,
+                   count(*) FILTER (WHERE status = 'failed') AS failed_runs,
+                   count(*) FILTER (WHERE status = 'partial') AS partial_runs
+            FROM scrape_run GROUP BY source
+        )
+        SELECT c.source, c.last_ok_at, n.last_run_at, n.last_status, n.last_error,
+               c.runs, c.failed_runs, c.partial_runs
+        FROM counts c JOIN newest n USING (source) ORDER BY c.source
+        """,
+    )
+
+
+def parser_states(path: Path) -> pl.DataFrame:
+    """Per source and profile, whether its pages still parse (source_health, kept by the
+    pipeline's drift check: ok, or broken since when and why)."""
+    return read_frame(
+        path,
+        "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile",
+    )
+
+
+def scrape_failures(path: Path, limit: int = 50) -> pl.DataFrame:
+    """Failed and partial scrapes with their recorded errors, newest first."""
+    return read_frame(
+        path,
+        """
+        SELECT finished_at, source, status, as_of, pages, rows, error FROM scrape_run
+        WHERE status IN ('failed', 'partial') ORDER BY finished_at DESC LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+
+
+def snapshot_rows(path: Path, limit: int = 120) -> pl.DataFrame:
+    """Rows per snapshot (one source, one observed_at) for offers and quotes, newest
+    ``limit`` snapshots, with how many rows had an unknown card."""
+    return read_frame(
+        path,
+        """
+        WITH snaps AS (
+            SELECT observed_at, source, 'offer' AS kind, count(*) AS rows,
+                   count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
+                   bool_or(simulated) AS simulated
+            FROM offer GROUP BY observed_at, source
+            UNION ALL
+            SELECT observed_at, source, 'spot_quote' AS kind, count(*) AS rows,
+                   count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
+                   bool_or(simulated) AS simulated
+            FROM spot_quote GROUP BY observed_at, source
+        )
+        SELECT * FROM snaps ORDER BY observed_at DESC, source, kind LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+
+
+def unknown_gpus(path: Path) -> pl.DataFrame:
+    """GPU names no rule maps to a canonical card, as printed, with where and how often."""
+    return read_frame(
+        path,
+        """
+        SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
+               min(observed_at) AS first_seen, max(observed_at) AS last_seen
+        FROM offer WHERE gpu = 'unknown' GROUP BY ALL
+        UNION ALL
+        SELECT 'spot_quote' AS kind, source, gpu_name_raw, count(*) AS rows,
+               min(observed_at) AS first_seen, max(observed_at) AS last_seen
+        FROM spot_quote WHERE gpu = 'unknown' GROUP BY ALL
+        ORDER BY rows DESC, source, gpu_name_raw
+        """,
+    )
