@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -39,13 +40,14 @@ def print_run_summary(result: RunResult, settings: Settings) -> None:
     for column in ("source", "status", "pages", "new rows", "error"):
         table.add_column(column)
     for s in result.sources:
-        colour = {"ok": "green", "partial": "yellow", "failed": "red"}[s.status]
+        colour = {"ok": "green", "partial": "yellow", "failed": "red"}.get(s.status, "blue")
+        status = f"{s.status} ({s.reason.replace('_', ' ')})" if s.reason else s.status
         table.add_row(
             s.source,
-            f"[{colour}]{s.status}[/{colour}]",
+            f"[{colour}]{status}[/{colour}]",
             str(s.pages),
             str(s.rows_added),
-            s.error or "",
+            escape(s.error or ""),
         )
     console.print(table)
     if settings.profile == "demo":
@@ -151,15 +153,30 @@ def sql(
 
 @app.command()
 def parse(
-    source: Annotated[str, typer.Argument(help="Source adapter name, e.g. jygpu or smm.")],
+    source: Annotated[
+        str, typer.Argument(help="Source name, e.g. jygpu, smm, vastai, runpod, matpool, autodl.")
+    ],
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A saved page.")],
+    config: ConfigOption = None,
 ) -> None:
-    """Print the rows a saved page parses into, one JSON object per line."""
-    from scrapers.rows import ParseError
-    from scrapers.sources import get_adapter
+    """Print the rows a saved page parses into, one JSON object per line.
 
+    USD prices are converted at the warehouse's rate of the file's day (its modification
+    time), else at the configured default ([fx]); a source configured with adapter =
+    "generic" uses its [sources.NAME.extract] settings."""
+    from scrapers.rows import ParseError
+    from scrapers.sources import build_adapter
+    from warehouse.fx import read_fx_rates
+
+    settings = settings_or_exit(config)
+    src = settings.file.sources.get(source)
     try:
-        adapter = get_adapter(source)
+        adapter = build_adapter(
+            source,
+            src.adapter if src else None,
+            fx=read_fx_rates(settings.warehouse_path, settings.fx_defaults()),
+            options=src.extract.model_dump() if src and src.extract else None,
+        )
     except KeyError as exc:
         err.print(f"[red]{exc.args[0]}[/red]")
         raise typer.Exit(2) from None

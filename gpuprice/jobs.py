@@ -17,10 +17,11 @@ from warehouse.db import read_frame
 @dataclass(frozen=True, slots=True)
 class SourceResult:
     source: str
-    status: str
+    status: str  # ok | partial | failed | skipped
     pages: int
     rows_added: int
     error: str | None
+    reason: str | None = None  # unreachable, drift, not_configured ... (scrape_run.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class JobRunner:
     def _summaries(self, dagster_run_id: str) -> list[SourceResult]:
         frame = read_frame(
             self.settings.warehouse_path,
-            "SELECT source, status, pages, rows, error FROM scrape_run "
+            "SELECT source, status, pages, rows, error, reason FROM scrape_run "
             "WHERE starts_with(run_id, ?) QUALIFY row_number() OVER "
             "(PARTITION BY source ORDER BY finished_at DESC) = 1 ORDER BY source",
             [f"{dagster_run_id}-"],
@@ -81,8 +82,11 @@ class JobRunner:
                 )
             else:
                 results.append(
-                    SourceResult(source, row["status"], row["pages"], row["rows"], row["error"])
-                )
+                    SourceResult(
+                        source, row["status"], row["pages"], row["rows"], row["error"],
+                        row["reason"],
+                    )
+                )  # fmt: skip
         return results
 
     def backfill(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -23,8 +25,11 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from scrapers.gpu_names import CANONICAL_GPUS
-from scrapers.rows import HOURS_PER_MONTH
+from scrapers.rows import HOURS_PER_MONTH, ParseError
+from scrapers.sources import ADAPTER_TYPES
+from scrapers.units import parse_period
 
 Profile = Literal["demo", "live"]
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +69,9 @@ class HttpConfig(_Strict):
     connect_timeout_s: Annotated[float, Field(gt=0, le=60)] = 5.0
     read_timeout_s: Annotated[float, Field(gt=0, le=300)] = 15.0
     retries: Annotated[int, Field(ge=0, le=10)] = 3
+    # When no connection can be made at all (DNS failure, refused, unroutable): fewer retries,
+    # so that an unreachable site fails fast (the next scheduled run tries again).
+    connect_retries: Annotated[int, Field(ge=0, le=10)] = 1
     backoff_s: Annotated[float, Field(ge=0, le=60)] = 0.5
     max_retry_after_s: Annotated[float, Field(ge=0, le=600)] = 30.0
     min_interval_s: Annotated[float, Field(ge=0, le=600)] = 1.0
@@ -73,13 +81,85 @@ class HttpConfig(_Strict):
     )
 
 
+class ExtractConfig(_Strict):
+    """``[sources.<name>.extract]``: the generic extractor's settings (scrapers.sources.generic)."""
+
+    paths: list[str] = Field(default_factory=lambda: [""])  # relative to the source's URL
+    jsonld: bool = True  # schema.org Offer JSON-LD
+    tables: bool = True  # HTML tables with GPU-model and price columns
+    table_selector: str = "table"
+    currency: Literal["CNY", "USD"] | None = None  # for prices that name none
+    unit: str | None = None  # for prices whose cell, header and unit column name no period
+    price_per: Literal["card", "machine"] = "machine"
+
+    @field_validator("unit")
+    @classmethod
+    def _known_period(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_period(value)
+            except ParseError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    @model_validator(mode="after")
+    def _something_to_extract(self) -> ExtractConfig:
+        if not (self.jsonld or self.tables):
+            raise ValueError("jsonld and tables are both off: nothing to extract")
+        if not self.paths:
+            raise ValueError('paths is empty: give at least one page ("" = the URL itself)')
+        return self
+
+
 class SourceConfig(_Strict):
+    """One ``[sources.<name>]`` table. A source belongs to the profiles it has a URL for:
+    ``demo_url`` → demo, ``live_url`` → live (a live-only source leaves ``demo_url`` out)."""
+
     enabled: bool = True
-    demo_url: str
-    live_url: str
+    adapter: str | None = None  # default: the adapter of the source's name; or "generic"
+    demo_url: str | None = None
+    live_url: str | None = None
+    # A file (outside the repository) holding the source's secret (cookie or token), when it
+    # is not in the environment variable the adapter names (e.g. GPUPRICE_SMM_COOKIE).
+    secret_file: Path | None = None
+    extract: ExtractConfig | None = None  # adapter = "generic" only
+
+    @field_validator("secret_file")
+    @classmethod
+    def _secret_outside_repo(cls, value: Path | None) -> Path | None:
+        return None if value is None else _secrets_path(value, "secret_file")
+
+    @model_validator(mode="after")
+    def _has_a_url(self) -> SourceConfig:
+        if self.demo_url is None and self.live_url is None:
+            raise ValueError(
+                "give demo_url and/or live_url (a source runs in the profiles it has a URL for)"
+            )
+        return self
+
+    def url_for(self, profile: Profile) -> str | None:
+        url = self.demo_url if profile == "demo" else self.live_url
+        return None if url is None else url.rstrip("/")
 
     def url(self, profile: Profile) -> str:
-        return (self.demo_url if profile == "demo" else self.live_url).rstrip("/")
+        url = self.url_for(profile)
+        if url is None:
+            raise ConfigError(
+                f"this source has no {profile}_url: it is not part of the {profile} profile"
+            )
+        return url
+
+
+class FxConfig(_Strict):
+    """``[fx]``: USD → CNY. ``usd_cny`` is a *configured default*, stored in ``fx_rate`` under
+    its date and labelled so; each USD figure is converted at the latest rate on or before its
+    day, and a day older than every rate uses this default. ``source_url`` (optional) is a
+    daily rate in the ``open.er-api.com`` JSON format, fetched at most once a day."""
+
+    usd_cny: Annotated[Decimal, Field(gt=0, le=100)] = Decimal("7.10")
+    as_of: date = date(2026, 9, 1)
+    note: str = "not a market rate; update usd_cny or set source_url for daily rates"
+    source_url: str | None = None
 
 
 class DemoMarketConfig(_Strict):
@@ -159,16 +239,20 @@ def _secrets_path(value: Path, what: str) -> Path:
     if not path.is_absolute():
         raise ValueError(f"{what} must be an absolute path (a secrets file outside the repository)")
     if path.resolve().is_relative_to(PROJECT_ROOT):
-        raise ValueError(
-            f"{what} {path} is inside the repository; keep notification URLs (secrets) outside it"
-        )
+        raise ValueError(f"{what} {path} is inside the repository; keep secrets outside it")
     return path
 
 
 DEFAULT_SOURCES: dict[str, dict[str, Any]] = {
     "jygpu": {"demo_url": "http://127.0.0.1:8701", "live_url": "https://www.jygpu.com"},
     "smm": {"demo_url": "http://127.0.0.1:8702", "live_url": "https://hq.smm.cn"},
+    # live only (no demo_url): not part of the demo profile
+    "vastai": {"live_url": "https://console.vast.ai"},
+    "runpod": {"live_url": "https://www.runpod.io"},
+    "matpool": {"live_url": "https://matpool.com"},
+    "autodl": {"live_url": "https://www.autodl.com"},
 }
+GENERIC_ADAPTER = "generic"
 
 
 class FileConfig(_Strict):
@@ -180,6 +264,28 @@ class FileConfig(_Strict):
     sources: dict[str, SourceConfig] = Field(default_factory=dict)
     alerts: AlertsConfig = AlertsConfig()
     notify: NotifyConfig = NotifyConfig()
+    fx: FxConfig = FxConfig()
+
+    @model_validator(mode="after")
+    def _adapters_exist(self) -> FileConfig:
+        for name, src in self.sources.items():
+            kind = src.adapter or name
+            if kind == GENERIC_ADAPTER:
+                continue
+            if kind not in ADAPTER_TYPES:
+                known = ", ".join(sorted(ADAPTER_TYPES))
+                raise ValueError(
+                    f"sources.{name}: no adapter named {kind!r}; built-in sources: {known}; "
+                    f"a site without one sets adapter = {GENERIC_ADAPTER!r}"
+                )
+            if kind != name:
+                raise ValueError(
+                    f"sources.{name}.adapter: {kind!r} belongs to the source of that name; "
+                    f"use adapter = {GENERIC_ADAPTER!r} for another site"
+                )
+            if src.extract is not None:
+                raise ValueError(f"sources.{name}.extract: only for adapter = {GENERIC_ADAPTER!r}")
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -217,11 +323,51 @@ class Settings(_Strict):
     def dagster_home(self) -> Path:
         return self.home / "dagster"
 
+    def fx_defaults(self) -> list[FxRate]:
+        """The configured default rates, labelled as such (see ``[fx]``)."""
+        fx = self.file.fx
+        return [FxRate(fx.as_of, "USD", fx.usd_cny, f"{CONFIGURED_DEFAULT}: {fx.note}")]
+
     def enabled_sources(self) -> dict[str, SourceConfig]:
-        return {name: src for name, src in self.file.sources.items() if src.enabled}
+        """The sources of the active profile: enabled, with a URL for it. The demo profile is
+        jygpu and smm against the demo market; live-only sources have no demo_url."""
+        return {
+            name: src
+            for name, src in self.file.sources.items()
+            if src.enabled and src.url_for(self.profile) is not None
+        }
 
     def source_url(self, name: str) -> str:
-        return self.file.sources[name].url(self.profile)
+        try:
+            return self.file.sources[name].url(self.profile)
+        except ConfigError as exc:
+            raise ConfigError(f"sources.{name}: {exc}") from None
+
+    def source_secret(self, name: str, env: str) -> str | None:
+        """A source's secret (cookie, token): ``$env``, else the file ``$env_FILE`` or
+        ``[sources.<name>].secret_file``. ``None`` when none is configured (the source is then
+        "not configured"). Read when needed, never kept in the settings, never logged."""
+        inline = os.environ.get(env, "").strip()
+        if inline:
+            return inline
+        env_file = os.environ.get(f"{env}_FILE", "").strip()
+        if env_file:
+            try:
+                path: Path | None = _secrets_path(Path(env_file), f"{env}_FILE")
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+        else:
+            source = self.file.sources.get(name)
+            path = source.secret_file if source is not None else None
+        if path is None:
+            return None
+        try:
+            secret = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(
+                f"secret file {path} of source {name} cannot be read: {exc.strerror or exc}"
+            ) from None
+        return secret or None
 
     def notify_urls(self) -> list[str]:
         """The apprise URLs to deliver alerts to: ``GPUPRICE_NOTIFY_URLS`` (separated by

@@ -1,4 +1,5 @@
-"""Assets: one snapshot per source, the reference data, and the tables they fill.
+"""Assets: one snapshot per source of the active profile, the reference data, FX rates, and
+the tables they fill.
 
 Assets stay thin: fetching and parsing live in ``scrapers``, loading and SQL in
 ``warehouse``.
@@ -7,18 +8,25 @@ Assets stay thin: fetching and parsing live in ``scrapers``, loading and SQL in
 # No `from __future__ import annotations` here: Dagster reads the config and resource
 # annotations at definition time and cannot resolve them from strings.
 
-from datetime import date
+from datetime import date, timedelta
 
 import dagster as dg
 
+from gpuprice.settings import ConfigError, Settings
+from pipelines.metrics import deliver
 from pipelines.resources import GpupriceResource
-from scrapers.collect import collect
-from scrapers.http import PoliteClient
-from scrapers.sources import get_adapter
+from scrapers.collect import Snapshot, collect
+from scrapers.fx import parse_rates
+from scrapers.http import FetchError, PoliteClient
+from scrapers.rows import ParseError
+from scrapers.sources import GenericAdapter, SourceAdapter, build_adapter
 from warehouse.db import utcnow, write_connection
-from warehouse.load import load_snapshot
+from warehouse.fx import fx_rates, has_recent_rate, store_rates
+from warehouse.load import LoadSummary, load_snapshot, record_skipped
 from warehouse.reference import load_reference
 from warehouse.stats import table_stats
+
+FX_ASSET = "fx_rate"
 
 
 class SnapshotConfig(dg.Config):
@@ -32,41 +40,132 @@ def reference_data(gpuprice: GpupriceResource) -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata=counts)
 
 
-def snapshot_asset(source: str) -> dg.AssetsDefinition:
-    adapter = get_adapter(source)
+def source_adapter(settings: Settings, source: str, *, with_fx: bool = False) -> SourceAdapter:
+    """The adapter of one configured source (with the warehouse's FX rates when asked)."""
+    src = settings.file.sources[source]
+    options = src.extract.model_dump() if src.extract is not None else None
+    fx = fx_rates(settings.warehouse_path, settings.fx_defaults()) if with_fx else None
+    return build_adapter(source, src.adapter, fx=fx, options=options)
+
+
+def needs_fx(adapter: SourceAdapter) -> bool:
+    """Lists in a currency other than CNY (or may: the generic extractor reads $ too)."""
+    return adapter.currency != "CNY" or isinstance(adapter, GenericAdapter)
+
+
+@dg.asset(
+    name=FX_ASSET,
+    group_name="reference",
+    description="USD→CNY in fx_rate: the configured default ([fx] usd_cny, labelled as such) "
+    "and, when [fx].source_url is set, the day's rate from it (at most once a day; a failure "
+    "only warns: conversions then use the latest rate known).",
+)
+def fx_rate_asset(
+    context: dg.AssetExecutionContext, gpuprice: GpupriceResource
+) -> dg.MaterializeResult:
+    settings = gpuprice.settings()
+    path = settings.warehouse_path
+    defaults = settings.fx_defaults()
+    with write_connection(path) as con:
+        store_rates(con, defaults)
+    url = settings.file.fx.source_url
+    fetched = "no [fx].source_url configured"
+    if url:
+        if has_recent_rate(path, "USD", utcnow().date() - timedelta(days=1), url):
+            fetched = "today's rate is already stored"
+        else:
+            try:
+                with PoliteClient(settings.file.http, respect_robots=False) as client:
+                    page = client.get(url)
+                rates = parse_rates(page.body, url)
+                with write_connection(path) as con:
+                    store_rates(con, rates)
+                fetched = ", ".join(f"{r.currency} {r.cny_per_unit} on {r.day}" for r in rates)
+            except (FetchError, ParseError) as exc:
+                fetched = f"not fetched: {exc}"
+                context.log.warning(f"fx rate {fetched}; conversions use the latest known rate")
+    default = defaults[0]
+    return dg.MaterializeResult(
+        metadata={
+            "configured_default": f"USD {default.cny_per_unit} from {default.day}",
+            "source": fetched,
+        }
+    )
+
+
+def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
+    adapter = source_adapter(settings, source)
+    deps = [FX_ASSET] if needs_fx(adapter) else []
 
     @dg.asset(
         name=f"{source}_snapshot",
         group_name="snapshots",
-        description=f"Fetch, archive, parse and load one snapshot of `{source}` ({adapter.kind}).",
+        deps=deps,
+        description=f"Fetch, archive, parse and load one snapshot of `{source}` ({adapter.kind}"
+        f"{', prices in ' + adapter.currency if adapter.currency != 'CNY' else ''}).",
     )
     def _snapshot(
         context: dg.AssetExecutionContext, config: SnapshotConfig, gpuprice: GpupriceResource
     ) -> dg.MaterializeResult:
         settings = gpuprice.settings()
         as_of = date.fromisoformat(config.as_of) if config.as_of else None
+        run_id = f"{context.run.run_id}-{source}-{context.retry_number}"
+        started = utcnow()
+        current = source_adapter(settings, source, with_fx=needs_fx(adapter))
+        headers = None
+        if settings.profile == "live" and current.secret is not None:
+            spec = current.secret
+            try:
+                secret = settings.source_secret(source, spec.env)
+                problem = None
+            except ConfigError as exc:
+                secret, problem = None, str(exc)
+            if secret is None:
+                why = problem or (
+                    f"not configured: {source} needs its {spec.what}; set {spec.env} (or "
+                    f"{spec.env}_FILE, or [sources.{source}].secret_file: a file outside the "
+                    "repository)"
+                )
+                summary = record_skipped(
+                    settings.warehouse_path,
+                    Snapshot(source, current.kind, started, as_of),
+                    settings.profile,
+                    run_id,
+                    why,
+                )
+                context.log.warning(summary.line())
+                return dg.MaterializeResult(metadata=_metadata(summary, settings, config))
+            headers = spec.headers(secret)
         with PoliteClient(settings.file.http, respect_robots=settings.profile == "live") as client:
-            snapshot = collect(adapter, client, settings.source_url(source), utcnow(), as_of)
+            snapshot = collect(
+                current, client, settings.source_url(source), started, as_of, headers=headers
+            )
         summary = load_snapshot(
-            settings.warehouse_path,
-            snapshot,
-            profile=settings.profile,
-            run_id=f"{context.run.run_id}-{source}-{context.retry_number}",
+            settings.warehouse_path, snapshot, profile=settings.profile, run_id=run_id
         )
-        context.log.info(summary.line())
-        metadata = {
-            "status": summary.status,
-            "pages": summary.pages,
-            "rows_added": summary.rows_added,
-            "profile": settings.profile,
-            "as_of": config.as_of or "latest",
-            "error": summary.error or "",
-        }
+        (context.log.info if summary.status == "ok" else context.log.warning)(summary.line())
+        if summary.broken_alert:
+            # The scraper-broken alert goes out now, by the procurement alerts' path.
+            deliver(settings, context.log)
+        metadata = _metadata(summary, settings, config)
         if summary.status == "failed":
             raise dg.Failure(description=f"{source}: {summary.error}", metadata=metadata)
         return dg.MaterializeResult(metadata=metadata)
 
     return _snapshot
+
+
+def _metadata(summary: LoadSummary, settings: Settings, config: SnapshotConfig) -> dict:
+    return {
+        "status": summary.status,
+        "reason": summary.reason or "",
+        "pages": summary.pages,
+        "rows_added": summary.rows_added,
+        "profile": settings.profile,
+        "as_of": config.as_of or "latest",
+        "error": summary.error or "",
+        "scraper_broken_alert": summary.broken_alert or "",
+    }
 
 
 def table_asset(table: str, upstream: list[str]) -> dg.AssetsDefinition:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import dagster as dg
 
 from gpuprice.settings import Settings, load_settings
-from pipelines.assets import reference_data, snapshot_asset, table_asset
+from pipelines.assets import (
+    fx_rate_asset,
+    needs_fx,
+    reference_data,
+    snapshot_asset,
+    source_adapter,
+    table_asset,
+)
 from pipelines.metrics import (
     alert_asset,
     asset_checks,
@@ -14,7 +21,7 @@ from pipelines.metrics import (
     derived_metrics,
 )
 from pipelines.resources import GpupriceResource
-from scrapers.sources import get_adapter
+from scrapers.sources import produces_offers, produces_quotes
 
 SCRAPE_JOB = "scrape_job"
 
@@ -22,17 +29,18 @@ SCRAPE_JOB = "scrape_job"
 def build_defs(
     settings: Settings | None = None, resource: GpupriceResource | None = None
 ) -> dg.Definitions:
-    """Definitions for the enabled sources; tests pass their own settings and resource."""
+    """Definitions for the sources of the active profile (enabled, with a URL for it): the
+    demo profile has jygpu and smm; tests pass their own settings and resource."""
     settings = settings or load_settings()
-    sources = list(settings.enabled_sources())
-    snapshots = [snapshot_asset(name) for name in sources]
-    by_kind: dict[str, list[str]] = {"offers": [], "quotes": []}
-    for name in sources:
-        by_kind[get_adapter(name).kind].append(f"{name}_snapshot")
+    adapters = {name: source_adapter(settings, name) for name in settings.enabled_sources()}
+    snapshots = [snapshot_asset(name, settings) for name in adapters]
+    offers = [f"{n}_snapshot" for n, a in adapters.items() if produces_offers(a)]
+    quotes = [f"{n}_snapshot" for n, a in adapters.items() if produces_quotes(a)]
     tables = [
-        table_asset("offer", by_kind["offers"] + ["reference_data"]),
-        table_asset("spot_quote", by_kind["quotes"] + ["reference_data"]),
+        table_asset("offer", offers + ["reference_data"]),
+        table_asset("spot_quote", quotes + ["reference_data"]),
     ]
+    fx = [fx_rate_asset] if any(needs_fx(a) for a in adapters.values()) else []
     job = dg.define_asset_job(
         SCRAPE_JOB,
         selection=dg.AssetSelection.all(),
@@ -51,7 +59,7 @@ def build_defs(
         ),
     )
     return dg.Definitions(
-        assets=[reference_data, *snapshots, *tables, derived_metrics, alert_asset],
+        assets=[reference_data, *fx, *snapshots, *tables, derived_metrics, alert_asset],
         asset_checks=asset_checks,
         jobs=[job, deliver_alerts_job],
         schedules=[schedule],

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from scrapers.http import FetchedPage, FetchError, PoliteClient
+from scrapers.http import FetchedPage, FetchError, FetchFailure, PoliteClient, Request
 from scrapers.rows import ParseError, Row
 from scrapers.sources.base import SourceAdapter
 
@@ -29,6 +29,7 @@ class Snapshot:
     as_of: date | None
     pages: list[ParsedPage] = field(default_factory=list)
     fetch_error: str | None = None
+    fetch_failure: FetchFailure | None = None  # why the fetch failed (unreachable, http_error …)
 
     @property
     def parse_errors(self) -> list[str]:
@@ -54,14 +55,22 @@ def collect(
     base_url: str,
     started_at: datetime,
     as_of: date | None = None,
+    *,
+    headers: dict[str, str] | None = None,
 ) -> Snapshot:
+    """Fetch every request of the adapter's plan, then parse each page. ``headers`` (a
+    cookie, a token) go with every request and nowhere else."""
     snapshot = Snapshot(adapter.name, adapter.kind, started_at, as_of)
     fetched: list[FetchedPage] = []
-    for url in adapter.fetch_plan(base_url, as_of):
+    for step in adapter.fetch_plan(base_url, as_of):
+        request = step if isinstance(step, Request) else Request(step)
         try:
-            fetched.append(client.get(url))
+            fetched.append(client.fetch(request, headers))
         except FetchError as exc:
-            snapshot.fetch_error = f"fetch failed after {len(fetched)} page(s): {exc}"
+            snapshot.fetch_error = (
+                f"fetch failed after {len(fetched)} page(s) ({exc.kind.replace('_', ' ')}): {exc}"
+            )
+            snapshot.fetch_failure = exc.kind
             return snapshot
     snapshot.pages = [parse_page(adapter, page) for page in fetched]
     return snapshot

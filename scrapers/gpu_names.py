@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from scrapers.rows import UNKNOWN_GPU
 
-__all__ = ["CANONICAL_GPUS", "MODELS", "GpuModel", "canonical_gpu"]
+__all__ = ["CANONICAL_GPUS", "MODELS", "GpuModel", "canonical_gpu", "nominal_vram_gb"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,35 @@ def _normalise(name: str) -> str:
     return unicodedata.normalize("NFKC", name).upper().strip()
 
 
+def _model(text: str) -> GpuModel | None:
+    """The one model a normalised name names, or ``None`` (no model, two models, a variant)."""
+    matches = [m for m in MODELS if m.pattern.search(text)]
+    if len(matches) != 1:
+        return None
+    model = matches[0]
+    if model.exclude is not None and model.exclude.search(text):
+        return None
+    return model
+
+
+# A measured memory size is the marketed one when within this fraction of it.
+_MEASURED_TOLERANCE = 0.05
+
+
+def nominal_vram_gb(name: str, memory_mib: float) -> int:
+    """The marketed memory size (the "24" of "24GB") of a card whose memory a source reports
+    as measured MiB, as vast.ai's ``gpu_ram`` does (an RTX 4090 reports 24564, an H100 SXM
+    81559, an H200 143771). Marketed sizes are GiB-sized, so the figure is ``memory_mib /
+    1024``: the model's size within 5 % of that, else that figure rounded."""
+    gib = memory_mib / 1024
+    model = _model(_normalise(name))
+    if model is not None:
+        for size in model.sizes:
+            if abs(gib - size) <= size * _MEASURED_TOLERANCE:
+                return size
+    return round(gib)
+
+
 def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     """Canonical id for a GPU as spelled by a source, or ``"unknown"`` when not certain.
 
@@ -89,11 +118,8 @@ def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     if not text:
         return UNKNOWN_GPU
 
-    matches = [m for m in MODELS if m.pattern.search(text)]
-    if len(matches) != 1:
-        return UNKNOWN_GPU
-    model = matches[0]
-    if model.exclude is not None and model.exclude.search(text):
+    model = _model(text)
+    if model is None:
         return UNKNOWN_GPU
 
     sizes_in_name = {int(s) for s in _VRAM.findall(text)}

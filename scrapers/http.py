@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -26,11 +26,15 @@ from tenacity import (
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
+# Why a fetch failed, for the run record (scrape_run.reason) and the data-health page.
+FetchFailure = Literal["unreachable", "http_error", "blocked", "too_large"]
+
 
 class HttpSettings(Protocol):
     connect_timeout_s: float
     read_timeout_s: float
     retries: int
+    connect_retries: int
     backoff_s: float
     max_retry_after_s: float
     min_interval_s: float
@@ -39,12 +43,28 @@ class HttpSettings(Protocol):
 
 
 class FetchError(RuntimeError):
-    """A page could not be fetched; ``reason`` is short and fit for a run record."""
+    """A page could not be fetched; ``reason`` is short and fit for a run record, ``kind``
+    says which sort of failure it was (``unreachable``: DNS, refused, no answer in time)."""
 
-    def __init__(self, url: str, reason: str) -> None:
+    def __init__(self, url: str, reason: str, kind: FetchFailure = "http_error") -> None:
         super().__init__(f"{url}: {reason}")
         self.url = url
         self.reason = reason
+        self.kind: FetchFailure = kind
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One request of a fetch plan: a GET by default; a JSON API may need a POST body.
+
+    Headers carrying secrets (a cookie, a token) are added by the caller at fetch time,
+    never put into a plan, a log line or an error message.
+    """
+
+    url: str
+    method: Literal["GET", "POST"] = "GET"
+    json_body: Any = None
+    headers: tuple[tuple[str, str], ...] = field(default=())
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +109,11 @@ def _is_retryable(exc: BaseException) -> bool:
     )
 
 
+def _is_connection_failure(exc: BaseException | None) -> bool:
+    """No connection at all (DNS, refused, unroutable): retried only ``connect_retries`` times."""
+    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+
+
 class PoliteClient:
     """httpx with explicit timeouts, bounded retries, Retry-After, a per-host interval and robots.txt."""
 
@@ -118,27 +143,43 @@ class PoliteClient:
     def close(self) -> None:
         self._client.close()
 
-    def get(self, url: str) -> FetchedPage:
+    def get(self, url: str, headers: dict[str, str] | None = None) -> FetchedPage:
         """Fetch one page or raise FetchError; retries are bounded in count and in time."""
+        return self.fetch(Request(url), headers)
+
+    def fetch(self, request: Request, headers: dict[str, str] | None = None) -> FetchedPage:
+        """Send one request of a fetch plan (``headers`` add to the request's own, e.g. a
+        cookie); raise FetchError with its ``kind``. Retries: ``retries`` on 5xx / 429 / read
+        errors, ``connect_retries`` when no connection could be made at all."""
+        url = request.url
         if self._respect_robots and not self._allowed(url):
-            raise FetchError(url, "disallowed by robots.txt")
+            raise FetchError(url, "disallowed by robots.txt", "blocked")
         s = self._settings
         retrying = Retrying(
-            stop=stop_after_attempt(s.retries + 1),
+            stop=self._stop,
             wait=self._wait,
             retry=retry_if_exception(_is_retryable),
             reraise=True,
         )
+        sent = dict(request.headers) | (headers or {})
         try:
-            return retrying(self._get_once, url)
+            return retrying(self._get_once, request, sent)
         except _RetryableStatus as exc:
             raise FetchError(url, f"HTTP {exc.status} after {s.retries + 1} attempts") from None
         except httpx.TooManyRedirects:
             raise FetchError(url, "too many redirects") from None
         except httpx.TimeoutException as exc:
-            raise FetchError(url, f"timed out ({type(exc).__name__})") from None
+            raise FetchError(url, f"timed out ({type(exc).__name__})", "unreachable") from None
+        except (httpx.ConnectError, httpx.NetworkError) as exc:
+            raise FetchError(url, f"{type(exc).__name__}: {exc}", "unreachable") from None
         except httpx.HTTPError as exc:
             raise FetchError(url, f"{type(exc).__name__}: {exc}") from None
+
+    def _stop(self, state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        s = self._settings
+        allowed = s.connect_retries if _is_connection_failure(exc) else s.retries
+        return stop_after_attempt(min(allowed, s.retries) + 1)(state)
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -146,7 +187,9 @@ class PoliteClient:
             return min(exc.retry_after, self._settings.max_retry_after_s)
         return wait_exponential(multiplier=self._settings.backoff_s, max=10)(state)
 
-    def _pace(self, host: str) -> None:
+    def _pace(self, host: str) -> float | None:
+        """Wait until ``host`` may be asked again; returns the previous request time, for
+        :meth:`_unpace`."""
         with self._lock:
             last = self._last_request.get(host)
             now = time.monotonic()
@@ -154,10 +197,33 @@ class PoliteClient:
             self._last_request[host] = now + max(delay, 0.0)
         if delay > 0:
             time.sleep(delay)
+        return last
 
-    def _get_once(self, url: str) -> FetchedPage:
-        self._pace(urlsplit(url).netloc)
-        with self._client.stream("GET", url) as response:
+    def _unpace(self, host: str, previous: float | None) -> None:
+        """No connection was made (DNS failure, refused): nothing reached the host, so the
+        interval does not start from this attempt."""
+        with self._lock:
+            if previous is None:
+                self._last_request.pop(host, None)
+            else:
+                self._last_request[host] = previous
+
+    def _get_once(self, request: Request, headers: dict[str, str]) -> FetchedPage:
+        url = request.url
+        host = urlsplit(url).netloc
+        previous = self._pace(host)
+        try:
+            return self._send(request, headers)
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            self._unpace(host, previous)
+            raise
+
+    def _send(self, request: Request, headers: dict[str, str]) -> FetchedPage:
+        url = request.url
+        body_args: dict[str, Any] = {}
+        if request.method == "POST":
+            body_args["json"] = request.json_body
+        with self._client.stream(request.method, url, headers=headers, **body_args) as response:
             if response.status_code in RETRY_STATUSES:
                 raise _RetryableStatus(
                     response.status_code, _retry_after_seconds(response.headers.get("Retry-After"))
@@ -168,7 +234,9 @@ class PoliteClient:
             for chunk in response.iter_bytes():
                 body.extend(chunk)
                 if len(body) > self._settings.max_page_bytes:
-                    raise FetchError(url, f"page larger than {self._settings.max_page_bytes} bytes")
+                    raise FetchError(
+                        url, f"page larger than {self._settings.max_page_bytes} bytes", "too_large"
+                    )
             return FetchedPage(
                 url=str(response.url),
                 status=response.status_code,
@@ -186,10 +254,13 @@ class PoliteClient:
         return parser is None or parser.can_fetch(self._settings.user_agent, url)
 
     def _load_robots(self, origin: str) -> RobotFileParser | None:
+        host = urlsplit(origin).netloc
+        previous = self._pace(host)
         try:
-            self._pace(urlsplit(origin).netloc)
             response = self._client.get(f"{origin}/robots.txt")
-        except httpx.HTTPError:
+        except httpx.HTTPError as exc:
+            if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+                self._unpace(host, previous)
             return None  # unreachable robots.txt: the page fetch itself will report the outage
         parser = RobotFileParser()
         if response.status_code >= 400:

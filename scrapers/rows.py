@@ -63,9 +63,18 @@ class OfferRow:
         return asdict(self)
 
 
+# What a quote is: a market average (SMM's 整机包月均价), or the floor of an interruptible
+# (spot) market (vast.ai's lowest ``min_bid`` per card and location). Only market averages are
+# what listings are compared with in ``market_premium``.
+QUOTE_KINDS: tuple[str, ...] = ("market_average", "interruptible_floor")
+
+
 @dataclass(frozen=True, slots=True)
 class SpotQuoteRow:
-    """A market quote (not a listing), e.g. SMM's monthly-average CNY per card-hour by region."""
+    """A market quote (not a listing), e.g. SMM's monthly-average CNY per card-hour by region.
+
+    ``price`` is in ``currency`` as the source gives it; ``cny_per_card_hour`` is converted.
+    """
 
     observed_at: datetime
     source: str
@@ -77,6 +86,8 @@ class SpotQuoteRow:
     unit_raw: str
     cny_per_card_hour: Decimal
     simulated: bool = False
+    currency: str = "CNY"
+    quote_kind: str = "market_average"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -149,3 +149,91 @@ def parse_discount(label: str) -> Decimal | None:
         return (Decimal(m["two"]) / 100).quantize(Decimal("0.01"))
     tenths = Decimal(m["one"] + ("." + m["dec"] if m["dec"] else ""))
     return (tenths / 10).quantize(Decimal("0.01"))
+
+
+# -- any currency: the generic extractor, RunPod and vast.ai ------------------------------
+
+# Currency marks before or after the number. "$" alone is taken as US dollars (the sites that
+# use it here are US-priced); "¥" / "￥" (NFKC: ¥) and 元 are yuan.
+_CURRENCY_PREFIX = {"US$": "USD", "$": "USD", "USD": "USD", "¥": "CNY", "RMB": "CNY", "CNY": "CNY"}
+_CURRENCY_SUFFIX = {"USD": "USD", "CNY": "CNY", "RMB": "CNY", "元": "CNY"}
+_MONEY = re.compile(
+    r"^(?P<pre>US\$|\$|USD|¥|RMB|CNY)?\s*"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+    r"(?P<post>USD|CNY|RMB|元)?\s*"
+    r"(?P<unit>.*)$",
+    re.IGNORECASE,
+)
+
+# The billing period a unit text names (its last "/" segment, lower case, no spaces).
+_PERIOD_WORDS: dict[str, int] = {
+    **dict.fromkeys(("小时", "时", "hour", "hours", "hr", "hrs", "h"), 1),
+    **dict.fromkeys(("天", "日", "day", "days", "d"), 24),
+    **dict.fromkeys(("月", "month", "months", "mo", "mon"), HOURS_PER_MONTH),
+}
+_PER_CARD = re.compile(r"(卡|gpu|card)")
+_PER_MACHINE = re.compile(r"(台|server|machine|node|instance)")
+_WHO = re.compile(r"^(卡|台|gpu|card|server|machine|node|instance)[-_]?")
+
+
+def parse_money(text: str) -> tuple[Decimal, str | None, str]:
+    """Value, currency (``USD`` / ``CNY`` / ``None`` when the text names none) and the rest
+    of a price text: ``"$2.69/hr"`` → ``(2.69, "USD", "/hr")``; ``"¥1.96/时"`` →
+    ``(1.96, "CNY", "/时")``; ``"7.75 元/卡时"`` → ``(7.75, "CNY", "/卡时")``.
+    Placeholders ("面议", "Contact us") and non-positive values raise ``ParseError``."""
+    raw = _nfkc(text)
+    if raw in _NO_PRICE or raw.lower() in {"contact us", "contact sales", "n/a", "sold out"}:
+        raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
+    m = _MONEY.match(raw)
+    if m is None:
+        raise ParseError(f"not a price: {text!r}")
+    value = Decimal(m["num"].replace(",", ""))
+    if value <= 0:
+        raise ParseError(f"price must be positive, got {text!r}")
+    pre = _CURRENCY_PREFIX[m["pre"].upper()] if m["pre"] else None
+    post = (
+        _CURRENCY_SUFFIX[m["post"] if m["post"] == "元" else m["post"].upper()]
+        if m["post"]
+        else None
+    )
+    if pre and post and pre != post:
+        raise ParseError(f"price {text!r} names two currencies")
+    return value, pre or post, re.sub(r"\s+", " ", m["unit"]).strip()
+
+
+def parse_period(unit: str) -> tuple[int, Per | None]:
+    """Hours in the billing period a unit names, and whom it says the price covers:
+    ``"/hr"`` → ``(1, None)``; ``"/GPU/hr"`` or ``"/卡时"`` → ``(1, "card")``;
+    ``"元/台/月"`` → ``(720, "machine")``. ``ParseError`` when no period is named."""
+    key = re.sub(r"\bper\s+", "/", _nfkc(unit).lower())
+    key = re.sub(r"[\s.·]", "", key)
+    key = re.sub(r"^(usd|cny|rmb|元|\$|¥)", "", key)
+    key = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}.get(key, key)
+    if not key.startswith("/"):
+        raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
+    segments = [part for part in key.split("/") if part]
+    last = _WHO.sub("", segments[-1]) if segments else ""
+    if last not in _PERIOD_WORDS:
+        raise ParseError(f"unknown billing period in unit {unit!r} (known: hour, day, month)")
+    joined = "/".join(segments)
+    per: Per | None = None
+    if _PER_CARD.search(joined):
+        per = "card"
+    elif _PER_MACHINE.search(joined):
+        per = "machine"
+    return _PERIOD_WORDS[last], per
+
+
+def per_card_hour(
+    price: Decimal, currency: str, hours: int, gpu_count: int, per: Per
+) -> tuple[str, Decimal]:
+    """Normalised unit (``USD/card-hour``, ``CNY/server-month`` ...) and the price per
+    card-hour in the listed currency (not rounded; the caller converts and rounds)."""
+    if gpu_count < 1:
+        raise ParseError(f"gpu_count must be at least 1, got {gpu_count}")
+    if price <= 0:
+        raise ParseError(f"price must be positive, got {price}")
+    per_card = per == "card" or gpu_count == 1
+    cards = 1 if per == "card" else gpu_count
+    unit = f"{currency}/{'card' if per_card else 'server'}-{_PERIOD_NAME[hours]}"
+    return unit, price / cards / hours

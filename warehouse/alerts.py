@@ -17,12 +17,18 @@ Exactly once: an alert's id hashes the rule, the kind and the snapshot that caus
 (``INSERT ... ON CONFLICT DO NOTHING``), and the rule's cursor never goes back, so
 re-running the same snapshots adds nothing. A new or changed rule starts at the newest
 snapshot without alerting about the past. Delivery is in ``warehouse.notify``.
+
+The same table holds the third kind, ``scraper_broken``: a source whose pages stopped
+parsing into plausible prices (``warehouse.drift``). It concerns a source, not a card, so its
+card and breakeven columns are NULL; ``rule`` is ``scraper:<source>``. It is delivered by the
+same path as the price alerts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -35,6 +41,9 @@ from warehouse.db import utcnow, write_connection
 from warehouse.metrics import CHEAPEST
 
 Against = Literal["hourly", "monthly"]
+SCRAPER_BROKEN = "scraper_broken"  # stored by warehouse.drift
+_QUERY = re.compile(r"(https?://[^\s?]+)\?[^\s:]*")
+ALERT_KINDS = ("breakeven_shift", "mode_flip", SCRAPER_BROKEN)
 BARE_METAL = "bare_metal"
 MODE_NAMES = {
     "bare_metal": "bare metal",
@@ -353,3 +362,35 @@ def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime) -> bool:
         ],
     ).fetchone()[0]
     return bool(added)
+
+
+def store_scraper_broken(
+    con: duckdb.DuckDBPyConnection,
+    alert_id: str | None,
+    *,
+    source: str,
+    profile: str,
+    at: datetime,
+    problem: str,
+) -> str | None:
+    """Store the ``scraper_broken`` alert of one break of ``source`` (``warehouse.drift``
+    decides when a break starts); ``None`` if it was stored before. Caller's transaction."""
+    simulated = profile == "demo"
+    tag = "[SIMULATED] " if simulated else ""
+    reason = _QUERY.sub(r"\1?…", problem)  # a search API's query string says little here
+    reason = reason if len(reason) <= 800 else reason[:797] + "..."
+    message = (
+        f"{tag}scraper for {source} ({profile} profile) is broken since {at:%Y-%m-%d %H:%M} "
+        f"UTC: {reason}. Nothing from the failing pages was loaded (they are kept in raw_page). "
+        f"Fix the adapter, then run `gpuprice reparse --source {source}` to repair the history."
+    )
+    added = con.execute(
+        """
+        INSERT INTO alert (alert_id, created_at, kind, rule, gpu, source, message,
+                           new_observed_at, simulated)
+        VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)
+        ON CONFLICT DO NOTHING
+        """,
+        [alert_id, utcnow(), SCRAPER_BROKEN, f"scraper:{source}", source, message, at, simulated],
+    ).fetchone()[0]
+    return alert_id if added else None

@@ -13,21 +13,27 @@ import duckdb
 import polars as pl
 
 from scrapers.collect import ParsedPage, Snapshot
-from scrapers.rows import BILLING_MODES, OfferRow, Row, SpotQuoteRow
+from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, Row, SpotQuoteRow
 from warehouse.db import utcnow, write_connection
+from warehouse.drift import implausible, record_health
 
 
 @dataclass(frozen=True, slots=True)
 class LoadSummary:
     run_id: str
     source: str
-    status: str  # ok | partial | failed
+    status: str  # ok | partial | failed | skipped
     pages: int
     rows_added: int
     error: str | None
+    # why it failed or was skipped: unreachable | http_error | blocked | too_large | drift |
+    # load_error | not_configured (scrape_run.reason)
+    reason: str | None = None
+    broken_alert: str | None = None  # a scraper_broken alert this run raised
 
     def line(self) -> str:
-        text = f"{self.source}: {self.status}, {self.pages} page(s), {self.rows_added} new row(s)"
+        status = f"{self.status} ({self.reason.replace('_', ' ')})" if self.reason else self.status
+        text = f"{self.source}: {status}, {self.pages} page(s), {self.rows_added} new row(s)"
         return f"{text} — {self.error}" if self.error else text
 
 
@@ -47,14 +53,21 @@ def _invalid(row: Row) -> str | None:
             return f"billing {row.billing!r} is not one of {BILLING_MODES}"
         if row.gpu_count <= 0:
             return f"gpu_count {row.gpu_count} is not positive"
+    elif row.quote_kind not in QUOTE_KINDS:
+        return f"quote_kind {row.quote_kind!r} is not one of {QUOTE_KINDS}"
     return None
 
 
-def _validated(parsed: ParsedPage) -> ParsedPage:
+def validate_page(parsed: ParsedPage) -> ParsedPage:
+    """The page as loaded: any invalid or implausible row rejects the whole page."""
     for row in parsed.rows:
         problem = _invalid(row)
         if problem:
             return ParsedPage(parsed.page, [], f"invalid row ({problem}); page rejected")
+    for row in parsed.rows:
+        problem = implausible(row)
+        if problem:
+            return ParsedPage(parsed.page, [], f"{problem}; page rejected (drift?)")
     return parsed
 
 
@@ -87,10 +100,21 @@ def load_snapshot(
     """Archive the pages and load their rows in one transaction, and record the run."""
     run_id = run_id or uuid.uuid4().hex
     if snapshot.fetch_error:
-        return record_run(path, snapshot, profile, run_id, "failed", 0, snapshot.fetch_error)
-    pages = [_validated(p) for p in snapshot.pages]
+        return record_run(
+            path,
+            snapshot,
+            profile,
+            run_id,
+            "failed",
+            0,
+            snapshot.fetch_error,
+            reason=snapshot.fetch_failure or "http_error",
+        )
+    pages = [validate_page(p) for p in snapshot.pages]
     errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
     status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
+    problem = "; ".join(errors) or None
+    reason = "drift" if errors else None
     with write_connection(path) as con:
         con.execute("BEGIN TRANSACTION")
         try:
@@ -114,16 +138,24 @@ def load_snapshot(
                     ],
                 )
                 added += insert_rows(con, parsed.rows, page=pid, run_id=run_id)
-            _insert_run(con, snapshot, profile, run_id, status, added, "; ".join(errors) or None)
+            _insert_run(con, snapshot, profile, run_id, status, added, problem, reason)
+            alert = record_health(
+                con,
+                source=snapshot.source,
+                profile=profile,
+                run_id=run_id,
+                at=snapshot.started_at,
+                problem=problem,
+            )
             con.execute("COMMIT")
         except duckdb.Error as exc:
             con.execute("ROLLBACK")
             failure = f"load failed and was rolled back: {type(exc).__name__}: {exc}"
-            _insert_run(con, snapshot, profile, run_id, "failed", 0, failure)
-            return LoadSummary(run_id, snapshot.source, "failed", len(pages), 0, failure)
-    return LoadSummary(
-        run_id, snapshot.source, status, len(pages), added, "; ".join(errors) or None
-    )
+            _insert_run(con, snapshot, profile, run_id, "failed", 0, failure, "load_error")
+            return LoadSummary(
+                run_id, snapshot.source, "failed", len(pages), 0, failure, "load_error"
+            )
+    return LoadSummary(run_id, snapshot.source, status, len(pages), added, problem, reason, alert)
 
 
 def record_run(
@@ -134,10 +166,21 @@ def record_run(
     status: str,
     rows: int,
     error: str | None,
+    *,
+    reason: str | None = None,
 ) -> LoadSummary:
     with write_connection(path) as con:
-        _insert_run(con, snapshot, profile, run_id, status, rows, error)
-    return LoadSummary(run_id, snapshot.source, status, len(snapshot.pages), rows, error)
+        _insert_run(con, snapshot, profile, run_id, status, rows, error, reason)
+    return LoadSummary(run_id, snapshot.source, status, len(snapshot.pages), rows, error, reason)
+
+
+def record_skipped(
+    path: Path, snapshot: Snapshot, profile: str, run_id: str, why: str
+) -> LoadSummary:
+    """A source that is not configured (e.g. its login cookie is missing): nothing fetched,
+    recorded as ``skipped`` / ``not_configured`` so the data-health page tells it from a
+    failure."""
+    return record_run(path, snapshot, profile, run_id, "skipped", 0, why, reason="not_configured")
 
 
 def _insert_run(
@@ -148,9 +191,10 @@ def _insert_run(
     status: str,
     rows: int,
     error: str | None,
+    reason: str | None = None,
 ) -> None:
     con.execute(
-        "INSERT INTO scrape_run VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO scrape_run VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             run_id,
             snapshot.source,
@@ -162,5 +206,6 @@ def _insert_run(
             len(snapshot.pages),
             rows,
             error,
+            reason,
         ],
     )

@@ -375,7 +375,7 @@ def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
                        string_agg(DISTINCT q.source, ',' ORDER BY q.source) AS source,
                        string_agg(DISTINCT q.basis, ',' ORDER BY q.basis) AS basis
                 FROM spot_quote q
-                WHERE q.gpu <> 'unknown'
+                WHERE q.gpu <> 'unknown' AND q.quote_kind = 'market_average'
                   AND q.observed_at <= $high
                   AND q.observed_at >= $low - INTERVAL {QUOTE_MAX_AGE_DAYS} DAY
                 GROUP BY ALL

@@ -104,8 +104,11 @@ def pending_alerts(path: Path, limit: int = 200) -> list[dict]:
 
 
 def title_of(alert: dict) -> str:
-    what = "cheaper rent mode flipped" if alert["kind"] == "mode_flip" else "breakeven shifted"
     tag = "[SIMULATED] " if alert["simulated"] else ""
+    if alert["kind"] == "scraper_broken":
+        source = alert["rule"].removeprefix("scraper:")
+        return f"{tag}gpuprice: scraper for {source} is broken"
+    what = "cheaper rent mode flipped" if alert["kind"] == "mode_flip" else "breakeven shifted"
     return f"{tag}gpuprice: {alert['gpu']} {what}"
 
 

@@ -140,7 +140,8 @@ def alerts(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     config: ConfigOption = None,
 ) -> None:
-    """Procurement alerts (breakeven shifts, cheaper-mode flips), newest first, with delivery."""
+    """Alerts, newest first, with delivery: procurement (breakeven shifts, cheaper-mode flips)
+    and scraper-broken (a source's pages stopped parsing into plausible prices)."""
     from warehouse.metric_queries import alerts as read_alerts
 
     moment = parse_since(since) if since else None
@@ -172,13 +173,15 @@ def alerts(
         else:
             delivery = "[yellow]pending[/yellow]"
         change = f"{_hours(r['old_value'])} → {_hours(r['new_value'])}"
-        if r["kind"] == "mode_flip":
+        if r["kind"] == "scraper_broken":
+            change = ""
+        elif r["kind"] == "mode_flip":
             change += f" ({r['old_mode']} → {r['new_mode']})"
         table.add_row(
             f"{r['created_at']:%Y-%m-%d %H:%M}",
             r["kind"],
             r["rule"],
-            r["gpu"],
+            r["gpu"] or "",
             r["source"],
             change,
             delivery,

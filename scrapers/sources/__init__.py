@@ -1,16 +1,60 @@
-"""Source adapters by name: ``get_adapter("jygpu").fetch_plan(...)`` / ``.parse(...)``."""
+"""Source adapters by name.
+
+``get_adapter("jygpu")`` is the registered adapter with no FX rates (enough for CNY sources
+and for tests); :func:`build_adapter` makes the one a run uses: with the day's FX rates for
+sources that list in USD, and for ``adapter = "generic"`` with its source name and the
+``[sources.<name>.extract]`` options.
+"""
 
 from __future__ import annotations
 
-from scrapers.sources.base import SourceAdapter
+from collections.abc import Mapping
+from typing import Any
+
+from scrapers.fx import FxRates
+from scrapers.sources.autodl import AutodlAdapter
+from scrapers.sources.base import SecretSpec, SourceAdapter, produces_offers, produces_quotes
+from scrapers.sources.generic import GenericAdapter, GenericOptions
 from scrapers.sources.jygpu import JygpuAdapter
+from scrapers.sources.matpool import MatpoolAdapter
+from scrapers.sources.runpod import RunpodAdapter
 from scrapers.sources.smm import SmmAdapter
+from scrapers.sources.vastai import VastaiAdapter
 
-__all__ = ["ADAPTERS", "JygpuAdapter", "SmmAdapter", "SourceAdapter", "get_adapter"]
+__all__ = [
+    "ADAPTERS",
+    "ADAPTER_TYPES",
+    "GENERIC",
+    "AutodlAdapter",
+    "GenericAdapter",
+    "GenericOptions",
+    "JygpuAdapter",
+    "MatpoolAdapter",
+    "RunpodAdapter",
+    "SecretSpec",
+    "SmmAdapter",
+    "SourceAdapter",
+    "VastaiAdapter",
+    "build_adapter",
+    "get_adapter",
+    "produces_offers",
+    "produces_quotes",
+]
 
-ADAPTERS: dict[str, SourceAdapter] = {
-    adapter.name: adapter for adapter in (JygpuAdapter(), SmmAdapter())
+GENERIC = "generic"
+
+# Built-in adapters: the source name is the adapter name.
+ADAPTER_TYPES: dict[str, type] = {
+    "jygpu": JygpuAdapter,
+    "smm": SmmAdapter,
+    "vastai": VastaiAdapter,
+    "runpod": RunpodAdapter,
+    "matpool": MatpoolAdapter,
+    "autodl": AutodlAdapter,
 }
+_TAKES_FX = (VastaiAdapter, RunpodAdapter)
+
+ADAPTERS: dict[str, SourceAdapter] = {name: cls() for name, cls in ADAPTER_TYPES.items()}
 
 
 def get_adapter(name: str) -> SourceAdapter:
@@ -20,3 +64,32 @@ def get_adapter(name: str) -> SourceAdapter:
     except KeyError:
         known = ", ".join(sorted(ADAPTERS))
         raise KeyError(f"unknown source {name!r}; known sources: {known}") from None
+
+
+def build_adapter(
+    source: str,
+    adapter: str | None = None,
+    *,
+    fx: FxRates | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> SourceAdapter:
+    """The adapter for ``source``: a built-in one (``adapter`` None or the source's name) or
+    the generic extractor (``adapter = "generic"``, configured by ``options``)."""
+    kind = adapter or source
+    if kind == GENERIC:
+        opts = dict(options or {})
+        if "paths" in opts:
+            opts["paths"] = tuple(opts["paths"])
+        return GenericAdapter(source, GenericOptions(**opts), fx)
+    if kind != source:
+        raise KeyError(
+            f"source {source!r}: adapter {kind!r} can only be used by the source of that name; "
+            f"a site with no adapter of its own uses adapter = {GENERIC!r}"
+        )
+    cls = ADAPTER_TYPES.get(kind)
+    if cls is None:
+        known = ", ".join(sorted(ADAPTER_TYPES))
+        raise KeyError(
+            f"unknown source {source!r}; known sources: {known} (or adapter = {GENERIC!r})"
+        )
+    return cls(fx) if issubclass(cls, _TAKES_FX) else cls()

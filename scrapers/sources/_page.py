@@ -33,7 +33,7 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
     if not body or not body.strip():
         raise ParseError(f"{url}: empty body")
     try:
-        text = body.decode("utf-8")
+        text = body.decode("utf-8-sig")  # a page saved from a browser may start with a BOM
     except UnicodeDecodeError as exc:
         raise ParseError(f"{url}: body is not UTF-8 ({exc})") from None
     if not text.lstrip().startswith("<") or "<html" not in text[:2000].lower():

@@ -53,8 +53,16 @@ BAREMETAL_HEADERS = (
 
 
 class JygpuAdapter:
+    """The demo market's 极智算 pages, and in the ``live`` profile the same fetch plan against
+    https://www.jygpu.com: the live pages are *modelled* on the format the demo market serves
+    (docs/SOURCES.md); if the real site differs, the pages fail to parse, the source is marked
+    broken and alerted, and ``gpuprice reparse --source jygpu`` repairs the archive once the
+    parser is fixed."""
+
     name = "jygpu"
-    kind: Literal["offers", "quotes"] = "offers"
+    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    currency = "CNY"
+    secret = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
         base = base_url.rstrip("/")

@@ -27,6 +27,7 @@ from scrapers.sources._page import (
     stated_update_local,
     text_of,
 )
+from scrapers.sources.base import SecretSpec
 from scrapers.units import parse_price, to_cny_per_card_hour
 
 QUOTES_PATH = "/compute/quotes"
@@ -35,9 +36,23 @@ REQUIRED_HEADERS = ("品名", "区域", "报价口径", "均价", "单位", "日
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def _is_login_page(tree) -> bool:
+    """SMM answers a request without a valid session with its login form (modelled)."""
+    if tree.css_first('input[type="password"]') is not None:
+        return True
+    title = tree.css_first("title")
+    return title is not None and "登录" in text_of(title)
+
+
 class SmmAdapter:
+    """SMM 算力专区 quotes. The live site needs a logged-in session: its cookie comes from
+    ``GPUPRICE_SMM_COOKIE`` (or the secrets file) and is sent as the ``Cookie`` header; a
+    login page where the quotes should be is a parse error that says so."""
+
     name = "smm"
-    kind: Literal["offers", "quotes"] = "quotes"
+    kind: Literal["offers", "quotes", "offers+quotes"] = "quotes"
+    currency = "CNY"
+    secret = SecretSpec(env="GPUPRICE_SMM_COOKIE", header="Cookie", what="login cookie")
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
         query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
@@ -51,7 +66,13 @@ class SmmAdapter:
         updated = stated_update_local(tree, url)
         clock = updated.time() if updated is not None else time(0, 0)
 
-        table = require(tree.css_first("table#compute-quotes"), f"{url}: quote table")
+        table = tree.css_first("table#compute-quotes")
+        if table is None and _is_login_page(tree):
+            raise ParseError(
+                f"{url}: a login page instead of the quotes: the SMM cookie "
+                "(GPUPRICE_SMM_COOKIE) is missing, wrong or expired"
+            )
+        table = require(table, f"{url}: quote table")
         col = header_index(table, REQUIRED_HEADERS, url)
         trs = table.css("tbody tr")
         if not trs:

@@ -78,6 +78,14 @@ def use(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     return point
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_streamlit_magic() -> None:
+    """As in .streamlit/config.toml: no ast.parse per rerun (CPython 3.11.7 thread bug)."""
+    from streamlit import config as streamlit_config
+
+    streamlit_config.set_option("runner.magicEnabled", False)
+
+
 @pytest.fixture
 def use_seeded(use: Callable[..., None], seeded: Seeded) -> Seeded:
     use(seeded.home, seeded.config)

@@ -116,3 +116,11 @@ def test_simulated_banner_only_in_the_demo_profile_but_rows_always_say_so(
     use(seeded.home, seeded.config, profile="demo")
     demo = open_page("value")
     assert any("模拟数据 SIMULATED" in w.value for w in demo.warning)
+
+
+def test_project_streamlit_config_turns_magic_off() -> None:
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["magicEnabled"] is False

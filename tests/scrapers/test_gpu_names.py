@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapers.gpu_names import CANONICAL_GPUS, MODELS, canonical_gpu
+from scrapers.gpu_names import CANONICAL_GPUS, MODELS, canonical_gpu, nominal_vram_gb
 from scrapers.rows import UNKNOWN_GPU
 
 
@@ -95,3 +95,57 @@ def test_table_covers_exactly_the_canonical_ids() -> None:
             assert gid.endswith(f"-{vram}g")
         if model.default_vram is not None:
             assert model.default_vram in model.sizes
+
+
+# Live sources' spellings (issue 6): vast.ai, RunPod, 矩池云, AutoDL and generic tables.
+@pytest.mark.parametrize(
+    ("name", "vram", "expected"),
+    [
+        ("H100 SXM", None, "h100-80g"),  # vast.ai, RunPod
+        ("H100 PCIe", None, "h100-80g"),
+        ("H100 80GB HBM3", None, "h100-80g"),
+        ("NVIDIA H100 80GB HBM3", None, "h100-80g"),  # 矩池云
+        ("RTX 4090 24GB", None, "rtx4090-24g"),
+        ("4090-24G", None, "rtx4090-24g"),
+        ("NVIDIA GeForce RTX 4090", None, "rtx4090-24g"),
+        ("昇腾910B", None, "910b-64g"),
+        ("A100-SXM4-80GB", None, "a100-80g"),
+        ("NVIDIA A100-PCIE-40GB", None, "a100-40g"),
+        ("A100 SXM4", 80, "a100-80g"),  # vast.ai: the size comes from gpu_ram
+        ("A100 SXM4", 40, "a100-40g"),
+        ("RTX 5090", None, "rtx5090-32g"),
+        ("H100 SXM GPU on Runpod", None, "h100-80g"),
+        ("RTX 4090 GPU on Runpod", None, "rtx4090-24g"),
+        ("H200 SXM GPU on Runpod", None, "h200-141g"),
+        ("L40S GPU on Runpod", None, "l40s-48g"),
+        ("A100 SXM", 80, "a100-80g"),  # RunPod: VRAM from the product's properties
+        ("H20-NVLink", None, "h20-96g"),  # AutoDL
+        ("RTX 5090 32GB 云主机", None, "rtx5090-32g"),
+    ],
+)
+def test_live_source_spellings(name: str, vram: int | None, expected: str) -> None:
+    assert canonical_gpu(name, vram) == expected
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["A100 SXM", "H100 NVL", "RTX 4090D", "Ascend 910B2", "RTX 6000 Ada", "RTX 3090", "MTT S4000"],
+)
+def test_live_source_names_that_stay_unknown(name: str) -> None:
+    assert canonical_gpu(name) == UNKNOWN_GPU
+
+
+@pytest.mark.parametrize(
+    ("name", "mib", "expected"),
+    [
+        ("RTX 4090", 24564, 24),
+        ("H100 SXM", 81559, 80),
+        ("H200", 143771, 141),  # 140.4 GiB: within 5 % of the marketed 141
+        ("A100 SXM4", 81920, 80),
+        ("A100 SXM4", 40960, 40),
+        ("RTX 5090", 32607, 32),
+        ("RTX 3090", 24576, 24),  # unknown model: the rounded GiB figure
+    ],
+)
+def test_nominal_vram_from_measured_mib(name: str, mib: int, expected: int) -> None:
+    assert nominal_vram_gb(name, mib) == expected

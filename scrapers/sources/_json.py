@@ -1,0 +1,86 @@
+"""Helpers shared by the JSON-API adapters (vast.ai, 矩池云, AutoDL): loading a document and
+reading typed fields, each failure a :class:`~scrapers.rows.ParseError` naming the field."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from scrapers.rows import ParseError
+
+
+def load_json(body: bytes, url: str) -> Any:
+    """The JSON document of a body; an empty, non-UTF-8 or non-JSON body (say, an HTML login
+    or error page) is an error that says what came instead."""
+    if not body or not body.strip():
+        raise ParseError(f"{url}: empty body")
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"{url}: body is not UTF-8 ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        start = text.lstrip()[:40]
+        raise ParseError(f"{url}: body is not JSON ({exc.msg}; starts {start!r})") from None
+
+
+def obj(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ParseError(f"{what}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def field(record: dict[str, Any], key: str, what: str) -> Any:
+    if key not in record or record[key] is None:
+        raise ParseError(f"{what}: field {key!r} missing")
+    return record[key]
+
+
+def text(record: dict[str, Any], key: str, what: str) -> str:
+    value = field(record, key, what)
+    if not isinstance(value, str) or not value.strip():
+        raise ParseError(f"{what}: {key} is not a non-empty string: {value!r}")
+    return value.strip()
+
+
+def optional_text(record: dict[str, Any], key: str, what: str) -> str | None:
+    value = record.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ParseError(f"{what}: {key} is not a string: {value!r}")
+    return value.strip() or None
+
+
+def number(value: Any, what: str, *, positive: bool = True) -> Decimal:
+    """A JSON number (or a numeric string) as an exact Decimal of its printed form."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ParseError(f"{what}: not a number: {value!r}")
+    try:
+        result = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ParseError(f"{what}: not a number: {value!r}") from None
+    if not result.is_finite():
+        raise ParseError(f"{what}: not a finite number: {value!r}")
+    if positive and result <= 0:
+        raise ParseError(f"{what}: must be positive, got {value!r}")
+    if not positive and result < 0:
+        raise ParseError(f"{what}: must not be negative, got {value!r}")
+    return result
+
+
+def integer(value: Any, what: str, *, minimum: int = 0) -> int:
+    if isinstance(value, bool):
+        raise ParseError(f"{what}: not an integer: {value!r}")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or value < minimum:
+        raise ParseError(f"{what}: expected an integer ≥ {minimum}, got {value!r}")
+    return value
+
+
+def optional_number(record: dict[str, Any], key: str, what: str) -> Decimal | None:
+    value = record.get(key)
+    return None if value is None else number(value, f"{what}: {key}", positive=False)

@@ -1,0 +1,351 @@
+"""A generic extractor for a site with no adapter, configured in ``gpuprice.toml`` only.
+
+```toml
+[sources.examplecloud]
+adapter = "generic"
+live_url = "https://gpu.example.com"
+[sources.examplecloud.extract]
+paths = ["/pricing"]        # pages to fetch, relative to the URL (default: the URL itself)
+currency = "CNY"            # for prices that name no currency (¥ / 元 / $ / USD do)
+unit = "元/时"              # for prices whose cell, header and unit column name no period
+price_per = "machine"       # a price without 卡 / 台 / GPU in its unit covers: machine | card
+```
+
+Two extractors run over each page (``jsonld`` / ``tables`` switch them off):
+
+* schema.org JSON-LD: every ``Offer`` (under a ``Product``, an ``AggregateOffer``, or free
+  with ``itemOffered``), the card from the Product's (or item's) name, ``price``,
+  ``priceCurrency`` and the period from ``priceSpecification`` (``unitCode`` HUR / DAY /
+  MON or ``unitText``);
+* HTML tables whose header row names at least a GPU-model column and a price column, by
+  Chinese and English synonyms (:data:`SYNONYMS`): GPU model, VRAM, GPU count, price, unit,
+  region. A unit in parentheses in a header ("价格(元/时)", "Price ($/hr)") applies to the
+  whole column. Several price columns (按量 / 包月) give one row each.
+
+Nothing is guessed: a price whose currency or billing period is stated nowhere (cell,
+header, unit column, configuration) is an error, and so is a row whose cells do not match
+the header. Each row's ``offer_id`` is built from what identifies it on the page (table,
+card, memory, count, region, price column), so it is stable from day to day.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from scrapers.fx import FxRates
+from scrapers.gpu_names import canonical_gpu
+from scrapers.http import Request
+from scrapers.rows import Billing, OfferRow, ParseError
+from scrapers.sources import _jsonld
+from scrapers.sources._json import number
+from scrapers.sources._page import is_simulated, load_html, naive_utc, nfkc, text_of
+from scrapers.units import parse_money, parse_period, per_card_hour
+
+Per = Literal["card", "machine"]
+
+# Header synonyms, compared after NFKC, lower case, without spaces and without a unit in
+# parentheses. Add a spelling here and every generic source understands it.
+SYNONYMS: dict[str, frozenset[str]] = {
+    "gpu": frozenset({
+        "gpu", "gpu型号", "型号", "显卡", "显卡型号", "gpu类型", "卡型", "机型", "算力卡",
+        "gpumodel", "model", "gputype", "card", "gpuname", "name", "产品", "产品名称",
+    }),
+    "vram": frozenset({
+        "显存", "显存容量", "单卡显存", "gpu显存", "vram", "gpumemory", "memory", "gpuram",
+    }),
+    "count": frozenset({
+        "gpu数量", "卡数", "显卡数量", "数量", "gpus", "gpucount", "#gpus", "count", "卡数量",
+    }),
+    "price": frozenset({
+        "价格", "单价", "租金", "费用", "按量价格", "按小时价格", "小时价格", "包月价格",
+        "月付价格", "包日价格", "按量计费", "price", "hourlyprice", "monthlyprice",
+        "on-demandprice", "ondemandprice", "price/hr", "priceperhour", "cost", "rate",
+        "on-demand", "ondemand",
+    }),
+    "unit": frozenset({"单位", "计费单位", "价格单位", "unit", "billingunit"}),
+    "region": frozenset({"地域", "区域", "地区", "机房", "region", "location", "zone"}),
+}  # fmt: skip
+_HINT = re.compile(r"[(（\[](?P<hint>[^)）\]]*)[)）\]]")
+_COUNT = re.compile(r"(\d+)")
+_VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*(?:GB|G|GIB)?\b", re.IGNORECASE)
+PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
+CNY_QUANTUM = Decimal("0.000001")
+
+
+@dataclass(frozen=True, slots=True)
+class GenericOptions:
+    """The ``[sources.<name>.extract]`` table (validated in ``gpuprice.settings``)."""
+
+    paths: tuple[str, ...] = ("",)
+    jsonld: bool = True
+    tables: bool = True
+    table_selector: str = "table"
+    currency: str | None = None
+    unit: str | None = None
+    price_per: Per = "machine"
+
+
+def _key(header: str) -> tuple[str, str | None]:
+    """A header's comparable name and the unit hint in its parentheses, if any."""
+    text = nfkc(header)
+    hint = _HINT.search(text)
+    name = _HINT.sub("", text)
+    return re.sub(r"[\s:：*]", "", name).lower(), (hint["hint"].strip() if hint else None)
+
+
+def _role(name: str, hint: str | None) -> str | None:
+    for role, words in SYNONYMS.items():
+        if name in words:
+            return role
+    if not name and hint and "/" in hint:
+        return "price"  # a header that is only a unit, e.g. "(元/时)"
+    return None
+
+
+def _billing(hours: int, label: str) -> Billing:
+    low = label.lower()
+    if "spot" in low or "竞价" in low or "interruptible" in low:
+        return "spot"
+    if hours == 1:
+        return "hourly"
+    if hours == 720:
+        return "bare_metal_monthly" if ("裸金属" in label or "bare" in low) else "monthly"
+    raise ParseError(f"a per-day price ({label!r}) has no billing mode here; use hourly or monthly")
+
+
+class GenericAdapter:
+    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    secret = None
+
+    def __init__(
+        self,
+        name: str = "generic",
+        options: GenericOptions | None = None,
+        fx: FxRates | None = None,
+    ) -> None:
+        self.name = name
+        self.options = options or GenericOptions()
+        self.fx = fx or FxRates()
+        self.currency = (self.options.currency or "CNY").upper()
+
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
+        base = base_url.rstrip("/")
+        return [f"{base}{path}" if path else base for path in self.options.paths]
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
+        tree = load_html(body, url)
+        observed = naive_utc(fetched_at)
+        simulated = is_simulated(tree)
+        rows: list[OfferRow] = []
+        if self.options.jsonld:
+            rows += self._from_jsonld(tree, url, observed, simulated)
+        headers_seen: list[list[str]] = []
+        if self.options.tables:
+            rows += self._from_tables(tree, url, observed, simulated, headers_seen)
+        if not rows:
+            seen = "; ".join(" | ".join(h) for h in headers_seen[:5]) or "no tables"
+            raise ParseError(
+                f"{url}: no schema.org Offer and no table with a GPU-model and a price column "
+                f"(headers seen: {seen})"
+            )
+        # The same listing twice on one page keeps both, numbered.
+        counts: dict[str, int] = {}
+        unique = []
+        for row in rows:
+            n = counts[row.offer_id] = counts.get(row.offer_id, 0) + 1
+            unique.append(row if n == 1 else _renamed(row, f"{row.offer_id}#{n}"))
+        return unique
+
+    # -- JSON-LD -------------------------------------------------------------------------
+
+    def _from_jsonld(
+        self, tree: LexborHTMLParser, url: str, observed: datetime, simulated: bool
+    ) -> list[OfferRow]:
+        rows = []
+        for n, ld in enumerate(_jsonld.all_offers(_jsonld.blocks(tree, url)), 1):
+            item = ld.product or {}
+            name = str(item.get("name") or ld.offer.get("name") or "").strip()
+            label = str(ld.offer.get("name") or "").strip()
+            what = f"{url}: JSON-LD offer {n} ({name or 'unnamed'})"
+            if not name:
+                raise ParseError(f"{what}: names no product")
+            if ld.offer.get("price") is None:
+                raise ParseError(f"{what}: no price")
+            price = number(ld.offer["price"], f"{what}: price")
+            currency = (ld.currency or self.options.currency or "").upper()
+            if not currency:
+                raise ParseError(f"{what}: no priceCurrency and no [extract].currency")
+            unit = _jsonld.unit_of(ld.offer) or self.options.unit
+            if not unit:
+                raise ParseError(f"{what}: no priceSpecification period and no [extract].unit")
+            props = _jsonld.properties(item)
+            vram = _vram(props.get("vram") or props.get("gpu memory") or "")
+            count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
+            key = "|".join(p for p in ("ld", name, label) if p)
+            rows.append(
+                self._row(
+                    observed, simulated, key, name, vram, count, None, price, currency, unit,
+                    label, what,
+                )
+            )  # fmt: skip
+        return rows
+
+    # -- tables --------------------------------------------------------------------------
+
+    def _from_tables(
+        self,
+        tree: LexborHTMLParser,
+        url: str,
+        observed: datetime,
+        simulated: bool,
+        headers_seen: list[list[str]],
+    ) -> list[OfferRow]:
+        rows = []
+        for t, table in enumerate(tree.css(self.options.table_selector), 1):
+            header_cells, body_rows = _split(table)
+            if not header_cells:
+                continue
+            headers = [text_of(c) for c in header_cells]
+            headers_seen.append(headers)
+            keys = [_key(h) for h in headers]
+            roles = [_role(name, hint) for name, hint in keys]
+            if "gpu" not in roles or "price" not in roles:
+                continue
+            col = {role: roles.index(role) for role in roles if role and role != "price"}
+            price_cols = [i for i, role in enumerate(roles) if role == "price"]
+            for r, tr in enumerate(body_rows, 1):
+                cells = [text_of(td) for td in tr.css("td, th")]
+                if not any(cells):
+                    continue
+                what = f"{url}: table {t} row {r}"
+                if len(cells) != len(headers):
+                    raise ParseError(f"{what}: {len(cells)} cells for {len(headers)} columns")
+                name = cells[col["gpu"]]
+                if not name:
+                    raise ParseError(f"{what}: empty GPU model")
+                vram = _vram(cells[col["vram"]]) if "vram" in col else None
+                count = _count(cells[col["count"]]) if "count" in col else 1
+                if count is None:
+                    raise ParseError(f"{what}: unreadable GPU count {cells[col['count']]!r}")
+                region = cells[col["region"]] or None if "region" in col else None
+                unit_cell = cells[col["unit"]] if "unit" in col else ""
+                for c in price_cols:
+                    text = cells[c]
+                    if len(price_cols) > 1 and text in {"", "-", "—", "--"}:
+                        continue  # this listing has no price in this mode
+                    where = f"{what} ({headers[c]})"
+                    try:
+                        price, currency, unit = parse_money(text)
+                    except ParseError as exc:
+                        raise ParseError(f"{where}: {exc}") from None
+                    hint = keys[c][1]
+                    hint_currency = _currency_in(hint) or _currency_in(unit_cell)
+                    currency = (currency or hint_currency or self.options.currency or "").upper()
+                    if not currency:
+                        raise ParseError(f"{where}: the price names no currency")
+                    unit = unit or unit_cell or (hint if hint and "/" in hint else None)
+                    unit = unit or self.options.unit
+                    if not unit:
+                        raise ParseError(f"{where}: no billing period in the cell, header, "
+                                         "unit column or [extract].unit")  # fmt: skip
+                    key = "|".join(
+                        str(p) for p in (f"t{t}", name, vram, count, region, keys[c][0]) if p
+                    )
+                    rows.append(
+                        self._row(
+                            observed, simulated, key, name, vram, count, region, price,
+                            currency, unit, headers[c], where,
+                        )
+                    )  # fmt: skip
+        return rows
+
+    def _row(
+        self,
+        observed: datetime,
+        simulated: bool,
+        offer_id: str,
+        name: str,
+        vram: int | None,
+        count: int,
+        region: str | None,
+        price: Decimal,
+        currency: str,
+        unit: str,
+        label: str,
+        what: str,
+    ) -> OfferRow:
+        try:
+            hours, per = parse_period(unit)
+            listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
+            norm_unit, native = per_card_hour(
+                listed, currency, hours, count, per or self.options.price_per
+            )
+            cny = self.fx.to_cny(native, currency, observed.date()).quantize(
+                CNY_QUANTUM, ROUND_HALF_UP
+            )
+            billing = _billing(hours, label)
+        except ParseError as exc:
+            raise ParseError(f"{what}: {exc}") from None
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=offer_id,
+            gpu=canonical_gpu(name, vram),
+            gpu_name_raw=name,
+            gpu_count=count,
+            vram_gb=vram,
+            billing=billing,
+            price=listed,
+            currency=currency,
+            unit=norm_unit,
+            unit_raw=unit,
+            cny_per_card_hour=cny,
+            list_price=listed,
+            region=region,
+            simulated=simulated,
+        )
+
+
+def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
+    """Header cells and body rows: ``thead th`` and ``tbody tr``, or else the first row."""
+    head = table.css("thead th") or table.css("thead td")
+    trs = table.css("tbody tr") if table.css_first("tbody") is not None else table.css("tr")
+    if head:
+        return head, [tr for tr in trs if tr.parent is None or tr.parent.tag != "thead"]
+    if not trs:
+        return [], []
+    return trs[0].css("th, td"), trs[1:]
+
+
+def _vram(text: str) -> int | None:
+    m = _VRAM.search(nfkc(text))
+    if m is None:
+        return None
+    value = Decimal(m[1])
+    return int(value) if value == value.to_integral_value() and value > 0 else None
+
+
+def _count(text: str) -> int | None:
+    m = _COUNT.search(nfkc(text))
+    return int(m[1]) if m and int(m[1]) > 0 else None
+
+
+def _currency_in(text: str | None) -> str | None:
+    if not text:
+        return None
+    low = nfkc(text).lower()
+    if "$" in low or "usd" in low:
+        return "USD"
+    if "¥" in low or "元" in low or "cny" in low or "rmb" in low:
+        return "CNY"
+    return None
+
+
+def _renamed(row: OfferRow, offer_id: str) -> OfferRow:
+    return replace(row, offer_id=offer_id)

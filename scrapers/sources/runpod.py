@@ -1,0 +1,216 @@
+"""RunPod pricing page (https://www.runpod.io/pricing): GPU pods per GPU-hour, USD → CNY.
+
+Two layouts, both *modelled* (docs/SOURCES.md; the machine that built this cannot reach the
+site), tried in this order:
+
+1. schema.org JSON-LD: ``Product`` items named "<card> GPU on Runpod" ("H100 SXM GPU on
+   Runpod", "RTX 4090 GPU on Runpod"), each with an ``AggregateOffer`` whose ``offers`` are
+   ``Offer`` items named "Community Cloud" and "Secure Cloud" with ``price`` and
+   ``priceCurrency``; memory, RAM and vCPUs from ``additionalProperty`` where given.
+2. Without JSON-LD (older versions of the page): pricing rows, ``div.gpu-pricing-row``
+   with ``.gpu-name``, ``.gpu-vram`` ("80 GB VRAM"), ``.gpu-ram``, ``.gpu-vcpu`` and one
+   ``.gpu-price[data-cloud]`` per cloud with the price text ("$2.69" + "/hr").
+
+Prices are per GPU per hour: that is what RunPod prices (and what a ``priceSpecification``
+must say if the page gives one; a different period is an error). One row per card and cloud,
+``offer_id`` "<card>/<cloud>", billing ``hourly`` (``spot`` for an offer named as spot /
+interruptible). ``observed_at`` = fetch time. A page saved from a browser parses the same
+way: nothing depends on the URL.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Literal
+
+from selectolax.lexbor import LexborHTMLParser
+
+from scrapers.fx import FxRates
+from scrapers.gpu_names import canonical_gpu
+from scrapers.http import Request
+from scrapers.rows import Billing, OfferRow, ParseError
+from scrapers.sources import _jsonld
+from scrapers.sources._json import number
+from scrapers.sources._page import load_html, naive_utc, text_of
+from scrapers.units import parse_money, parse_period
+
+PRICING_PATH = "/pricing"
+PRODUCT_NAME = re.compile(r"^\s*(?P<card>.+?)\s+GPU\s+on\s+Runpod\s*$", re.IGNORECASE)
+_GB = re.compile(r"(\d+(?:\.\d+)?)\s*GB", re.IGNORECASE)
+_INT = re.compile(r"(\d+)")
+_VRAM_TEXT = re.compile(r"[\d.]+\s*GB\s*VRAM", re.IGNORECASE)
+USD_QUANTUM = Decimal("0.0001")
+CNY_QUANTUM = Decimal("0.000001")
+
+
+def _billing(cloud: str) -> Billing:
+    low = cloud.lower()
+    return "spot" if "spot" in low or "interruptible" in low else "hourly"
+
+
+def _gb(text: str | None) -> int | None:
+    m = _GB.search(text or "")
+    return None if m is None else int(Decimal(m[1]).to_integral_value())
+
+
+def _int(text: str | None) -> int | None:
+    m = _INT.search(text or "")
+    return None if m is None else int(m[1])
+
+
+class RunpodAdapter:
+    name = "runpod"
+    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    currency = "USD"
+    secret = None
+
+    def __init__(self, fx: FxRates | None = None) -> None:
+        self.fx = fx or FxRates()
+
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
+        return [f"{base_url.rstrip('/')}{PRICING_PATH}"]
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
+        tree = load_html(body, url)
+        observed = naive_utc(fetched_at)
+        items = _jsonld.blocks(tree, url)
+        gpu_products = [
+            p for p in _jsonld.products(items) if PRODUCT_NAME.match(str(p.get("name") or ""))
+        ]
+        if gpu_products:
+            rows = self._from_jsonld(gpu_products, url, observed)
+        elif tree.css_first(".gpu-pricing-row") is not None:
+            rows = self._from_rows(tree, url, observed)
+        else:
+            raise ParseError(
+                f"{url}: not a RunPod pricing page: no JSON-LD Product named '<card> GPU on "
+                "Runpod' and no .gpu-pricing-row"
+            )
+        keys = [r.offer_id for r in rows]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ParseError(f"{url}: the same card and cloud listed twice: {twice}")
+        return rows
+
+    # -- layout 1: JSON-LD ---------------------------------------------------------------
+
+    def _from_jsonld(
+        self, found: list[dict[str, Any]], url: str, observed: datetime
+    ) -> list[OfferRow]:
+        rows = []
+        for product in found:
+            name = str(product["name"]).strip()
+            card = PRODUCT_NAME.match(name)["card"]  # type: ignore[index]
+            what = f"{url}: {name}"
+            props = _jsonld.properties(product)
+            description = str(product.get("description") or "")
+            in_text = _VRAM_TEXT.search(description)
+            vram = _gb(props.get("vram") or (in_text[0] if in_text else None))
+            ram = _gb(props.get("ram"))
+            vcpu = _int(props.get("vcpu") or props.get("vcpus"))
+            offers = _jsonld.offers_of(product)
+            if not offers:
+                raise ParseError(f"{what}: no offers")
+            for ld in offers:
+                cloud = str(ld.offer.get("name") or "").strip()
+                if not cloud:
+                    raise ParseError(
+                        f"{what}: an offer without a name (expected e.g. 'Secure Cloud')"
+                    )
+                where = f"{what} / {cloud}"
+                if ld.offer.get("price") is None:
+                    raise ParseError(f"{where}: no price")
+                price = number(ld.offer["price"], f"{where}: price")
+                currency = str(ld.currency or "").upper()
+                if not currency:
+                    raise ParseError(f"{where}: no priceCurrency")
+                unit = _jsonld.unit_of(ld.offer) or "/hr"
+                hours, per = parse_period(unit)
+                if hours != 1 or per == "machine":
+                    raise ParseError(f"{where}: price per {unit!r}, expected per GPU-hour")
+                rows.append(
+                    self._row(observed, card, cloud, vram, price, currency, "/hr", ram, vcpu)
+                )
+        return rows
+
+    # -- layout 2: pricing rows ----------------------------------------------------------
+
+    def _from_rows(self, tree: LexborHTMLParser, url: str, observed: datetime) -> list[OfferRow]:
+        rows = []
+        for n, block in enumerate(tree.css(".gpu-pricing-row"), 1):
+            name_node = block.css_first(".gpu-name")
+            if name_node is None or not text_of(name_node):
+                raise ParseError(f"{url}: pricing row {n} has no .gpu-name")
+            card = text_of(name_node)
+            what = f"{url}: {card}"
+
+            def spec(selector: str, node=block) -> str | None:
+                found = node.css_first(selector)
+                return None if found is None else text_of(found)
+
+            prices = block.css(".gpu-price")
+            if not prices:
+                raise ParseError(f"{what}: no .gpu-price")
+            for price_node in prices:
+                cloud = (price_node.attributes.get("data-cloud") or "").strip()
+                if not cloud:
+                    raise ParseError(f"{what}: a .gpu-price without data-cloud")
+                where = f"{what} / {cloud}"
+                try:
+                    value, currency, unit = parse_money(text_of(price_node))
+                    hours, per = parse_period(unit)
+                except ParseError as exc:
+                    raise ParseError(f"{where}: {exc}") from None
+                if currency is None:
+                    raise ParseError(f"{where}: price names no currency")
+                if hours != 1 or per == "machine":
+                    raise ParseError(f"{where}: price per {unit!r}, expected per GPU-hour")
+                rows.append(
+                    self._row(
+                        observed,
+                        card,
+                        cloud,
+                        _gb(spec(".gpu-vram")),
+                        value,
+                        currency,
+                        unit,
+                        _gb(spec(".gpu-ram")),
+                        _int(spec(".gpu-vcpu")),
+                    )
+                )
+        return rows
+
+    def _row(
+        self,
+        observed: datetime,
+        card: str,
+        cloud: str,
+        vram: int | None,
+        price: Decimal,
+        currency: str,
+        unit_raw: str,
+        ram: int | None,
+        vcpu: int | None,
+    ) -> OfferRow:
+        listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
+        cny = self.fx.to_cny(listed, currency, observed.date()).quantize(CNY_QUANTUM)
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=f"{card}/{cloud}",
+            gpu=canonical_gpu(card, vram),
+            gpu_name_raw=card,
+            gpu_count=1,
+            vram_gb=vram,
+            billing=_billing(cloud),
+            price=listed,
+            currency=currency,
+            unit=f"{currency}/card-hour",
+            unit_raw=f"{'$' if currency == 'USD' else currency}{unit_raw} per GPU ({cloud})",
+            cny_per_card_hour=cny,
+            list_price=listed,
+            cpu_cores=vcpu,
+            ram_gb=ram,
+        )

@@ -1,0 +1,116 @@
+"""The polite client for the live sources: POST plans with a secret header (AutoDL), failure
+kinds for the run record, and fewer retries when no connection can be made at all."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from gpuprice.settings import HttpConfig
+from scrapers.collect import collect
+from scrapers.http import FetchError, PoliteClient
+from scrapers.sources import AutodlAdapter
+from tests.live.support import closed_port
+from tests.scrapers.live_fixtures import AUTODL, read
+from tests.support.loopback import LoopbackServer, reply
+
+FAST = HttpConfig(
+    connect_timeout_s=1, read_timeout_s=1, retries=5, connect_retries=1, backoff_s=0.3,
+    min_interval_s=0,
+)  # fmt: skip
+
+
+@pytest.fixture
+def api() -> Iterator[tuple[str, list[dict]]]:
+    """A loopback JSON API that records each POST (path, headers, body) and answers AutoDL's list."""
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            seen.append(
+                {
+                    "path": self.path,
+                    "authorization": self.headers.get("Authorization"),
+                    "body": json.loads(self.rfile.read(length) or b"null"),
+                }
+            )
+            body = read(AUTODL)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    server.shutdown()
+    server.server_close()
+
+
+def test_autodl_posts_its_query_with_the_token_header(api: tuple[str, list[dict]]) -> None:
+    url, seen = api
+    adapter = AutodlAdapter()
+    assert adapter.secret is not None
+    with PoliteClient(FAST, respect_robots=False) as client:
+        snapshot = collect(
+            adapter, client, url, datetime(2026, 9, 4, 3), headers=adapter.secret.headers("tok-1")
+        )
+    assert snapshot.fetch_error is None
+    (page,) = snapshot.pages
+    assert page.error is None and len(page.rows) == 5
+    assert seen == [
+        {
+            "path": "/api/v1/user/machine/list",
+            "authorization": "tok-1",
+            "body": {
+                "charge_type": "payg", "page_index": 1, "page_size": 100, "gpu_type_name": [],
+                "region_sign_list": [], "gpu_idle_num": 0,
+            },
+        }
+    ]  # fmt: skip
+
+
+def test_failure_kinds(loopback: LoopbackServer) -> None:
+    loopback.script("/robots.txt", reply(200, b"User-agent: *\nDisallow: /private\n"))
+    with PoliteClient(FAST, respect_robots=True) as client:
+        with pytest.raises(FetchError) as missing:
+            client.get(f"{loopback.url}/missing")
+        with pytest.raises(FetchError) as blocked:
+            client.get(f"{loopback.url}/private/x")
+        with pytest.raises(FetchError) as refused:
+            client.get(f"http://127.0.0.1:{closed_port()}/x")
+    assert (missing.value.kind, blocked.value.kind, refused.value.kind) == (
+        "http_error", "blocked", "unreachable",
+    )  # fmt: skip
+
+
+def test_a_refused_connection_is_retried_connect_retries_times_only() -> None:
+    url = f"http://127.0.0.1:{closed_port()}/x"
+    for connect_retries, low, high in ((0, 0.0, 0.25), (1, 0.25, 1.2)):
+        settings = FAST.model_copy(update={"connect_retries": connect_retries})
+        started = time.monotonic()
+        with PoliteClient(settings, respect_robots=False) as client, pytest.raises(FetchError):
+            client.get(url)
+        elapsed = time.monotonic() - started
+        # retries = 5 with 0.3 s backoff would take over 9 s
+        assert low <= elapsed < high, (connect_retries, elapsed)
+
+
+def test_an_attempt_that_reaches_no_one_does_not_start_the_host_interval() -> None:
+    settings = FAST.model_copy(update={"min_interval_s": 2, "connect_retries": 0})
+    url = f"http://127.0.0.1:{closed_port()}/x"
+    started = time.monotonic()
+    with PoliteClient(settings, respect_robots=True) as client, pytest.raises(FetchError):
+        client.get(url)  # robots.txt, then the page: both refused, no 2 s wait between
+    assert time.monotonic() - started < 1.0

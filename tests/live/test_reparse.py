@@ -1,0 +1,135 @@
+"""`gpuprice reparse --source X [--since DATE]`: today's parser over the archived pages,
+reloaded idempotently; a fixed parser repairs history."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuprice.cli import app
+from scrapers.collect import Snapshot, parse_page
+from scrapers.fx import FxRate, FxRates
+from scrapers.http import FetchedPage
+from scrapers.rows import ParseError
+from scrapers.sources import MatpoolAdapter, RunpodAdapter
+from tests.live.support import FAST_HTTP, sources
+from tests.scrapers.live_fixtures import MATPOOL, RUNPOD, read
+from warehouse.db import read_frame, write_connection
+from warehouse.load import load_snapshot
+from warehouse.reference import load_reference
+from warehouse.reparse import reparse
+
+T0 = datetime(2026, 9, 4, 3, 0)
+FX = FxRates((), (FxRate(T0.date(), "USD", Decimal("7.10"), "configured default"),))
+
+
+class OldMatpool(MatpoolAdapter):
+    """Yesterday's parser: read millicents as 1/50000 yuan (every price doubled)."""
+
+    def parse(self, body, url, fetched_at):
+        return [
+            replace(r, price=r.price * 2, cny_per_card_hour=r.cny_per_card_hour * 2)
+            for r in super().parse(body, url, fetched_at)
+        ]
+
+
+class OldRunpod(RunpodAdapter):
+    """Yesterday's parser: knew only the pricing rows, not the JSON-LD."""
+
+    def parse(self, body, url, fetched_at):
+        if b"application/ld+json" in body:
+            raise ParseError(f"{url}: no .gpu-pricing-row")
+        return super().parse(body, url, fetched_at)
+
+
+def load(path: Path, adapter, source: str, url: str, body: bytes, at: datetime) -> None:
+    snap = Snapshot(source, "offers", at, None)
+    snap.pages = [parse_page(adapter, FetchedPage(url, 200, body, "", at))]
+    load_snapshot(path, snap, profile="live", run_id=f"run-{source}-{at:%d%H}")
+
+
+def prices(path: Path, source: str) -> list[tuple]:
+    return read_frame(
+        path,
+        "SELECT observed_at, offer_id, price, run_id FROM offer WHERE source = $s "
+        "ORDER BY observed_at, offer_id",
+        {"s": source},
+    ).rows()
+
+
+def test_a_fixed_parser_repairs_every_snapshot_of_a_page_idempotently(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+    url = "https://matpool.com/api/machines"
+    # the same body fetched in two runs: two snapshots, one archived page
+    for hour in (0, 1):
+        load(path, OldMatpool(), "matpool", url, read(MATPOOL), T0 + timedelta(hours=hour))
+    before = prices(path, "matpool")
+    assert len(before) == 10 and before[0][2] == Decimal("4.4")  # wrong: ¥2.20 doubled
+    assert read_frame(path, "SELECT count(*) FROM raw_page").item() == 1
+
+    summary = reparse(path, MatpoolAdapter(), "matpool")
+    assert (summary.pages, summary.ok, summary.errors) == (1, 1, 0)
+    assert (summary.rows_before, summary.rows_after, summary.changed) == (10, 10, 1)
+    after = prices(path, "matpool")
+    assert [(t, o) for t, o, _, _ in after] == [(t, o) for t, o, _, _ in before]
+    assert dict(((t, o), p) for t, o, p, _ in after)[(T0, "119")] == Decimal("2.2")
+    assert {r for _, _, _, r in after} == {"run-matpool-0403", "run-matpool-0404"}  # runs kept
+    # the derived metrics follow the repaired prices
+    card_value = read_frame(
+        path,
+        "SELECT observed_at, cny_per_card_hour FROM card_value WHERE source = 'matpool' "
+        "AND gpu = 'rtx4090-24g' ORDER BY observed_at",
+    ).rows()
+    assert card_value == [(T0, Decimal("2.2")), (T0 + timedelta(hours=1), Decimal("2.2"))]
+
+    again = reparse(path, MatpoolAdapter(), "matpool")
+    assert (again.changed, again.rows_after) == (0, 10)
+    assert prices(path, "matpool") == after
+
+
+def test_reparse_cli_turns_archived_errors_into_rows_with_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    path = home / "gpuprice.duckdb"
+    url = "https://www.runpod.io/pricing"
+    load(path, OldRunpod(FX), "runpod", url, read(RUNPOD), T0)
+    load(
+        path, OldRunpod(FX), "runpod", url, read("runpod_pricing_rows.html"), T0 + timedelta(days=2)
+    )
+    assert read_frame(path, "SELECT parse_status FROM raw_page ORDER BY fetched_at").rows() == [
+        ("error",), ("ok",),
+    ]  # fmt: skip
+    config = tmp_path / "gpuprice.toml"
+    config.write_text(FAST_HTTP + sources(runpod={"live_url": "https://www.runpod.io"}))
+    monkeypatch.setenv("GPUPRICE_HOME", str(home))
+    monkeypatch.setenv("GPUPRICE_PROFILE", "live")
+    runner = CliRunner()
+
+    result = runner.invoke(app, ["reparse", "--source", "runpod", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "[1/2]" in result.stderr and "[2/2]" in result.stderr
+    assert "2 page(s), 2 ok, 0 with errors, 1 changed; rows 16 → 32" in result.stdout
+    pages = read_frame(
+        path, "SELECT parse_status, parse_error, rows FROM raw_page ORDER BY fetched_at"
+    )
+    assert pages.rows() == [("ok", None, 16), ("ok", None, 16)]
+    assert read_frame(path, "SELECT count(*) FROM offer WHERE source = 'runpod'").item() == 32
+
+    since = runner.invoke(
+        app, ["reparse", "--source", "runpod", "--since", "2026-09-05", "--config", str(config)]
+    )
+    assert since.exit_code == 0 and "1 page(s), 1 ok, 0 with errors, 0 changed" in since.stdout
+    nothing = runner.invoke(
+        app, ["reparse", "--source", "runpod", "--since", "2027-01-01", "--config", str(config)]
+    )
+    assert nothing.exit_code == 0 and "no archived pages of runpod" in nothing.stdout
+    unknown = runner.invoke(app, ["reparse", "--source", "nosuch", "--config", str(config)])
+    assert unknown.exit_code == 2 and "known sources" in unknown.stderr

@@ -1,0 +1,89 @@
+"""Every live source's fixtures: the base pages parse, every broken variant is an error
+(a parse error, or a page the load rejects as implausible), never rows."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+import pytest
+
+from scrapers.collect import parse_page
+from scrapers.fx import FxRate, FxRates
+from scrapers.http import FetchedPage
+from scrapers.sources import build_adapter
+from tests.scrapers.live_fixtures import (
+    AUTODL,
+    BASES,
+    BROKEN_BY_DRIFT,
+    GENERIC_EN,
+    GENERIC_LD,
+    GENERIC_ZH,
+    LIVE_DIR,
+    MATPOOL,
+    RAW,
+    RUNPOD,
+    RUNPOD_ROWS,
+    RUNPOD_SAVED,
+    SMM_LOGIN,
+    VARIANTS,
+    VASTAI,
+    expected_variants,
+    read,
+)
+from warehouse.load import validate_page
+
+FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
+FETCHED = datetime(2026, 9, 4, 3, 0)
+
+
+def adapter_for(name: str):
+    source = name.split("_")[0]
+    if source == "generic":
+        return build_adapter("examplecloud", "generic", fx=FX, options={})
+    return build_adapter(source, fx=FX)
+
+
+def load_outcome(name: str):
+    page = FetchedPage("https://example.invalid/pricing", 200, read(name), "", FETCHED)
+    return validate_page(parse_page(adapter_for(name), page))
+
+
+def test_variant_files_are_up_to_date() -> None:
+    for name, body in expected_variants().items():
+        path = LIVE_DIR / name
+        assert path.exists(), (
+            f"{name} missing: run .venv/bin/python tests/scrapers/live_fixtures.py"
+        )
+        assert path.read_bytes() == body, f"{name} is stale: regenerate it"
+
+
+EXPECTED_ROWS = {
+    VASTAI: 14,  # 8 hourly offers + 6 interruptible floors (card, size, location)
+    RUNPOD: 16,
+    RUNPOD_ROWS: 16,
+    RUNPOD_SAVED: 16,
+    MATPOOL: 5,
+    AUTODL: 5,  # the 4090D machine offers no pay-as-you-go price
+    GENERIC_ZH: 8,
+    GENERIC_EN: 3,
+    GENERIC_LD: 3,
+}
+
+
+@pytest.mark.parametrize("name", [b for b in BASES if b != SMM_LOGIN])
+def test_every_base_fixture_parses(name: str) -> None:
+    outcome = load_outcome(name)
+    assert outcome.error is None, outcome.error
+    assert len(outcome.rows) == EXPECTED_ROWS[name]
+
+
+@pytest.mark.parametrize("name", sorted([*VARIANTS, *RAW]))
+def test_every_broken_variant_is_an_error_with_no_rows(name: str) -> None:
+    outcome = load_outcome(name)
+    assert outcome.rows == []
+    assert outcome.error
+    if name in BROKEN_BY_DRIFT:
+        assert outcome.error.startswith("implausible price")
+    else:
+        assert "parse error" in outcome.error

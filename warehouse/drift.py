@@ -1,0 +1,130 @@
+"""Scraper drift: prices outside plausible ranges, and each source's health (ok | broken).
+
+A site that changes its layout rarely fails loudly: a page may still parse, but into zero
+rows, or into numbers that are not prices any more (a month price read as an hour price, a
+price in cents, a cell shifted by one column). So, besides the parser's own errors:
+
+* every row's CNY per card-hour must lie within the plausible range of its card
+  (:data:`PLAUSIBLE`); one row outside rejects its page, like any invalid row;
+* a snapshot with any page that fails to parse, parses to zero rows or is rejected marks
+  its source **broken** (``source_health``) and raises one ``scraper_broken`` alert, stored
+  in ``alert`` and delivered by ``warehouse.notify`` like the procurement alerts. While the
+  source stays broken no further alert is raised; the first snapshot whose pages all load
+  makes it ``ok`` again, and a later break alerts again.
+
+A snapshot that could not be fetched (site unreachable, HTTP error) or was skipped (not
+configured) says nothing about the parser and leaves the health as it was.
+
+The ranges (CNY per card-hour, any billing mode) are a tenth to ten times a reference price
+per card, and a twentieth for spot quotes (an interruptible floor can be very low). The
+references are the seeds' published prices (4090 ¥1.96/h, 5090 and H100 from the 8-card
+bare-metal months, H20 ¥7.75/h, 910B ¥4.47/h) and, for cards the seeds do not price, public
+list prices converted at ~7.1 CNY/USD (A100 ~$1.2–1.9/h, H200 ~$3.99/h, L40S ~$0.86/h).
+A factor of ten either way is far wider than any market move, and narrower than the usual
+unit slips (×100 cents, ×24 days, ×720 months).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from decimal import Decimal
+
+import duckdb
+
+from scrapers.rows import UNKNOWN_GPU, OfferRow, Row
+from warehouse.alerts import store_scraper_broken
+
+D = Decimal
+
+# card -> reference CNY per card-hour (see the module docstring for where each comes from)
+REFERENCE_CNY_PER_CARD_HOUR: dict[str, Decimal] = {
+    "rtx4090-24g": D("1.96"),  # seed 003: 挂牌 ¥1.96/时
+    "rtx4090-48g": D("3.00"),  # modded 48 GB boards list at roughly 1.5× the 24 GB card
+    "rtx5090-32g": D("2.43"),  # seed 003: ¥13,990 / 8 cards / 720 h
+    "a100-40g": D("6.00"),
+    "a100-80g": D("8.00"),
+    "h100-80g": D("14.67"),  # seed 003: ¥84,480 / 8 cards / 720 h
+    "h200-141g": D("28.00"),
+    "h20-96g": D("7.75"),  # seed 003: 挂牌 ¥7.75/时
+    "l40s-48g": D("6.00"),
+    "910b-64g": D("4.47"),  # seed 003: 挂牌 ¥4.47/时
+}
+LOW_FACTOR = D("0.1")
+SPOT_LOW_FACTOR = D("0.05")
+HIGH_FACTOR = D("10")
+# A card the warehouse does not know may be anything from an old RTX 3060 to a B200.
+UNKNOWN_RANGE = (D("0.02"), D("1000"))
+
+
+def plausible_range(gpu: str, spot: bool = False) -> tuple[Decimal, Decimal]:
+    """The CNY per card-hour range a price of ``gpu`` must fall in."""
+    reference = REFERENCE_CNY_PER_CARD_HOUR.get(gpu)
+    if reference is None or gpu == UNKNOWN_GPU:
+        return UNKNOWN_RANGE
+    low = reference * (SPOT_LOW_FACTOR if spot else LOW_FACTOR)
+    return low.quantize(D("0.001")), (reference * HIGH_FACTOR).quantize(D("0.01"))
+
+
+def implausible(row: Row) -> str | None:
+    """Why a row's price is implausible, or ``None``."""
+    spot = not isinstance(row, OfferRow) or row.billing == "spot"
+    low, high = plausible_range(row.gpu, spot)
+    value = row.cny_per_card_hour
+    if low <= value <= high:
+        return None
+    what = "offer" if isinstance(row, OfferRow) else "quote"
+    ident = row.offer_id if isinstance(row, OfferRow) else f"{row.gpu_name_raw} {row.region}"
+    return (
+        f"implausible price: {what} {ident} ({row.gpu_name_raw}) at {value} CNY/card-hour "
+        f"(listed {row.price} {row.currency} {row.unit_raw}) is outside [{low}, {high}] for {row.gpu}"
+    )
+
+
+def _alert_id(source: str, profile: str, since: datetime) -> str:
+    key = f"scraper_broken|{source}|{profile}|{since.isoformat()}"
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def record_health(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    source: str,
+    profile: str,
+    run_id: str,
+    at: datetime,
+    problem: str | None,
+) -> str | None:
+    """Update ``source``'s health after a snapshot that was fetched: ``problem`` is what was
+    wrong with its pages (``None``: every page loaded). Returns the id of the
+    ``scraper_broken`` alert stored when the source *became* broken, else ``None``. Runs in
+    the caller's transaction."""
+    current = con.execute(
+        "SELECT state, alert_id FROM source_health WHERE source = ? AND profile = ?",
+        [source, profile],
+    ).fetchone()
+    was_broken = current is not None and current[0] == "broken"
+    if problem is None:
+        state, since, alert_id = "ok", None, None
+    elif was_broken:
+        state, since, alert_id = "broken", None, current[1]
+    else:
+        state, since, alert_id = "broken", at, _alert_id(source, profile, at)
+    con.execute(
+        """
+        INSERT INTO source_health VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (source, profile) DO UPDATE SET
+            state = excluded.state,
+            since = CASE WHEN source_health.state = excluded.state THEN source_health.since
+                         ELSE excluded.since END,
+            checked_at = excluded.checked_at, run_id = excluded.run_id,
+            reason = excluded.reason, alert_id = excluded.alert_id
+        """,
+        [source, profile, state, since or at, at, run_id, (problem or "")[:2000] or None,
+         alert_id],
+    )  # fmt: skip
+    if problem is None or was_broken:
+        return None
+    return store_scraper_broken(
+        con, alert_id, source=source, profile=profile, at=at, problem=problem
+    )

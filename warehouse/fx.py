@@ -1,0 +1,83 @@
+"""The ``fx_rate`` table: daily CNY rates, the configured default and the optional source.
+
+``fx_rate(day, currency, cny_per_unit, source)``: one rate per day and currency. The
+configured default (``[fx] usd_cny`` with its ``as_of`` date) is stored under its date with
+``source`` starting "configured default"; a fetched rate (``[fx] source_url``) names its URL.
+A fetched rate replaces a default of the same day, never the other way round. Conversion
+(latest rate on or before the day, the default before the first one) is
+:class:`scrapers.fx.FxRates`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+from scrapers.fx import CONFIGURED_DEFAULT, FxRate, FxRates
+from warehouse.db import WarehouseMissing, read_connection, write_connection
+
+_UPSERT = """
+    INSERT INTO fx_rate VALUES (?, ?, ?, ?)
+    ON CONFLICT (day, currency) DO UPDATE SET
+        cny_per_unit = excluded.cny_per_unit, source = excluded.source
+    WHERE starts_with(fx_rate.source, ?) OR NOT starts_with(excluded.source, ?)
+"""
+
+
+def store_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[FxRate]) -> int:
+    """Insert or update rates; a configured default never overwrites a fetched rate."""
+    n = 0
+    for rate in rates:
+        con.execute(
+            _UPSERT,
+            [rate.day, rate.currency, rate.cny_per_unit, rate.source, CONFIGURED_DEFAULT,
+             CONFIGURED_DEFAULT],
+        )  # fmt: skip
+        n += 1
+    return n
+
+
+def _read(con: duckdb.DuckDBPyConnection) -> list[FxRate]:
+    return [
+        FxRate(day, currency, rate, source)
+        for day, currency, rate, source in con.execute(
+            "SELECT day, currency, cny_per_unit, source FROM fx_rate ORDER BY currency, day"
+        ).fetchall()
+    ]
+
+
+def load_rates(con: duckdb.DuckDBPyConnection, defaults: list[FxRate]) -> FxRates:
+    """Store the configured defaults, then every rate known: what a parse converts with."""
+    store_rates(con, defaults)
+    return FxRates(tuple(_read(con)), tuple(defaults))
+
+
+def fx_rates(path: Path, defaults: list[FxRate]) -> FxRates:
+    with write_connection(path) as con:
+        return load_rates(con, defaults)
+
+
+def read_fx_rates(path: Path, defaults: list[FxRate]) -> FxRates:
+    """Read-only (``gpuprice parse``): the warehouse's rates if there is one, else defaults."""
+    try:
+        with read_connection(path) as con:
+            return FxRates(tuple(_read(con)), tuple(defaults))
+    except WarehouseMissing:
+        return FxRates((), tuple(defaults))
+
+
+def has_recent_rate(path: Path, currency: str, since: date, source: str) -> bool:
+    """Whether ``source`` already gave a rate for ``since`` or later (fetch once a day)."""
+    try:
+        with read_connection(path) as con:
+            return bool(
+                con.execute(
+                    "SELECT count(*) FROM fx_rate WHERE day >= ? AND currency = ? AND source = ?",
+                    [since, currency, source],
+                ).fetchone()[0]
+            )
+    except WarehouseMissing:
+        return False
