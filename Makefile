@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: up test lint bench install clean browser-deps
+.PHONY: up test lint bench bench-more install clean browser-deps postgres-deps
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuprice needs Python 3.11 or newer")'
@@ -34,10 +34,29 @@ browser-deps:
 			"run 'sudo make browser-deps' (tests/browser fails without /usr/bin/chromium)"; \
 	fi
 
-test: lint browser-deps
+# tests/deploy starts its own PostgreSQL (Debian's package) to check deploy/dagster.yaml.
+postgres-deps:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "postgres-deps: PostgreSQL is installed"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
+	else \
+		echo "postgres-deps: not root, so not installing postgresql;" \
+			"run 'sudo make postgres-deps' (tests/deploy skips without it)"; \
+	fi
+
+test: lint browser-deps postgres-deps
 	$(BIN)/pytest
 
+# Issue 8's figures beside their baselines (docs/PERFORMANCE.md). One year by default
+# (~10 min on 2 cores); five years too with `make bench BENCH_YEARS="1 5"` (~40 min more).
+BENCH_YEARS ?= 1
 bench: install
+	$(BIN)/python bench/scale.py --years $(BENCH_YEARS)
+
+# The earlier, narrower benchmarks (demo backfill through Dagster, derive on demo pages,
+# dashboard render through AppTest).
+bench-more: install
 	$(BIN)/python bench/backfill_throughput.py
 	$(BIN)/python bench/derive_incremental.py
 	$(BIN)/python bench/dashboard_render.py

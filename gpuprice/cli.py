@@ -23,9 +23,12 @@ from gpuprice.cli_common import (
 )
 from gpuprice.commands import register_all
 from gpuprice.settings import Settings
+from warehouse.redact import install as install_log_redaction
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
+
+install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 
 app = typer.Typer(
     help="GPU rental price tracker: scrape, warehouse, query. Prices in CNY per card-hour unless stated.",
@@ -122,23 +125,52 @@ def sql(
     fmt: Annotated[
         OutputFormat, typer.Option("--format", help="table, csv or json")
     ] = OutputFormat.table,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="At most this many rows (default [sql].max_rows).")
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.01, help="Interrupt the query after this many seconds ([sql].timeout_s)."
+        ),
+    ] = None,
 ) -> None:
-    """Query the warehouse read-only and print the result."""
+    """Query the warehouse read-only and print the result.
+
+    One query only (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); statements that
+    write, ATTACH, COPY, INSTALL / LOAD, PRAGMA / SET, and file- or URL-reading functions are
+    refused with exit code 2. Rows are capped and the query is interrupted at the timeout."""
     import duckdb
 
-    from warehouse.db import WarehouseBusy, WarehouseMissing, read_frame
+    from warehouse.db import WarehouseBusy, WarehouseMissing
+    from warehouse.safe_sql import QueryTimeout, UnsafeQuery, run
 
     settings = settings_or_exit(config)
+    limits = settings.file.sql
+    max_rows = limit or limits.max_rows
     try:
-        frame = read_frame(settings.warehouse_path, query)
+        result = run(
+            settings.warehouse_path,
+            query,
+            max_rows=max_rows,
+            timeout_s=timeout or limits.timeout_s,
+        )
+    except UnsafeQuery as exc:
+        err.print(f"[red]query failed: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
     except (WarehouseMissing, WarehouseBusy) as exc:
-        err.print(f"[red]{exc}[/red]")
+        err.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(1) from None
+    except QueryTimeout as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     except duckdb.Error as exc:
         err.print(
-            f"[red]query failed: {exc}[/red]\nThe warehouse is opened read-only; see docs/WAREHOUSE.md for tables."
+            f"[red]query failed: {escape(str(exc))}[/red]\nThe warehouse is opened read-only; "
+            "list its tables with SHOW TABLES."
         )
         raise typer.Exit(2) from None
+    frame = result.frame
     if fmt is OutputFormat.csv:
         sys.stdout.write(frame.write_csv())
     elif fmt is OutputFormat.json:
@@ -146,9 +178,11 @@ def sql(
     else:
         table = Table(*frame.columns)
         for row in frame.iter_rows():
-            table.add_row(*("" if v is None else str(v) for v in row))
+            table.add_row(*("" if v is None else escape(str(v)) for v in row))
         console.print(table)
         console.print(f"{frame.height} row(s)")
+    if result.truncated:
+        err.print(f"[yellow]only the first {max_rows} rows are shown (--limit)[/yellow]")
 
 
 @app.command()

@@ -175,6 +175,37 @@ class ServicesConfig(_Strict):
     dashboard_port: Annotated[int, Field(gt=0, le=65535)] = 8501
 
 
+class SqlConfig(_Strict):
+    """``[sql]``: limits of ad-hoc queries (`gpuprice sql`, warehouse.safe_sql)."""
+
+    max_rows: Annotated[int, Field(gt=0, le=10_000_000)] = 10_000
+    timeout_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
+
+
+class QuarantineConfig(_Strict):
+    """``[quarantine]``: rows held back from the tables (warehouse.quarantine)."""
+
+    # a price per card-hour more than this many times (or less than 1/this) the last
+    # accepted value of the same listing is held
+    jump_factor: Annotated[float, Field(gt=1, le=1000)] = 3.0
+    # held jumps released when this many consecutive snapshots agree on the new level
+    confirm_snapshots: Annotated[int, Field(ge=1, le=1000)] = 3
+
+    def policy(self) -> Any:
+        """A ``warehouse.quarantine.QuarantinePolicy`` (imported here only: settings stays
+        free of the warehouse's dependencies)."""
+        from warehouse.quarantine import QuarantinePolicy
+
+        return QuarantinePolicy(self.jump_factor, self.confirm_snapshots)
+
+
+class RetentionConfig(_Strict):
+    """``[retention]``: raw pages older than ``raw_page_days`` lose their body (0: keep all).
+    Parsed rows are never pruned."""
+
+    raw_page_days: Annotated[int, Field(ge=0, le=36_500)] = 0
+
+
 class Thresholds(_Strict):
     # How old the newest successful scrape of a source may be before it counts as stale.
     stale_after_hours: Annotated[float, Field(gt=0)] = 3.0
@@ -261,6 +292,9 @@ class FileConfig(_Strict):
     demo_market: DemoMarketConfig = DemoMarketConfig()
     services: ServicesConfig = ServicesConfig()
     thresholds: Thresholds = Thresholds()
+    sql: SqlConfig = SqlConfig()
+    quarantine: QuarantineConfig = QuarantineConfig()
+    retention: RetentionConfig = RetentionConfig()
     sources: dict[str, SourceConfig] = Field(default_factory=dict)
     alerts: AlertsConfig = AlertsConfig()
     notify: NotifyConfig = NotifyConfig()
@@ -349,6 +383,9 @@ class Settings(_Strict):
         "not configured"). Read when needed, never kept in the settings, never logged."""
         inline = os.environ.get(env, "").strip()
         if inline:
+            from warehouse.redact import register_secret  # masked in log records from here on
+
+            register_secret(inline)
             return inline
         env_file = os.environ.get(f"{env}_FILE", "").strip()
         if env_file:
@@ -367,12 +404,24 @@ class Settings(_Strict):
             raise ConfigError(
                 f"secret file {path} of source {name} cannot be read: {exc.strerror or exc}"
             ) from None
+        if secret:
+            from warehouse.redact import register_secret  # masked in log records from here on
+
+            register_secret(secret)
         return secret or None
 
     def notify_urls(self) -> list[str]:
         """The apprise URLs to deliver alerts to: ``GPUPRICE_NOTIFY_URLS`` (separated by
         whitespace or commas), else the file ``GPUPRICE_NOTIFY_URLS_FILE`` or ``[notify].urls_file``.
         Secrets: read when needed, never kept in the settings, never logged."""
+        urls = self._notify_urls()
+        from warehouse.redact import register_secret  # masked in log records from here on
+
+        for url in urls:
+            register_secret(url)
+        return urls
+
+    def _notify_urls(self) -> list[str]:
         inline = os.environ.get(NOTIFY_URLS_ENV, "").strip()
         if inline:
             return [u for u in _URL_SEPARATOR.split(inline) if u and u.strip(",")]

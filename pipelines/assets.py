@@ -20,11 +20,15 @@ from scrapers.fx import parse_rates
 from scrapers.http import FetchError, PoliteClient
 from scrapers.rows import ParseError
 from scrapers.sources import GenericAdapter, SourceAdapter, build_adapter
+from warehouse.backup import prune_raw_pages
 from warehouse.db import utcnow, write_connection
 from warehouse.fx import fx_rates, has_recent_rate, store_rates
 from warehouse.load import LoadSummary, load_snapshot, record_skipped
+from warehouse.redact import install as install_log_redaction
 from warehouse.reference import load_reference
 from warehouse.stats import table_stats
+
+install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 
 FX_ASSET = "fx_rate"
 
@@ -141,9 +145,21 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
                 current, client, settings.source_url(source), started, as_of, headers=headers
             )
         summary = load_snapshot(
-            settings.warehouse_path, snapshot, profile=settings.profile, run_id=run_id
+            settings.warehouse_path,
+            snapshot,
+            profile=settings.profile,
+            run_id=run_id,
+            quarantine=settings.file.quarantine.policy(),
         )
         (context.log.info if summary.status == "ok" else context.log.warning)(summary.line())
+        days = settings.file.retention.raw_page_days
+        if days:
+            pruned = prune_raw_pages(settings.warehouse_path, days)
+            if pruned.pages:
+                context.log.info(
+                    f"retention: emptied {pruned.pages} raw page(s) fetched before "
+                    f"{pruned.before:%Y-%m-%d} ({pruned.bytes_freed} bytes)"
+                )
         if summary.broken_alert:
             # The scraper-broken alert goes out now, by the procurement alerts' path.
             deliver(settings, context.log)
@@ -165,6 +181,8 @@ def _metadata(summary: LoadSummary, settings: Settings, config: SnapshotConfig) 
         "as_of": config.as_of or "latest",
         "error": summary.error or "",
         "scraper_broken_alert": summary.broken_alert or "",
+        "quarantined": summary.quarantined,
+        "released_from_quarantine": summary.released,
     }
 
 

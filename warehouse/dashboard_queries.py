@@ -5,17 +5,23 @@ Every function opens the warehouse read-only for one query (``read_frame``), so 
 never holds the file while the pipeline wants to write. Filters are pushed into SQL so a
 page over years of hourly history only moves the rows it draws. List filters take a
 tuple; an empty tuple matches nothing (the page says so before asking).
+
+The price trend, band and month-over-month queries read the daily pre-aggregate
+``offer_daily`` (warehouse.rollup, kept by the derive step) plus the raw offers observed
+after its watermark, so they cost the same whether the warehouse holds one year or five
+(docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+import duckdb
 import polars as pl
 
-from warehouse.db import read_frame
+from warehouse.db import read_connection, read_frame
 
 Grain = Literal["day", "week", "month"]
 GRAINS: tuple[Grain, ...] = ("day", "week", "month")
@@ -30,6 +36,92 @@ _OFFER_FILTER = f"""
     AND list_contains($regions::VARCHAR[], coalesce(region, '{NO_REGION}'))
     AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY
 """
+
+
+_DAILY_FILTER = """
+    list_contains($gpus::VARCHAR[], gpu)
+    AND list_contains($sources::VARCHAR[], source)
+    AND list_contains($billing::VARCHAR[], billing)
+    AND list_contains($regions::VARCHAR[], region)
+"""
+
+
+def _daily_sql(watermark: object, rollup: bool, start: bool, months: bool = False) -> str:
+    """A CTE ``daily``: per day, card, platform, billing and region the observations, their
+    sum, low, high and newest time: offer_daily up to its watermark, raw offers after it.
+
+    ``months``: whole calendar months in [$month_low, $month_high) come from offer_monthly
+    as one row dated the 1st (only for callers that group by month)."""
+    since = " AND observed_at >= $start::TIMESTAMP" if start else ""
+    tail_after = "observed_at > $watermark::TIMESTAMP AND " if watermark is not None else ""
+    parts = []
+    if rollup and watermark is not None:
+        day_since = " AND day >= $start::DATE" if start else ""
+        day_not_in_months = " AND (day < $month_low OR day >= $month_high)" if months else ""
+        parts.append(
+            f"""
+            SELECT day, gpu, source, billing, region, observations AS n,
+                   sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low,
+                   max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen
+            FROM offer_daily
+            WHERE {_DAILY_FILTER} AND day <= $end::DATE{day_since}{day_not_in_months}
+            """
+        )
+        if months:
+            parts.append(
+                f"""
+                SELECT month AS day, gpu, source, billing, region, observations AS n,
+                       sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low,
+                       max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen
+                FROM offer_monthly
+                WHERE {_DAILY_FILTER} AND month >= $month_low AND month < $month_high
+                """
+            )
+    parts.append(
+        f"""
+        SELECT observed_at::DATE AS day, gpu, source, billing,
+               coalesce(region, '{NO_REGION}') AS region, count(*) AS n,
+               sum(cny_per_card_hour)::DECIMAL(38, 6) AS total, min(cny_per_card_hour) AS low,
+               max(cny_per_card_hour) AS high, bool_or(simulated) AS simulated,
+               max(observed_at) AS last_seen
+        FROM offer
+        WHERE {tail_after}{_OFFER_FILTER}{since}
+        GROUP BY ALL
+        """
+    )
+    return "daily AS (" + " UNION ALL ".join(parts) + ")"
+
+
+def _whole_months(start: date | None, end: date) -> tuple[date, date]:
+    """[low, high): the first days of the calendar months wholly inside [start, end]."""
+    low = date(1900, 1, 1) if start is None else start
+    if low.day != 1:
+        low = (low.replace(day=1) + timedelta(days=32)).replace(day=1)
+    high = (end + timedelta(days=1)).replace(day=1)
+    return low, max(low, high)
+
+
+def _read_daily(
+    path: Path, sql: str, params: dict[str, Any], *, start: bool, by_month: bool = False
+) -> pl.DataFrame:
+    """Run ``sql`` (which starts its WITH list with ``{daily}``) on one read-only
+    connection: first the rollup's watermark, then the query with it as a literal bound.
+    ``by_month``: the query groups by calendar month, so whole months may come from
+    offer_monthly."""
+    with read_connection(path) as con:
+        try:
+            watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
+            watermark, rollup = watermark[0][0], True
+        except duckdb.CatalogException:  # a warehouse from before migration 005
+            watermark, rollup = None, False
+        if watermark is not None:
+            params = params | {"watermark": watermark}
+        months = by_month and rollup and watermark is not None
+        if months:
+            low, high = _whole_months(params["start"] if start else None, params["end"])
+            params = params | {"month_low": low, "month_high": high}
+        daily = _daily_sql(watermark, rollup, start, months)
+        return con.sql(sql.format(daily=daily), params=params).pl()
 
 
 def _offer_params(
@@ -57,17 +149,36 @@ def _grain(grain: str) -> str:
 
 def trend_options(path: Path) -> pl.DataFrame:
     """What the trend filters can offer: each (card, platform, billing, region) present,
-    with its first and last day."""
-    return read_frame(
-        path,
-        f"""
+    with its first and last day (from offer_daily plus the offers newer than it)."""
+    raw = f"""
         SELECT gpu, source, billing, coalesce(region, '{NO_REGION}') AS region,
-               min(observed_at)::DATE AS first_day, max(observed_at)::DATE AS last_day,
-               count(*) AS observations, bool_or(simulated) AS simulated
-        FROM offer WHERE gpu <> 'unknown'
-        GROUP BY ALL ORDER BY gpu, source, billing, region
-        """,
-    )
+               observed_at AS first_at, observed_at AS last_at, 1 AS n, simulated
+        FROM offer WHERE gpu <> 'unknown' {{after}}
+    """
+    with read_connection(path) as con:
+        try:
+            watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
+            watermark = watermark[0][0]
+        except duckdb.CatalogException:  # a warehouse from before migration 005
+            watermark = None
+        if watermark is None:
+            rows, params = raw.format(after=""), None
+        else:
+            rows = (
+                "SELECT gpu, source, billing, region, first_observed_at AS first_at, "
+                "last_observed_at AS last_at, observations AS n, simulated FROM offer_daily "
+                "UNION ALL " + raw.format(after="AND observed_at > $watermark::TIMESTAMP")
+            )
+            params = {"watermark": watermark}
+        return con.sql(
+            f"""
+            SELECT gpu, source, billing, region,
+                   min(first_at)::DATE AS first_day, max(last_at)::DATE AS last_day,
+                   sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
+            FROM ({rows}) GROUP BY ALL ORDER BY gpu, source, billing, region
+            """,
+            params=params,
+        ).pl()
 
 
 def price_trend(
@@ -82,18 +193,20 @@ def price_trend(
 ) -> pl.DataFrame:
     """Mean CNY per card-hour per period (day, week from Monday, or month), card, platform
     and billing mode, with the period's low and high and how many observations it holds."""
-    return read_frame(
+    return _read_daily(
         path,
-        f"""
-        SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, billing,
-               avg(cny_per_card_hour)::DOUBLE AS cny_per_card_hour,
-               min(cny_per_card_hour)::DOUBLE AS low, max(cny_per_card_hour)::DOUBLE AS high,
-               count(*) AS observations, bool_or(simulated) AS simulated
-        FROM offer
-        WHERE {_OFFER_FILTER} AND observed_at >= $start::TIMESTAMP
+        """
+        WITH {daily}
+        SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing,
+               (sum(total) / sum(n))::DOUBLE AS cny_per_card_hour,
+               min(low)::DOUBLE AS low, max(high)::DOUBLE AS high,
+               sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
+        FROM daily
         GROUP BY ALL ORDER BY period, gpu, source, billing
         """,
         _offer_params(gpus, sources, billing, regions, end, start=start, grain=_grain(grain)),
+        start=True,
+        by_month=grain == "month",
     )
 
 
@@ -110,14 +223,13 @@ def price_band(
     """Per period, card and billing mode: min, median and max across platforms of each
     platform's period mean (the band finance reads the market's spread from). Only where
     at least two platforms quote: a band of one is that platform's line again."""
-    return read_frame(
+    return _read_daily(
         path,
-        f"""
-        WITH series AS (
-            SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, billing,
-                   avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated
-            FROM offer
-            WHERE {_OFFER_FILTER} AND observed_at >= $start::TIMESTAMP
+        """
+        WITH {daily}, series AS (
+            SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing,
+                   (sum(total) / sum(n))::DOUBLE AS v, bool_or(simulated) AS simulated
+            FROM daily
             GROUP BY ALL
         )
         SELECT period, gpu, billing, min(v) AS band_min, median(v) AS band_median,
@@ -125,6 +237,8 @@ def price_band(
         FROM series GROUP BY ALL HAVING count(*) >= 2 ORDER BY period, gpu, billing
         """,
         _offer_params(gpus, sources, billing, regions, end, start=start, grain=_grain(grain)),
+        start=True,
+        by_month=grain == "month",
     )
 
 
@@ -157,12 +271,13 @@ def quote_trend(
 def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
     """Latest month (in [start, end]) per key vs one and twelve months before it."""
     on = " AND ".join(f"{{t}}.{k} = l.{k}" for k in keys.split(", "))
+    # Braces doubled: the caller fills {daily} in (_read_daily).
     return f"""
-        WITH series AS (
-            SELECT date_trunc('month', observed_at)::DATE AS month, gpu, source, billing,
-                   avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated,
-                   max(observed_at) AS last_seen
-            FROM offer WHERE {_OFFER_FILTER}
+        WITH {{daily}}, series AS (
+            SELECT date_trunc('month', day)::DATE AS month, gpu, source, billing,
+                   (sum(total) / sum(n))::DOUBLE AS v, bool_or(simulated) AS simulated,
+                   max(last_seen) AS last_seen
+            FROM daily
             GROUP BY ALL
         ), m AS ({monthly}),
         latest AS (
@@ -196,10 +311,12 @@ def monthly_changes(
     """Per card, platform and billing mode: the latest month's mean CNY per card-hour (the
     newest month in [start, end]), month over month and year over year. A year-ago or
     previous month with no observation gives NULL, never 0."""
-    return read_frame(
+    return _read_daily(
         path,
         _changes_sql("gpu, source, billing", "SELECT * FROM series"),
         _offer_params(gpus, sources, billing, regions, end, start=start),
+        start=False,
+        by_month=True,
     )
 
 
@@ -214,7 +331,7 @@ def card_changes(
 ) -> pl.DataFrame:
     """Per card and billing mode: the median across platforms of the monthly means, its
     latest month, month over month, year over year and the last twelve months (KPI cards)."""
-    return read_frame(
+    return _read_daily(
         path,
         _changes_sql(
             "gpu, billing",
@@ -223,6 +340,8 @@ def card_changes(
             extra="cur.platforms,",
         ),
         _offer_params(gpus, sources, billing, regions, end, start=start),
+        start=False,
+        by_month=True,
     )
 
 

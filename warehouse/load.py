@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
+import sys
+import time
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
@@ -16,6 +19,14 @@ from scrapers.collect import ParsedPage, Snapshot
 from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, Row, SpotQuoteRow
 from warehouse.db import utcnow, write_connection
 from warehouse.drift import implausible, record_health
+from warehouse.quarantine import (
+    Entry,
+    QuarantinePolicy,
+    confirm,
+    invalid_price_entries,
+    screen,
+    store,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +41,30 @@ class LoadSummary:
     # load_error | not_configured (scrape_run.reason)
     reason: str | None = None
     broken_alert: str | None = None  # a scraper_broken alert this run raised
+    quarantined: int = 0  # rows this run put in quarantine (held or noted)
+    released: int = 0  # held rows this run confirmed and loaded
 
     def line(self) -> str:
         status = f"{self.status} ({self.reason.replace('_', ' ')})" if self.reason else self.status
         text = f"{self.source}: {status}, {self.pages} page(s), {self.rows_added} new row(s)"
+        if self.quarantined:
+            text += f", {self.quarantined} in quarantine"
+        if self.released:
+            text += f", {self.released} released from quarantine"
         return f"{text} — {self.error}" if self.error else text
+
+
+# Crash-safety tests (tests/reliability/test_crash_safety.py) set this to make a load pause
+# inside its transaction, just before COMMIT, so that a real SIGKILL lands there.
+PAUSE_BEFORE_COMMIT_ENV = "GPUPRICE_TEST_PAUSE_BEFORE_COMMIT_S"
+
+
+def _pause_for_tests() -> None:
+    pause = os.environ.get(PAUSE_BEFORE_COMMIT_ENV)
+    if pause:
+        sys.stderr.write("gpuprice: load paused before COMMIT\n")
+        sys.stderr.flush()
+        time.sleep(float(pause))
 
 
 def page_id(body: bytes) -> str:
@@ -95,10 +125,20 @@ def insert_rows(
 
 
 def load_snapshot(
-    path: Path, snapshot: Snapshot, *, profile: str, run_id: str | None = None
+    path: Path,
+    snapshot: Snapshot,
+    *,
+    profile: str,
+    run_id: str | None = None,
+    quarantine: QuarantinePolicy | None = None,
 ) -> LoadSummary:
-    """Archive the pages and load their rows in one transaction, and record the run."""
+    """Archive the pages and load their rows in one transaction, and record the run.
+
+    Rows that look wrong go to the quarantine table instead (warehouse.quarantine): price
+    jumps and impossible units are held back, unknown GPU names are loaded as 'unknown' and
+    noted, the rows of a page rejected for invalid prices are kept there with the reason."""
     run_id = run_id or uuid.uuid4().hex
+    policy = quarantine or QuarantinePolicy()
     if snapshot.fetch_error:
         return record_run(
             path,
@@ -119,7 +159,8 @@ def load_snapshot(
         con.execute("BEGIN TRANSACTION")
         try:
             added = 0
-            for parsed in pages:
+            held: list[Entry] = []
+            for original, parsed in zip(snapshot.pages, pages, strict=True):
                 pid = page_id(parsed.page.body)
                 con.execute(
                     "INSERT INTO raw_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -137,7 +178,14 @@ def load_snapshot(
                         any(getattr(r, "simulated", False) for r in parsed.rows),
                     ],
                 )
-                added += insert_rows(con, parsed.rows, page=pid, run_id=run_id)
+                keep, page_held = screen(con, parsed.rows, policy)
+                if parsed.error:
+                    page_held += invalid_price_entries(original.rows)
+                store(con, page_held, page_id=pid, run_id=run_id)
+                held += page_held
+                added += insert_rows(con, keep, page=pid, run_id=run_id)
+            released = confirm(con, held, policy)
+            added += released
             _insert_run(con, snapshot, profile, run_id, status, added, problem, reason)
             alert = record_health(
                 con,
@@ -147,6 +195,7 @@ def load_snapshot(
                 at=snapshot.started_at,
                 problem=problem,
             )
+            _pause_for_tests()
             con.execute("COMMIT")
         except duckdb.Error as exc:
             con.execute("ROLLBACK")
@@ -155,7 +204,18 @@ def load_snapshot(
             return LoadSummary(
                 run_id, snapshot.source, "failed", len(pages), 0, failure, "load_error"
             )
-    return LoadSummary(run_id, snapshot.source, status, len(pages), added, problem, reason, alert)
+    return LoadSummary(
+        run_id,
+        snapshot.source,
+        status,
+        len(pages),
+        added,
+        problem,
+        reason,
+        alert,
+        quarantined=len(held),
+        released=released,
+    )
 
 
 def record_run(

@@ -19,6 +19,7 @@ import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.db import utcnow, write_connection
+from warehouse.rollup import rebuild_offer_daily, refresh_offer_daily
 
 DERIVED_TABLES = ("card_value", "monthly_discount", "breakeven", "market_premium")
 
@@ -80,6 +81,10 @@ def derive_with(
                 con.execute(f"DELETE FROM {table}")
         offers, quotes = _pending(con)
         rows: dict[str, int] = dict.fromkeys(DERIVED_TABLES, 0)
+        if full:
+            rows["offer_daily"] = rebuild_offer_daily(con)
+        elif offers:
+            rows["offer_daily"] = refresh_offer_daily(con)
         if offers:
             _snapshot_offers(con)
             rows["card_value"] = _card_value(con)
@@ -99,26 +104,61 @@ def derive_with(
 
 
 def _pending(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
-    """Temp tables of the offer and quote snapshots whose rows are not derived yet."""
+    """Temp tables of the offer and quote snapshots whose rows are not derived yet.
+
+    Fast path: when the table's row count (kept by DuckDB, no scan) equals the ledger's rows
+    plus the rows observed after the ledger's newest snapshot, every pending snapshot is one
+    of those newer ones, and only they are read (zone maps skip the history). Otherwise (a
+    backfilled past day, a late page, deleted rows) every snapshot is counted again.
+    """
     for kind, table in (("offer", "offer"), ("quote", "spot_quote")):
-        con.execute(
-            f"""
-            CREATE OR REPLACE TEMP TABLE pending_{kind} AS
-            WITH snap AS (
-                SELECT t.source, t.observed_at, count(*)::INTEGER AS row_count,
-                       any_value({_CLASS.format(t="t")}) AS class
-                FROM {table} t
-                GROUP BY t.source, t.observed_at
-            )
-            SELECT s.* FROM snap s
-            LEFT JOIN derived_snapshot d
-              ON d.kind = '{kind}' AND d.source = s.source AND d.observed_at = s.observed_at
-            WHERE d.row_count IS DISTINCT FROM s.row_count
-            """
-        )
+        # The seeds' published prices keep their article dates: they do not move the watermark
+        # (the row-count check below still sees a pending published snapshot).
+        done_rows, newest = con.execute(
+            "SELECT coalesce(sum(row_count), 0), "
+            "max(observed_at) FILTER (WHERE source NOT LIKE '%-published') "
+            "FROM derived_snapshot WHERE kind = ?",
+            [kind],
+        ).fetchone()
+        if newest is not None:
+            _pending_snapshots(con, kind, table, "t.observed_at > $newest", {"newest": newest})
+            total = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            new_rows = con.execute(
+                f"SELECT coalesce(sum(row_count), 0) FROM pending_{kind}"
+            ).fetchone()[0]
+            if done_rows + new_rows == total:
+                continue
+        _pending_snapshots(con, kind, table, "true", {})
     offers = con.execute("SELECT count(*) FROM pending_offer").fetchone()[0]
     quotes = con.execute("SELECT count(*) FROM pending_quote").fetchone()[0]
     return offers, quotes
+
+
+def _pending_snapshots(
+    con: duckdb.DuckDBPyConnection, kind: str, table: str, where: str, params: dict
+) -> None:
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE pending_{kind} AS
+        WITH snap AS (
+            SELECT t.source, t.observed_at, count(*)::INTEGER AS row_count,
+                   any_value({_CLASS.format(t="t")}) AS class
+            FROM {table} t
+            WHERE {where}
+            GROUP BY t.source, t.observed_at
+        )
+        SELECT s.* FROM snap s
+        LEFT JOIN derived_snapshot d
+          ON d.kind = '{kind}' AND d.source = s.source AND d.observed_at = s.observed_at
+        WHERE d.row_count IS DISTINCT FROM s.row_count
+        """,
+        params or None,
+    )
+
+
+def _pending_bounds(con: duckdb.DuckDBPyConnection) -> dict:
+    low, high = _bounds(con, "pending_offer", "observed_at")
+    return {"low": low, "high": high}
 
 
 def _snapshot_offers(con: duckdb.DuckDBPyConnection) -> None:
@@ -134,8 +174,9 @@ def _snapshot_offers(con: duckdb.DuckDBPyConnection) -> None:
                END::DECIMAL(18, 6) AS cny_per_card_month
         FROM offer o
         JOIN pending_offer p ON p.source = o.source AND p.observed_at = o.observed_at
-        WHERE o.gpu <> 'unknown'
-        """
+        WHERE o.gpu <> 'unknown' AND o.observed_at >= $low AND o.observed_at <= $high
+        """,
+        _pending_bounds(con),
     )
 
 
@@ -143,7 +184,9 @@ def _replace(con: duckdb.DuckDBPyConnection, table: str, select: str) -> int:
     """Delete the pending snapshots' rows of ``table`` and insert ``select`` instead."""
     con.execute(
         f"DELETE FROM {table} t USING pending_offer p "
-        "WHERE t.source = p.source AND t.observed_at = p.observed_at"
+        "WHERE t.observed_at >= $low AND t.observed_at <= $high "
+        "AND t.source = p.source AND t.observed_at = p.observed_at",
+        _pending_bounds(con),
     )
     return con.execute(f"INSERT INTO {table} BY NAME {select}").fetchone()[0]
 
@@ -226,7 +269,9 @@ def _breakeven_columns(bm: str, hourly: str, monthly: str) -> str:
 def _breakeven_platform(con: duckdb.DuckDBPyConnection) -> int:
     con.execute(
         "DELETE FROM breakeven t USING pending_offer p "
-        "WHERE t.scope = 'platform' AND t.source = p.source AND t.observed_at = p.observed_at"
+        "WHERE t.observed_at >= $low AND t.observed_at <= $high AND t.scope = 'platform' "
+        "AND t.source = p.source AND t.observed_at = p.observed_at",
+        _pending_bounds(con),
     )
     return con.execute(
         f"""
@@ -335,6 +380,7 @@ def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
     Affected: the new offer snapshots, and every offer snapshot of the same class at or after
     a new quote snapshot (a late quote changes what "newest" means from its time on).
     """
+    quote_since = _bounds(con, "pending_quote", "observed_at")[0]
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE premium_snap AS
@@ -344,13 +390,17 @@ def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
         FROM offer o JOIN (
             SELECT class, min(observed_at) AS since FROM pending_quote GROUP BY class
         ) q ON o.observed_at >= q.since AND {_CLASS.format(t="o")} = q.class
-        """
+        WHERE o.observed_at >= $quote_since
+        """,
+        {"quote_since": quote_since},
     )
     low, high = _bounds(con, "premium_snap", "observed_at")
     try:
         con.execute(
             "DELETE FROM market_premium t USING premium_snap p "
-            "WHERE t.source = p.source AND t.observed_at = p.observed_at"
+            "WHERE t.observed_at >= $low AND t.observed_at <= $high "
+            "AND t.source = p.source AND t.observed_at = p.observed_at",
+            {"low": low, "high": high},
         )
         return con.execute(
             f"""
@@ -360,7 +410,7 @@ def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
                        o.cny_per_card_hour, o.simulated, {_CLASS.format(t="o")} AS class
                 FROM offer o
                 JOIN premium_snap p ON p.source = o.source AND p.observed_at = o.observed_at
-                WHERE o.gpu <> 'unknown'
+                WHERE o.gpu <> 'unknown' AND o.observed_at >= $low AND o.observed_at <= $high
             ), region_of AS (
                 SELECT DISTINCT ON (l.region) l.region, r.market_region
                 FROM (SELECT DISTINCT region FROM snap_listing) l

@@ -65,6 +65,7 @@ def archived_pages(path: Path, source: str, since: datetime | None = None) -> li
         return con.execute(
             "SELECT page_id, url, fetched_at FROM raw_page WHERE source = $source "
             "AND ($since::TIMESTAMP IS NULL OR fetched_at >= $since) "
+            "AND octet_length(body) > 0 "  # retention emptied it: nothing to re-parse
             "ORDER BY fetched_at, page_id",
             {"source": source, "since": since},
         ).fetchall()

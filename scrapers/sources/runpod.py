@@ -194,8 +194,11 @@ class RunpodAdapter:
         ram: int | None,
         vcpu: int | None,
     ) -> OfferRow:
-        listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
-        cny = self.fx.to_cny(listed, currency, observed.date()).quantize(CNY_QUANTUM)
+        try:
+            listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
+            cny = self.fx.to_cny(listed, currency, observed.date()).quantize(CNY_QUANTUM)
+        except ArithmeticError:  # decimal.InvalidOperation: a garbled, absurdly long number
+            raise ParseError(f"price {price} of {card} ({cloud}) is out of range") from None
         return OfferRow(
             observed_at=observed,
             source=self.name,

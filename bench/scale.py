@@ -1,0 +1,516 @@
+"""Benchmark at scale (issue 8): ingest, derive, queries, parsing and memory, each figure
+beside its naive baseline as a ratio. Figures only, no pass/fail.
+
+The warehouse is generated inside DuckDB with SQL (range, hash-based deterministic prices),
+labelled simulated (``simulated = true``, sources ``sim-01`` .. ``sim-30``): hourly snapshots
+x 30 platforms x 60 offers (20 listings x hourly / monthly / bare metal) = 15.8 M offer rows
+a year, 78.9 M over five years, plus 40 market quotes a day. It lives in a temporary
+directory and is removed at the end.
+
+Run: `make bench` (one year) or `make bench BENCH_YEARS="1 5"` / `.venv/bin/python
+bench/scale.py --years 1 5` (five years takes ~25 min more and ~12 GB of disk on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scrapers.rows import OfferRow  # noqa: E402
+from warehouse import dashboard_queries, metric_queries  # noqa: E402
+from warehouse.db import read_frame, write_connection  # noqa: E402
+from warehouse.load import insert_rows  # noqa: E402
+from warehouse.metrics import derive_with  # noqa: E402
+from warehouse.reference import load_reference  # noqa: E402
+
+END = datetime(2026, 11, 1)  # the history ends here (after the seeds' 2026-09-04 prices)
+PLATFORMS = 30
+LISTINGS = 20  # x 3 billing modes = 60 offers per platform-snapshot
+CARDS = {  # CNY per card-hour, roughly the seeds' levels
+    "rtx4090-24g": 1.96,
+    "rtx4090-48g": 2.6,
+    "rtx5090-32g": 2.9,
+    "a100-40g": 4.8,
+    "a100-80g": 6.5,
+    "h100-80g": 14.7,
+    "h200-141g": 19.0,
+    "h20-96g": 7.75,
+    "l40s-48g": 4.2,
+    "910b-64g": 4.47,
+}
+FETCHED = datetime(2026, 9, 10)
+REGIONS = ("华东-杭州", "华北-北京", "华南-广州")
+QUOTE_REGIONS = ("长三角", "京津冀", "粤港澳", "成渝")
+
+
+def gen(con, days: int) -> float:
+    """Generate ``days`` of hourly history up to END, in time order (as the pipeline
+    appends it), one month per statement so memory stays flat, deriving each month as the
+    pipeline would; returns the seconds spent deriving (the whole history, once)."""
+    cards = ", ".join(f"({i}, '{g}', {p})" for i, (g, p) in enumerate(CARDS.items()))
+    regions = ", ".join(f"({i}, '{r}')" for i, r in enumerate(REGIONS))
+    qregions = ", ".join(f"('{r}')" for r in QUOTE_REGIONS)
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE c(i INTEGER, gpu VARCHAR, base DOUBLE);
+        INSERT INTO c VALUES {cards};
+        CREATE OR REPLACE TEMP TABLE r(i INTEGER, region VARCHAR); INSERT INTO r VALUES {regions};
+        CREATE OR REPLACE TEMP TABLE qr(region VARCHAR); INSERT INTO qr VALUES {qregions};
+        CREATE OR REPLACE TEMP TABLE listing AS
+        SELECT 'sim-' || lpad(p::VARCHAR, 2, '0') AS source, 0.85 + (p % 7) * 0.05 AS pf,
+               k, c.gpu, c.base, r.region
+        FROM range(1, {PLATFORMS} + 1) t(p), range({LISTINGS}) l(k)
+        JOIN c ON c.i = k % 10 JOIN r ON r.i = k % 3;
+        CREATE OR REPLACE TEMP TABLE mode(billing VARCHAR, f DOUBLE, unit VARCHAR,
+                                          unit_raw VARCHAR, n INTEGER);
+        INSERT INTO mode VALUES ('hourly', 1.0, 'CNY/card-hour', '元/时', 1),
+            ('monthly', 0.8, 'CNY/card-hour', '元/时', 1),
+            ('bare_metal_monthly', 0.7, 'CNY/server-month', '元/月', 8);
+        """
+    )
+    end = END
+    month = END - timedelta(days=days)
+    derived = 0.0
+    while month < end:
+        nxt = min((month + timedelta(days=32)).replace(day=1), end)
+        con.execute(
+            f"""
+            INSERT INTO offer BY NAME
+            WITH priced AS (
+                SELECT h.t, l.source, l.k, l.gpu, l.region, m.billing, m.unit, m.unit_raw, m.n,
+                       round(l.base * l.pf * m.f
+                             * (1 + 0.08 * sin(epoch(h.t) / 2.6e6 + hash(l.gpu) % 7)
+                                  + 0.02 * ((hash(h.t::DATE, l.source, l.k) % 100) / 100.0)),
+                             2) AS per_card_hour
+                FROM range(TIMESTAMP '{month}', TIMESTAMP '{nxt}', INTERVAL 1 HOUR) h(t),
+                     listing l, mode m
+            )
+            SELECT t AS observed_at, source, 'L' || k AS offer_id, gpu, gpu AS gpu_name_raw,
+                   n AS gpu_count, billing,
+                   CASE WHEN n = 8 THEN round(per_card_hour * 8 * 720, 2) ELSE per_card_hour END
+                       AS price,
+                   'CNY' AS currency, unit, unit_raw,
+                   per_card_hour AS cny_per_card_hour,
+                   CASE WHEN billing = 'monthly' THEN round(per_card_hour / 0.8, 2) END
+                       AS list_price,
+                   region, 'bench' AS run_id, true AS simulated
+            FROM priced ORDER BY t, source
+            """
+        )
+        con.execute(
+            f"""
+            INSERT INTO spot_quote BY NAME
+            SELECT d.t AS observed_at, 'sim-quotes' AS source, c.gpu, c.gpu AS gpu_name_raw,
+                   qr.region, '整机包月均价' AS basis,
+                   round(c.base * 0.75 * (1 + 0.05 * sin(epoch(d.t) / 3.1e6)), 2) AS price,
+                   '元/卡时' AS unit_raw,
+                   round(c.base * 0.75 * (1 + 0.05 * sin(epoch(d.t) / 3.1e6)), 2)
+                       AS cny_per_card_hour,
+                   'bench' AS run_id, true AS simulated
+            FROM range(TIMESTAMP '{month}', TIMESTAMP '{nxt}', INTERVAL 1 DAY) d(t), c, qr
+            """
+        )
+        month = nxt
+        derived += derive_with(con).seconds
+    con.execute("CHECKPOINT")
+    return derived
+
+
+def snapshot_rows(at: datetime, source: str) -> list[OfferRow]:
+    """One platform-snapshot (60 offers) as the parsers would hand it to the loader."""
+    rows = []
+    for k in range(LISTINGS):
+        gpu, base = list(CARDS.items())[k % 10]
+        for billing, f, unit, raw, n in (
+            ("hourly", 1.0, "CNY/card-hour", "元/时", 1),
+            ("monthly", 0.8, "CNY/card-hour", "元/时", 1),
+            ("bare_metal_monthly", 0.7, "CNY/server-month", "元/月", 8),
+        ):
+            per = Decimal(str(round(base * f * (1 + (k % 5) / 100), 2)))
+            rows.append(
+                OfferRow(
+                    observed_at=at,
+                    source=source,
+                    offer_id=f"L{k}",
+                    gpu=gpu,
+                    gpu_name_raw=gpu,
+                    gpu_count=n,
+                    vram_gb=None,
+                    billing=billing,  # type: ignore[arg-type]
+                    price=per * 8 * 720 if n == 8 else per,
+                    currency="CNY",
+                    unit=unit,
+                    unit_raw=raw,
+                    cny_per_card_hour=per,
+                    list_price=(per / Decimal("0.8")).quantize(Decimal("0.01"))
+                    if billing == "monthly"
+                    else None,
+                    region=REGIONS[k % 3],
+                    simulated=True,
+                )
+            )
+    return rows
+
+
+def row_by_row(con, rows: list[OfferRow]) -> int:
+    """The naive baseline: one INSERT statement per row."""
+    for row in rows:
+        d = row.to_dict() | {"page_id": None, "run_id": "bench-naive"}
+        cols = ", ".join(d)
+        con.execute(
+            f"INSERT INTO offer ({cols}) VALUES ({', '.join('?' * len(d))}) ON CONFLICT DO NOTHING",
+            list(d.values()),
+        )
+    return len(rows)
+
+
+def timed(fn: Callable[[], object], rounds: int) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def pct(samples: list[float], q: float) -> float:
+    s = sorted(samples)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))] * 1000
+
+
+RESULTS: list[dict] = []
+
+
+def report(section: str, what: str, value: str, baseline: str, ratio: float | None) -> None:
+    RESULTS.append(
+        {"section": section, "what": what, "value": value, "baseline": baseline, "ratio": ratio}
+    )
+    r = f"{ratio:,.1f}x" if ratio is not None else "-"
+    print(f"  {section:<8} {what:<52} {value:>20}  vs {baseline:>20}  {r:>9}", flush=True)
+
+
+def bench_ingest(path: Path, end: datetime) -> None:
+    with write_connection(path) as con:
+        one = snapshot_rows(end, "sim-new")
+        t = timed(lambda: insert_rows(con, one, page=None, run_id="b1"), 1)[0]
+        naive = snapshot_rows(end, "sim-naive")
+        tn = timed(lambda: row_by_row(con, naive), 1)[0]
+        report(
+            "ingest", "one snapshot (60 rows), rows/s", f"{60 / t:,.0f}", f"{60 / tn:,.0f}", tn / t
+        )
+        day = [
+            r
+            for h in range(24)
+            for p in range(PLATFORMS)
+            for r in snapshot_rows(end + timedelta(hours=1 + h), f"sim-day-{p:02d}")
+        ]
+        t = timed(lambda: insert_rows(con, day, page=None, run_id="bday"), 1)[0]
+        sample = [
+            r
+            for h in range(2)
+            for r in snapshot_rows(end + timedelta(hours=1 + h), "sim-naive-day")
+            for _ in range(1)
+        ] * 1
+        tn = timed(lambda: row_by_row(con, sample), 1)[0]
+        rate, naive_rate = len(day) / t, len(sample) / tn
+        report(
+            "ingest",
+            f"a day of snapshots ({len(day):,} rows), rows/s",
+            f"{rate:,.0f}",
+            f"{naive_rate:,.0f}",
+            rate / naive_rate,
+        )
+        # leave the warehouse as it was: these snapshots are not part of the history
+        con.execute("DELETE FROM offer WHERE source LIKE 'sim-new%' OR source LIKE 'sim-naive%'")
+        con.execute("DELETE FROM offer WHERE source LIKE 'sim-day-%'")
+
+
+def bench_derive(path: Path, end: datetime, label: str, rounds: int, history: float) -> None:
+    with write_connection(path) as con:
+        report(
+            "derive", f"{label}: derive all history, month by month (s)", f"{history:.1f}", "", None
+        )
+        idle = derive_with(con)
+        report("derive", f"{label}: nothing new (s)", f"{idle.seconds:.3f}", "", None)
+        one = []
+        for h in range(rounds):
+            insert_rows(
+                con, snapshot_rows(end + timedelta(hours=h), "sim-01"), page=None, run_id="x"
+            )
+            s = derive_with(con)
+            assert s.offer_snapshots == 1, s.line()
+            one.append(s.seconds)
+        med = statistics.median(one)
+        report(
+            "derive",
+            f"{label}: one new snapshot, median of {rounds} (s)",
+            f"{med:.3f}",
+            f"all {history:.1f}",
+            history / med,
+        )
+
+
+def bench_queries(path: Path, label: str, rounds: int) -> None:
+    opts = dashboard_queries.trend_options(path)
+    first, last = opts["first_day"].min(), opts["last_day"].max()
+    filters = {
+        "gpus": tuple(CARDS),
+        "sources": tuple(sorted(opts["source"].unique())),
+        "billing": ("hourly", "monthly", "bare_metal_monthly"),
+        "regions": tuple(opts["region"].unique().sort()),
+        "end": last,
+    }
+    naive_sql = """
+        SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, billing,
+               avg(cny_per_card_hour)::DOUBLE AS v, min(cny_per_card_hour)::DOUBLE AS low,
+               max(cny_per_card_hour)::DOUBLE AS high, count(*) AS n, bool_or(simulated)
+        FROM offer
+        WHERE gpu <> 'unknown' AND list_contains($gpus::VARCHAR[], gpu)
+          AND list_contains($sources::VARCHAR[], source)
+          AND list_contains($billing::VARCHAR[], billing)
+          AND list_contains($regions::VARCHAR[], coalesce(region, '(none)'))
+          AND observed_at >= $start::TIMESTAMP AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY
+        GROUP BY ALL ORDER BY 1, 2, 3, 4
+    """
+    cases: list[tuple[str, Callable[[], object], Callable[[], object] | None]] = []
+    for view, start, grain in (
+        ("whole history, monthly", first, "month"),
+        ("last 90 days, daily", last - timedelta(days=89), "day"),
+    ):
+        f = filters | {"start": start}
+        naive_params = {k: list(v) if isinstance(v, tuple) else v for k, v in f.items()}
+        cases.append(
+            (
+                f"trend {view}",
+                lambda f=f, g=grain: dashboard_queries.price_trend(path, g, **f),
+                lambda p=naive_params, g=grain: read_frame(path, naive_sql, p | {"grain": g}),
+            )
+        )
+    cases.append(
+        ("value board (newest card_value)", lambda: dashboard_queries.value_board(path), None)
+    )
+    cases.append(
+        ("breakeven: newest per line", lambda: metric_queries.latest_breakeven(path), None)
+    )
+    cases.append(
+        (
+            "breakeven: one card's history",
+            lambda: metric_queries.breakeven_history(path, "h100-80g", "cheapest"),
+            None,
+        )
+    )
+    for name, fn, naive in cases:
+        fn()
+        samples = timed(fn, rounds)
+        value = f"p50 {pct(samples, 0.5):.0f} / p95 {pct(samples, 0.95):.0f} ms"
+        if naive is not None:
+            naive()
+            ns = timed(naive, max(3, rounds // 4))
+            report(
+                "query",
+                f"{label}: {name}",
+                value,
+                f"raw scan p50 {pct(ns, 0.5):.0f} ms",
+                pct(ns, 0.5) / pct(samples, 0.5),
+            )
+        else:
+            report("query", f"{label}: {name}", value, "", None)
+
+
+# What each adapter selects and reads; the BeautifulSoup baseline selects the same nodes
+# (soupsieve CSS) and reads their text, but builds no rows: a lower bound of a BS4 port.
+SELECTORS = {
+    "jygpu": (
+        ".update-time", 'meta[name="gpuprice-simulated"]', "#container-list .product-card",
+        ".product-card .gpu-name", "li.spec-item .spec-label", "li.spec-item .spec-value",
+        ".price-label", ".price-value", ".price-monthly .discount-tag",
+        "table#baremetal-list thead th", "table#baremetal-list tbody tr td",
+    ),
+    "smm": (
+        ".update-time", 'meta[name="gpuprice-simulated"]', 'input[type="password"]', "title",
+        "table#compute-quotes thead th", "table#compute-quotes tbody tr td",
+    ),
+}  # fmt: skip
+
+
+def bench_parsing(rounds: int) -> None:
+    from bs4 import BeautifulSoup
+
+    from scrapers.demo_market.server import render_page
+    from scrapers.sources import get_adapter
+
+    day = date(2026, 9, 10)
+    pages = {
+        "jygpu": [
+            (
+                "http://demo.invalid/market/container",
+                render_page("jygpu", "/market/container", day),
+            ),
+            (
+                "http://demo.invalid/market/baremetal",
+                render_page("jygpu", "/market/baremetal", day),
+            ),
+        ],
+        "smm": [("http://demo.invalid/compute/quotes", render_page("smm", "/compute/quotes", day))],
+    }
+    for source, bodies in pages.items():
+        adapter = get_adapter(source)
+        size = sum(len(b) for _, b in bodies)
+
+        def ours(a=adapter, bodies=bodies) -> None:
+            for url, b in bodies:
+                a.parse(b, url, FETCHED)
+
+        def soup(bodies=bodies, selectors=SELECTORS[source]) -> None:
+            for _, b in bodies:
+                tree = BeautifulSoup(b, "html.parser")
+                for sel in selectors:
+                    [" ".join(n.get_text(" ", strip=True).split()) for n in tree.select(sel)]
+
+        try:
+            ours()
+        except Exception as exc:  # a fixture this adapter cannot take: say so, go on
+            print(f"  parse    {source}: skipped ({exc})")
+            continue
+        t = statistics.median(timed(ours, rounds))
+        tb = statistics.median(timed(soup, max(3, rounds // 3)))
+        n = len(bodies)
+        report(
+            "parse",
+            f"{source} ({n} pages, {size / 1e3:.0f} kB), pages/s | MB/s",
+            f"{n / t:,.0f} | {size / t / 1e6:.2f}",
+            f"{n / tb:,.0f} | {size / tb / 1e6:.2f}",
+            tb / t,
+        )
+
+
+PIPELINE_RUN = """
+import json, sys
+from pathlib import Path
+from gpuprice.jobs import JobRunner
+from gpuprice.settings import load_settings
+from scrapers.demo_market import DemoMarket
+home = Path(sys.argv[1])
+with DemoMarket().start() as market:
+    cfg = home.parent / "bench-gpuprice.toml"
+    cfg.write_text('[http]\\nmin_interval_s = 0\\n[sources.jygpu]\\ndemo_url = "%s"\\n'
+                   '[sources.smm]\\ndemo_url = "%s"\\n' % (market.jygpu_url, market.smm_url))
+    settings = load_settings(cfg, home=home, profile="demo")
+    result = JobRunner(settings).run()
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
+print(json.dumps({"rss_mb": int(hwm) / 1024, "failed": len(result.failed)}))
+"""
+
+
+def bench_memory(path: Path, label: str) -> None:
+    """Peak RSS of one pipeline run (fetch, parse, load, derive, alerts) in its own process
+    against the generated warehouse, and of the dashboard process rendering the trend page."""
+    home = path.parent
+    out = subprocess.run(
+        [sys.executable, "-c", PIPELINE_RUN, str(home)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=os.environ | {"GPUPRICE_HOME": str(home)},
+    )
+    if out.returncode != 0:
+        print(out.stderr[-2000:])
+        report("memory", f"{label}: pipeline run peak RSS", "failed", "", None)
+    else:
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        report(
+            "memory", f"{label}: pipeline run peak RSS (MB)", f"{got['rss_mb']:.0f}", "500", None
+        )
+    dash = """
+import resource, sys
+from streamlit.testing.v1 import AppTest
+app = AppTest.from_file(sys.argv[1], default_timeout=600)
+app.run()
+assert not app.exception, [e.value for e in app.exception]
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
+print(int(hwm) / 1024)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", dash, str(ROOT / "dashboard" / "app.py")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=os.environ | {"GPUPRICE_HOME": str(home)},
+    )
+    if out.returncode != 0:
+        print(out.stderr[-2000:])
+        report("memory", f"{label}: dashboard process peak RSS", "failed", "", None)
+    else:
+        rss = float(out.stdout.strip().splitlines()[-1])
+        report("memory", f"{label}: dashboard (trend page) peak RSS (MB)", f"{rss:.0f}", "", None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    default = [int(y) for y in os.environ.get("BENCH_YEARS", "1").split()]
+    parser.add_argument("--years", type=int, nargs="+", default=default)
+    parser.add_argument("--rounds", type=int, default=20, help="query repetitions")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--days", type=int, help="a short history instead (smoke run)")
+    parser.add_argument("--keep", type=Path, help="build the warehouse here and keep it")
+    parser.add_argument(
+        "--queries-only", type=Path, help="time the queries on this existing warehouse file"
+    )
+    args = parser.parse_args()
+    print("SIMULATED warehouse (generated in DuckDB, sources sim-*), 2 cores expected")
+    print(f"  {'section':<8} {'what':<52} {'value':>20}     {'baseline':>20}  {'ratio':>9}")
+    if args.queries_only:
+        with write_connection(args.queries_only):
+            pass  # migrated
+        n = read_frame(args.queries_only, "SELECT count(*) FROM offer").item()
+        print(f"{args.queries_only}: {n:,} offer rows")
+        bench_queries(args.queries_only, f"{n / 1e6:.0f}M rows", args.rounds)
+        return
+    bench_parsing(30)
+    sizes = (
+        [(args.days, f"{args.days}d")] if args.days else [(365 * y, f"{y}y") for y in args.years]
+    )
+    for days, label in sizes:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+            base = args.keep / label if args.keep else Path(tmp)
+            base.mkdir(parents=True, exist_ok=True)
+            path = base / "gpuprice.duckdb"
+            t = time.perf_counter()
+            with write_connection(path) as con:
+                load_reference(con)
+                history = gen(con, days)
+            n = read_frame(path, "SELECT count(*) FROM offer").item()
+            print(
+                f"{label}: {n:,} offer rows generated in {time.perf_counter() - t:.0f} s, "
+                f"{path.stat().st_size / 1e9:.1f} GB",
+                flush=True,
+            )
+            end = END
+            bench_derive(path, end, label, 5, history)
+            bench_ingest(path, end + timedelta(days=2))
+            gc.collect()
+            bench_queries(path, label, args.rounds)
+            bench_memory(path, label)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"(bench process peak RSS {peak:.0f} MB)")
+    if args.json:
+        args.json.write_text(json.dumps(RESULTS, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

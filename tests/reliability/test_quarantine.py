@@ -1,0 +1,220 @@
+"""Anomaly quarantine: jumps, impossible units, invalid prices and unknown GPU names are kept
+with their reason, out of the tables (and so out of metrics and alerts) until confirmed by N
+consecutive snapshots or decided by hand."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuprice.cli import app
+from scrapers.collect import ParsedPage, Snapshot
+from scrapers.http import FetchedPage
+from scrapers.rows import OfferRow, SpotQuoteRow
+from warehouse.db import read_frame, write_connection
+from warehouse.load import load_snapshot
+from warehouse.metrics import derive
+from warehouse.quarantine import QuarantinePolicy, decide
+from warehouse.reference import load_reference
+
+T0 = datetime(2026, 9, 4, 2, 0)
+HOUR = timedelta(hours=1)
+OFFER = OfferRow(
+    observed_at=T0, source="jygpu", offer_id="c-4090", gpu="rtx4090-24g",
+    gpu_name_raw="RTX 4090 24GB", gpu_count=1, vram_gb=24, billing="hourly",
+    price=Decimal("1.96"), currency="CNY", unit="CNY/card-hour", unit_raw="元/时",
+    cny_per_card_hour=Decimal("1.96"), list_price=Decimal("1.96"), simulated=True,
+)  # fmt: skip
+OTHER = replace(
+    OFFER, offer_id="c-4090-b", price=Decimal("2.10"), cny_per_card_hour=Decimal("2.10")
+)
+QUOTE = SpotQuoteRow(
+    observed_at=T0, source="smm", gpu="h20-96g", gpu_name_raw="H20-96G", region="京津冀",
+    basis="整机包月均价", price=Decimal("7.47"), unit_raw="元/卡时",
+    cny_per_card_hour=Decimal("7.47"), simulated=True,
+)  # fmt: skip
+POLICY = QuarantinePolicy(jump_factor=3.0, confirm_snapshots=3)
+runner = CliRunner()
+
+
+def at(row, hours: int, price: str | None = None):
+    moved = replace(row, observed_at=T0 + hours * HOUR)
+    if price is not None:
+        moved = replace(moved, price=Decimal(price), cny_per_card_hour=Decimal(price))
+    return moved
+
+
+def load(path: Path, *rows, source: str = "jygpu", policy: QuarantinePolicy = POLICY):
+    when = rows[0].observed_at
+    body = json.dumps([r.to_dict() for r in rows], default=str).encode()
+    fetched = FetchedPage("http://127.0.0.1/p", 200, body, "text/html", when)
+    kind = "offers" if source == "jygpu" else "quotes"
+    snapshot = Snapshot(source, kind, when, None, [ParsedPage(fetched, list(rows), None)])
+    return load_snapshot(path, snapshot, profile="demo", quarantine=policy)
+
+
+def prices(path: Path, offer_id: str = "c-4090") -> list[Decimal]:
+    return read_frame(
+        path, "SELECT price FROM offer WHERE offer_id = ? ORDER BY observed_at", [offer_id]
+    )["price"].to_list()
+
+
+def entries(path: Path) -> list[dict]:
+    return read_frame(
+        path,
+        "SELECT quarantine_id, reason_kind, status, price, reason, loadable FROM quarantine "
+        "ORDER BY observed_at, quarantine_id",
+    ).to_dicts()
+
+
+def test_a_jump_is_held_with_its_reason_and_the_rest_of_the_page_loads(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    load(path, OFFER, OTHER)
+    summary = load(path, at(OFFER, 1, "19.60"), at(OTHER, 1, "2.20"))
+    assert summary.status == "ok" and summary.rows_added == 1 and summary.quarantined == 1
+    assert prices(path) == [Decimal("1.96")]
+    assert prices(path, "c-4090-b") == [Decimal("2.10"), Decimal("2.20")]
+    (held,) = entries(path)
+    assert held["reason_kind"] == "jump" and held["status"] == "held"
+    assert "10.00× the last accepted 1.96" in held["reason"]
+    # a fall below 1/factor is a jump too
+    load(path, at(OTHER, 2, "0.50"))
+    assert prices(path, "c-4090-b")[-1] == Decimal("2.20")
+
+
+def test_held_rows_stay_out_of_metrics(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+    load(path, OFFER)
+    load(path, at(OFFER, 1, "15.00"))
+    derive(path)
+    values = read_frame(
+        path, "SELECT max(cny_per_card_hour) AS m FROM card_value WHERE source = 'jygpu'"
+    )["m"][0]
+    assert float(values) == pytest.approx(1.96)
+    # accepted by hand: the next derive picks the snapshot up
+    (held,) = entries(path)
+    assert decide(path, [held["quarantine_id"]], accept=True) == 1
+    derive(path)
+    values = read_frame(
+        path, "SELECT max(cny_per_card_hour) AS m FROM card_value WHERE source = 'jygpu'"
+    )["m"][0]
+    assert float(values) == pytest.approx(15.0)
+
+
+def test_confirmed_by_n_consecutive_snapshots(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    load(path, OFFER)
+    assert load(path, at(OFFER, 1, "6.50")).released == 0
+    assert load(path, at(OFFER, 2, "6.40")).released == 0
+    third = load(path, at(OFFER, 3, "6.60"))
+    assert third.released == 3 and third.rows_added == 3
+    assert prices(path) == [Decimal(p) for p in ("1.96", "6.50", "6.40", "6.60")]
+    assert {e["status"] for e in entries(path)} == {"confirmed"}
+    # the new level is now the baseline: 6.7 is no jump
+    assert load(path, at(OFFER, 4, "6.70")).quarantined == 0
+
+
+def test_jumps_that_disagree_or_are_interrupted_are_not_confirmed(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    load(path, OFFER)
+    load(path, at(OFFER, 1, "6.00"))
+    load(path, at(OFFER, 2, "2.00"))  # back to normal: accepted, a new baseline
+    load(path, at(OFFER, 3, "7.00"))
+    load(path, at(OFFER, 4, "0.30"))  # disagrees with 7.00 by more than the factor
+    assert prices(path) == [Decimal("1.96"), Decimal("2.00")]
+    assert [e["status"] for e in entries(path)] == ["held", "held", "held"]
+
+
+def test_quotes_jump_too(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    load(path, QUOTE, source="smm")
+    summary = load(path, at(QUOTE, 1, "0.70"), source="smm")
+    assert summary.quarantined == 1 and summary.rows_added == 0
+
+
+def test_impossible_unit_is_held(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    weird = replace(OFFER, offer_id="x", unit="CNY/card-fortnight")
+    wrong_currency = replace(OFFER, offer_id="y", unit="USD/card-hour")
+    summary = load(path, OFFER, weird, wrong_currency)
+    assert summary.rows_added == 1 and summary.quarantined == 2
+    assert {e["reason_kind"] for e in entries(path)} == {"impossible_unit"}
+
+
+def test_invalid_prices_still_reject_the_page_and_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "gpuprice.duckdb"
+    zero = replace(OFFER, offer_id="z", price=Decimal("0"), cny_per_card_hour=Decimal("0"))
+    nan = replace(OFFER, offer_id="n", price=Decimal("NaN"), cny_per_card_hour=Decimal("NaN"))
+    neg = replace(OFFER, offer_id="m", price=Decimal("-1"), cny_per_card_hour=Decimal("-1"))
+    summary = load(path, OFFER, zero, nan, neg)
+    assert summary.status == "failed" and summary.rows_added == 0
+    kept = entries(path)
+    assert [e["reason_kind"] for e in kept] == ["invalid_price"] * 3
+    assert {e["price"] for e in kept} == {"0", "NaN", "-1"}
+    assert not any(e["loadable"] for e in kept)
+    result = runner.invoke(app, ["quarantine", "accept", kept[0]["quarantine_id"]], env=_env(path))
+    assert result.exit_code == 2 and "cannot be loaded" in result.stderr
+
+
+def test_unknown_gpu_names_are_loaded_as_unknown_and_noted(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+    odd = replace(OFFER, offer_id="u", gpu="unknown", gpu_name_raw="RTX 9090 Ti")
+    summary = load(path, OFFER, odd)
+    assert summary.rows_added == 2
+    (noted,) = entries(path)
+    assert noted["reason_kind"] == "unknown_gpu" and noted["status"] == "noted"
+    derive(path)
+    assert read_frame(path, "SELECT count(*) FROM card_value WHERE gpu = 'unknown'").item() == 0
+
+
+def test_reloading_the_same_page_adds_no_entries(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    load(path, OFFER)
+    load(path, at(OFFER, 1, "15.00"))
+    load(path, at(OFFER, 1, "15.00"))
+    assert len(entries(path)) == 1
+
+
+def _env(path: Path) -> dict[str, str]:
+    return {"GPUPRICE_HOME": str(path.parent), "GPUPRICE_PROFILE": "demo"}
+
+
+def test_cli_list_accept_reject(tmp_path: Path) -> None:
+    path = tmp_path / "gpuprice.duckdb"
+    load(path, OFFER, OTHER)
+    load(path, at(OFFER, 1, "15.00"), at(OTHER, 1, "0.50"))
+    env = _env(path)
+    listed = runner.invoke(app, ["quarantine", "list", "--format", "json"], env=env)
+    assert listed.exit_code == 0, listed.output
+    held = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert {h["reason_kind"] for h in held} == {"jump"} and len(held) == 2
+    by_price = {h["price"]: h["id"] for h in held}
+
+    accepted = runner.invoke(app, ["quarantine", "accept", by_price["15.00"][:10]], env=env)
+    assert accepted.exit_code == 0, accepted.output
+    assert "1 row(s) loaded" in accepted.stdout
+    assert prices(path) == [Decimal("1.96"), Decimal("15.00")]
+
+    rejected = runner.invoke(
+        app, ["quarantine", "reject", by_price["0.50"], "--note", "typo on the site"], env=env
+    )
+    assert rejected.exit_code == 0
+    assert prices(path, "c-4090-b") == [Decimal("2.10")]
+    again = runner.invoke(app, ["quarantine", "reject", by_price["0.50"]], env=env)
+    assert again.exit_code == 2 and "already rejected" in again.stderr
+    table = runner.invoke(
+        app, ["quarantine", "list", "--status", "all", "--format", "csv"], env=env
+    )
+    assert table.exit_code == 0 and "accepted" in table.stdout and "rejected" in table.stdout
+    unknown = runner.invoke(app, ["quarantine", "accept", "zzz"], env=env)
+    assert unknown.exit_code == 2 and "matches 0" in unknown.stderr

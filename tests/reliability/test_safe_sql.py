@@ -1,0 +1,147 @@
+"""`gpuprice sql` is read-only, capped and interruptible; it refuses writes, ATTACH, COPY,
+INSTALL / LOAD, PRAGMA / SET and file- or URL-reading functions (exit code 2)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuprice.cli import app
+from warehouse import safe_sql
+from warehouse.db import read_frame, write_connection
+from warehouse.reference import load_reference
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("safe_sql")
+    path = tmp / "home" / "gpuprice.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+    (tmp / "secret.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _home(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUPRICE_HOME", str(warehouse.parent))
+    monkeypatch.delenv("GPUPRICE_CONFIG", raising=False)
+    monkeypatch.delenv("GPUPRICE_PROFILE", raising=False)
+
+
+REFUSED = [
+    "DELETE FROM gpu_spec",
+    "INSERT INTO gpu_spec SELECT * FROM gpu_spec",
+    "UPDATE offer SET price = 1",
+    "CREATE TABLE t (a INT)",
+    "DROP TABLE gpu_spec",
+    "ATTACH '/tmp/other.duckdb' AS o",
+    "DETACH warehouse",
+    "COPY gpu_spec TO '/tmp/out.csv'",
+    "COPY (SELECT 1) TO '/tmp/out.parquet' (FORMAT parquet)",
+    "EXPORT DATABASE '/tmp/dump'",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "PRAGMA enable_profiling",
+    "SET threads = 1",
+    "SET enable_external_access = true",
+    "RESET lock_configuration",
+    "USE memory",
+    "CHECKPOINT",
+    "VACUUM",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM read_csv_auto('SECRET')",
+    "SELECT * FROM read_parquet('x.parquet')",
+    "SELECT * FROM read_json_auto('x.json')",
+    "SELECT * FROM read_text('/etc/hostname')",
+    "SELECT * FROM read_blob('/etc/hostname')",
+    "SELECT * FROM glob('/*')",
+    "SELECT * FROM 'SECRET'",
+    "SELECT * FROM '/etc/passwd'",
+    "SELECT * FROM 'https://example.com/data.csv'",
+    "SELECT * FROM sqlite_scan('x.db', 't')",
+    "SELECT * FROM parquet_scan('x.parquet')",
+    "SELECT * FROM query('DROP TABLE gpu_spec')",
+    "WITH x AS (SELECT * FROM read_csv('SECRET')) SELECT * FROM gpu_spec, x",
+    "SELECT (SELECT count(*) FROM read_csv('SECRET')) FROM gpu_spec",
+    "EXPLAIN SELECT * FROM read_csv('SECRET')",
+    "SELECT 1; DROP TABLE gpu_spec",
+]
+
+
+@pytest.mark.parametrize("query", REFUSED)
+def test_refused_with_exit_2_and_what_is_allowed(warehouse: Path, query: str) -> None:
+    secret = warehouse.parent.parent / "secret.csv"
+    result = runner.invoke(app, ["sql", query.replace("SECRET", str(secret))])
+    assert result.exit_code == 2, result.output
+    assert "refused" in result.stderr and "Allowed:" in result.stderr
+    assert "1,2" not in result.stdout
+    assert read_frame(warehouse, "SELECT count(*) FROM gpu_spec").item() == 10
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT gpu FROM gpu_spec ORDER BY gpu",
+        "FROM gpu_spec SELECT gpu",
+        "WITH g AS (SELECT gpu FROM gpu_spec) SELECT count(*) FROM g",
+        "DESCRIBE gpu_spec",
+        "SHOW TABLES",
+        "SUMMARIZE gpu_spec",
+        "EXPLAIN SELECT * FROM gpu_spec",
+        "SELECT 'read_csv(x)' AS text_is_fine",
+        "SELECT * FROM pragma_table_info('offer')",
+    ],
+)
+def test_read_only_queries_are_allowed(warehouse: Path, query: str) -> None:
+    result = runner.invoke(app, ["sql", query, "--format", "csv"])
+    assert result.exit_code == 0, result.stderr
+
+
+def test_sandbox_blocks_what_the_check_might_miss(warehouse: Path, tmp_path: Path) -> None:
+    """Second layer: even bypassing check(), the connection cannot write, read files or change
+    settings."""
+    con = safe_sql._sandbox(warehouse, 5)
+    try:
+        for statement in (
+            "INSERT INTO gpu_spec SELECT * FROM gpu_spec",
+            f"SELECT * FROM read_csv('{tmp_path / 'secret.csv'}')",
+            f"COPY gpu_spec TO '{tmp_path / 'out.csv'}'",
+            f"ATTACH '{tmp_path / 'o.duckdb'}' AS o",
+            "SET enable_external_access = true",
+            "SET lock_configuration = false",
+        ):
+            with pytest.raises(safe_sql.duckdb.Error):
+                con.execute(statement)
+    finally:
+        con.close()
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "o.duckdb").exists()
+
+
+def test_row_limit(warehouse: Path) -> None:
+    result = runner.invoke(
+        app, ["sql", "SELECT range AS i FROM range(100)", "--limit", "7", "--format", "csv"]
+    )
+    assert result.exit_code == 0
+    assert len(result.stdout.splitlines()) == 8  # header + 7 rows
+    assert "only the first 7 rows" in result.stderr
+    got = safe_sql.run(warehouse, "SELECT range FROM range(5)", max_rows=5)
+    assert got.frame.height == 5 and not got.truncated
+
+
+def test_timeout_interrupts_a_runaway_query(warehouse: Path) -> None:
+    started = time.monotonic()
+    result = runner.invoke(
+        app,
+        ["sql", "SELECT count(*) FROM range(1000000000000) a, range(1000) b", "--timeout", "0.5"],
+    )
+    assert result.exit_code == 1
+    assert "interrupted after 0.5 s" in result.stderr
+    assert time.monotonic() - started < 10
+    # the warehouse is unharmed and the next query runs
+    assert safe_sql.run(warehouse, "SELECT count(*) AS n FROM gpu_spec").frame["n"][0] == 10
