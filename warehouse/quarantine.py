@@ -166,6 +166,19 @@ def _already_loaded(con: duckdb.DuckDBPyConnection, rows: list[Row]) -> set[str]
     return found
 
 
+def admitted_ids(con: duckdb.DuckDBPyConnection, rows: list[Row]) -> set[str]:
+    """Ids of these rows' entries that were accepted by hand or confirmed by later snapshots."""
+    ids = [entry_id(r) for r in rows]
+    if not ids:
+        return set()
+    found = con.execute(
+        "SELECT quarantine_id FROM quarantine WHERE status IN ('accepted', 'confirmed') "
+        "AND list_contains(?, quarantine_id)",
+        [ids],
+    ).fetchall()
+    return {entry for (entry,) in found}
+
+
 def screen(
     con: duckdb.DuckDBPyConnection, rows: list[Row], policy: QuarantinePolicy
 ) -> tuple[list[Row], list[Entry]]:

@@ -34,6 +34,7 @@ from scrapers.sources.base import SourceAdapter
 from warehouse.db import read_connection, utcnow, write_connection
 from warehouse.load import insert_rows, validate_page
 from warehouse.metrics import DERIVED_TABLES, ReferenceMissing, derive
+from warehouse.quarantine import QuarantinePolicy, admitted_ids, entry_id, screen, store
 
 Progress = Callable[[int, int, str, str], None]  # (done, total, url, outcome)
 
@@ -85,14 +86,18 @@ def reparse(
     *,
     progress: Progress | None = None,
     run_derive: bool = True,
+    quarantine: QuarantinePolicy | None = None,
 ) -> ReparseSummary:
     summary = ReparseSummary(source)
+    policy = quarantine or QuarantinePolicy()
     pages = archived_pages(path, source, since)
     summary.pages = len(pages)
     stamp = f"reparse-{utcnow():%Y%m%dT%H%M%S}"
     vanished = False
     for done, (pid, url, fetched_at) in enumerate(pages, 1):
-        outcome, gone = _reparse_page(path, adapter, source, pid, url, fetched_at, stamp, summary)
+        outcome, gone = _reparse_page(
+            path, adapter, source, pid, url, fetched_at, stamp, summary, policy
+        )
         vanished = vanished or gone
         if progress is not None:
             progress(done, len(pages), url, outcome)
@@ -114,6 +119,7 @@ def _reparse_page(
     fetched_at: datetime,
     stamp: str,
     summary: ReparseSummary,
+    policy: QuarantinePolicy,
 ) -> tuple[str, bool]:
     """Re-parse and reload one page; ``(outcome, a snapshot lost every row)``."""
     with write_connection(path) as con:
@@ -153,8 +159,17 @@ def _reparse_page(
         try:
             con.execute("DELETE FROM offer WHERE page_id = ?", [pid])
             con.execute("DELETE FROM spot_quote WHERE page_id = ?", [pid])
+            # Re-parsed prices face the quarantine rules as in a normal load (screened against
+            # the accepted history before them); one a person accepted, or that N snapshots
+            # confirmed, before stays admitted.
+            keep, held = screen(con, list(rows.values()), policy)
+            admitted = admitted_ids(con, [e.row for e in held])
+            keep += [e.row for e in held if e.status == "held" and entry_id(e.row) in admitted]
+            store(
+                con, [e for e in held if entry_id(e.row) not in admitted], page_id=pid, run_id=stamp
+            )
             by_run: dict[str, list[Row]] = {}
-            for row in rows.values():
+            for row in keep:
                 by_run.setdefault(run_of.get(row.observed_at) or stamp, []).append(row)
             added = sum(
                 insert_rows(con, group, page=pid, run_id=run_id) for run_id, group in by_run.items()

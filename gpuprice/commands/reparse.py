@@ -75,6 +75,7 @@ def reparse(
                 moment,
                 progress=advance,
                 run_derive=derive,
+                quarantine=settings.file.quarantine.policy(),
             )
         except WarehouseBusy as exc:
             err.print(f"[red]{exc}[/red]")

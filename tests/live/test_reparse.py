@@ -21,6 +21,7 @@ from tests.live.support import FAST_HTTP, sources
 from tests.scrapers.live_fixtures import MATPOOL, RUNPOD, read
 from warehouse.db import read_frame, write_connection
 from warehouse.load import load_snapshot
+from warehouse.quarantine import decide
 from warehouse.reference import load_reference
 from warehouse.reparse import reparse
 
@@ -133,3 +134,54 @@ def test_reparse_cli_turns_archived_errors_into_rows_with_progress(
     assert nothing.exit_code == 0 and "no archived pages of runpod" in nothing.stdout
     unknown = runner.invoke(app, ["reparse", "--source", "nosuch", "--config", str(config)])
     assert unknown.exit_code == 2 and "known sources" in unknown.stderr
+
+
+class FourfoldMatpool(MatpoolAdapter):
+    """A wrong 'fix': every price ×4, still inside drift's plausible range (÷10..×10 of a
+    reference price) but past the quarantine's 3× jump limit."""
+
+    def parse(self, body, url, fetched_at):
+        return [
+            replace(r, price=r.price * 4, cny_per_card_hour=r.cny_per_card_hour * 4)
+            for r in super().parse(body, url, fetched_at)
+        ]
+
+
+def test_reparsed_prices_face_the_quarantine_rules(tmp_path: Path) -> None:
+    path = tmp_path / "w.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+    url = "https://matpool.com/api/machines"
+    earlier = T0 - timedelta(days=1)
+    load(path, MatpoolAdapter(), "matpool", url, read(MATPOOL), earlier)  # accepted baseline
+    load(path, MatpoolAdapter(), "matpool", url, read(MATPOOL) + b"\n", T0)  # another page
+    assert len(prices(path, "matpool")) == 10
+
+    summary = reparse(path, FourfoldMatpool(), "matpool", since=T0, run_derive=False)
+    assert (summary.pages, summary.ok) == (1, 1)
+    # the fourfold prices of known cards are held against the day before, not loaded; the
+    # unknown card has no baseline to jump from and is loaded (as 'unknown') and noted
+    reloaded = read_frame(
+        path, "SELECT gpu FROM offer WHERE source = 'matpool' AND observed_at = $t", {"t": T0}
+    )["gpu"].to_list()
+    assert reloaded == ["unknown"]
+    held = read_frame(
+        path,
+        "SELECT reason_kind, count(*) AS n FROM quarantine WHERE source = 'matpool' "
+        "AND status = 'held' GROUP BY ALL",
+    ).rows()
+    assert held == [("jump", 4)]
+
+    # a person accepts them; re-parsing again keeps them admitted
+    ids = read_frame(path, "SELECT quarantine_id FROM quarantine WHERE status = 'held'")[
+        "quarantine_id"
+    ].to_list()
+    assert decide(path, ids, accept=True) == 4
+    reparse(path, FourfoldMatpool(), "matpool", since=T0, run_derive=False)
+    again = read_frame(
+        path,
+        "SELECT gpu, price FROM offer WHERE source = 'matpool' AND observed_at = $t "
+        "AND gpu = 'rtx4090-24g'",
+        {"t": T0},
+    ).rows()
+    assert again == [("rtx4090-24g", Decimal("8.8"))]
