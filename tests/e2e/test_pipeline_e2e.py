@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import Settings, load_settings
+from gpuprice.settings import Settings
 from scrapers.demo_market import DemoMarket
+from tests.support.demo_settings import demo_settings
 from warehouse.db import read_frame
 
 pytestmark = pytest.mark.e2e
@@ -24,24 +25,7 @@ def market() -> Iterator[DemoMarket]:
 
 
 def settings_for(market: DemoMarket, tmp_path: Path) -> Settings:
-    config = tmp_path / "gpuprice.toml"
-    config.write_text(
-        f"""
-[http]
-connect_timeout_s = 1
-read_timeout_s = 2
-retries = 1
-backoff_s = 0.05
-min_interval_s = 0
-
-[sources.jygpu]
-demo_url = "{market.jygpu_url}"
-[sources.smm]
-demo_url = "{market.smm_url}"
-""",
-        encoding="utf-8",
-    )
-    return load_settings(config, home=tmp_path / "home", profile="demo")
+    return demo_settings(market, tmp_path)
 
 
 def scalar(settings: Settings, sql: str) -> int:
