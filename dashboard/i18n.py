@@ -96,6 +96,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "环比与同比（月均值，截至 {end}）",
         "Month over month and year over year (monthly means, to {end})",
     ),
+    "trends.freshness": (
+        "趋势数据截至 {watermark} UTC（汇总副本更新于 {synced_at} UTC，每次抓取后的派生步骤更新）",
+        "Trend data through {watermark} UTC (aggregate copy refreshed {synced_at} UTC, by the "
+        "derive step after every scrape)",
+    ),
     "trends.table": ("图表数据（导出内容即此表）", "Chart data (the export is exactly this table)"),
     "trends.latest": (
         "最新挂牌价（最新观测 {at} UTC）",

@@ -28,6 +28,8 @@ import duckdb
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from warehouse.db import WarehouseBusy, WarehouseMissing, utcnow, write_connection
+from warehouse.serving import remove as remove_serving_copy
+from warehouse.serving import serving_path
 
 BACKUP_FILE = "gpuprice.duckdb"
 MANIFEST = "manifest.json"
@@ -163,6 +165,9 @@ def restore(path: Path, directory: Path) -> Path | None:
     staging = path.with_name(path.name + ".restoring")
     shutil.copyfile(directory / BACKUP_FILE, staging)
     staging.replace(path)
+    # The serving copy reflects the replaced warehouse: readers fall back to the restored
+    # file until the next derive rebuilds the copy from it.
+    remove_serving_copy(serving_path(path))
     return moved
 
 

@@ -22,6 +22,7 @@ import duckdb
 import polars as pl
 
 from warehouse.db import read_connection, read_frame
+from warehouse.serving import read_served, serving_connection
 
 Grain = Literal["day", "week", "month"]
 GRAINS: tuple[Grain, ...] = ("day", "week", "month")
@@ -46,12 +47,15 @@ _DAILY_FILTER = """
 """
 
 
-def _daily_sql(watermark: object, rollup: bool, start: bool, months: bool = False) -> str:
+def _daily_sql(
+    watermark: object, rollup: bool, start: bool, months: bool = False, tail: bool = True
+) -> str:
     """A CTE ``daily``: per day, card, platform, billing and region the observations, their
     sum, low, high and newest time: offer_daily up to its watermark, raw offers after it.
 
     ``months``: whole calendar months in [$month_low, $month_high) come from offer_monthly
-    as one row dated the 1st (only for callers that group by month)."""
+    as one row dated the 1st (only for callers that group by month). ``tail``: False on the
+    serving copy, which holds no raw offers (warehouse.serving)."""
     since = " AND observed_at >= $start::TIMESTAMP" if start else ""
     tail_after = "observed_at > $watermark::TIMESTAMP AND " if watermark is not None else ""
     parts = []
@@ -77,8 +81,13 @@ def _daily_sql(watermark: object, rollup: bool, start: bool, months: bool = Fals
                 WHERE {_DAILY_FILTER} AND month >= $month_low AND month < $month_high
                 """
             )
-    parts.append(
-        f"""
+    if tail:
+        parts.append(_tail_sql(tail_after, since))
+    return "daily AS (" + " UNION ALL ".join(parts) + ")"
+
+
+def _tail_sql(tail_after: str, since: str) -> str:
+    return f"""
         SELECT observed_at::DATE AS day, gpu, source, billing,
                coalesce(region, '{NO_REGION}') AS region, count(*) AS n,
                sum(cny_per_card_hour)::DECIMAL(38, 6) AS total, min(cny_per_card_hour) AS low,
@@ -88,8 +97,6 @@ def _daily_sql(watermark: object, rollup: bool, start: bool, months: bool = Fals
         WHERE {tail_after}{_OFFER_FILTER}{since}
         GROUP BY ALL
         """
-    )
-    return "daily AS (" + " UNION ALL ".join(parts) + ")"
 
 
 def _whole_months(start: date | None, end: date) -> tuple[date, date]:
@@ -104,24 +111,43 @@ def _whole_months(start: date | None, end: date) -> tuple[date, date]:
 def _read_daily(
     path: Path, sql: str, params: dict[str, Any], *, start: bool, by_month: bool = False
 ) -> pl.DataFrame:
-    """Run ``sql`` (which starts its WITH list with ``{daily}``) on one read-only
-    connection: first the rollup's watermark, then the query with it as a literal bound.
-    ``by_month``: the query groups by calendar month, so whole months may come from
+    """Run ``sql`` (which starts its WITH list with ``{daily}``): on the serving copy when
+    there is one (warehouse.serving: its rollups, opened in milliseconds), else on the
+    warehouse, where the rollups up to their watermark are joined by the raw offers after
+    it. ``by_month``: the query groups by calendar month, so whole months may come from
     offer_monthly."""
+    with serving_connection(path) as served:
+        if served is not None and served[1].watermark is not None:
+            con, state = served
+            return _run_daily(con, sql, params, state.watermark, start, by_month, tail=False)
     with read_connection(path) as con:
         try:
             watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
             watermark, rollup = watermark[0][0], True
         except duckdb.CatalogException:  # a warehouse from before migration 005
             watermark, rollup = None, False
-        if watermark is not None:
-            params = params | {"watermark": watermark}
-        months = by_month and rollup and watermark is not None
-        if months:
-            low, high = _whole_months(params["start"] if start else None, params["end"])
-            params = params | {"month_low": low, "month_high": high}
-        daily = _daily_sql(watermark, rollup, start, months)
-        return con.sql(sql.format(daily=daily), params=params).pl()
+        return _run_daily(con, sql, params, watermark, start, by_month, rollup=rollup)
+
+
+def _run_daily(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: dict[str, Any],
+    watermark: object,
+    start: bool,
+    by_month: bool,
+    *,
+    rollup: bool = True,
+    tail: bool = True,
+) -> pl.DataFrame:
+    if watermark is not None and tail:
+        params = params | {"watermark": watermark}
+    months = by_month and rollup and watermark is not None
+    if months:
+        low, high = _whole_months(params["start"] if start else None, params["end"])
+        params = params | {"month_low": low, "month_high": high}
+    daily = _daily_sql(watermark, rollup, start, months, tail)
+    return con.sql(sql.format(daily=daily), params=params).pl()
 
 
 def _offer_params(
@@ -155,6 +181,19 @@ def trend_options(path: Path) -> pl.DataFrame:
                observed_at AS first_at, observed_at AS last_at, 1 AS n, simulated
         FROM offer WHERE gpu <> 'unknown' {{after}}
     """
+    daily = (
+        "SELECT gpu, source, billing, region, first_observed_at AS first_at, "
+        "last_observed_at AS last_at, observations AS n, simulated FROM offer_daily"
+    )
+    options = """
+        SELECT gpu, source, billing, region,
+               min(first_at)::DATE AS first_day, max(last_at)::DATE AS last_day,
+               sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
+        FROM ({rows}) GROUP BY ALL ORDER BY gpu, source, billing, region
+    """
+    with serving_connection(path) as served:
+        if served is not None:
+            return served[0].sql(options.format(rows=daily)).pl()
     with read_connection(path) as con:
         try:
             watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
@@ -164,21 +203,21 @@ def trend_options(path: Path) -> pl.DataFrame:
         if watermark is None:
             rows, params = raw.format(after=""), None
         else:
-            rows = (
-                "SELECT gpu, source, billing, region, first_observed_at AS first_at, "
-                "last_observed_at AS last_at, observations AS n, simulated FROM offer_daily "
-                "UNION ALL " + raw.format(after="AND observed_at > $watermark::TIMESTAMP")
-            )
+            rows = daily + " UNION ALL " + raw.format(after="AND observed_at > $watermark")
             params = {"watermark": watermark}
-        return con.sql(
-            f"""
-            SELECT gpu, source, billing, region,
-                   min(first_at)::DATE AS first_day, max(last_at)::DATE AS last_day,
-                   sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
-            FROM ({rows}) GROUP BY ALL ORDER BY gpu, source, billing, region
-            """,
-            params=params,
-        ).pl()
+        return con.sql(options.format(rows=rows), params=params).pl()
+
+
+def serving_freshness(path: Path) -> pl.DataFrame:
+    """When the serving copy (warehouse.serving) was last brought up to date and the newest
+    observation its rollups hold; no row when there is no copy (pages then read the
+    warehouse, raw offers included)."""
+    schema = {"synced_at": pl.Datetime("us"), "watermark": pl.Datetime("us")}
+    with serving_connection(path) as served:
+        if served is None:
+            return pl.DataFrame(schema=schema)
+        state = served[1]
+        return pl.DataFrame({"synced_at": [state.synced_at], "watermark": [state.watermark]}, schema)
 
 
 def price_trend(
@@ -247,7 +286,7 @@ def quote_trend(
 ) -> pl.DataFrame:
     """Market quotes (spot_quote) per period and card: the mean over regions of each
     region's period mean, so a region quoted more often does not weigh more."""
-    return read_frame(
+    return read_served(
         path,
         """
         WITH per_region AS (
@@ -347,11 +386,11 @@ def card_changes(
 
 def value_board(path: Path) -> pl.DataFrame:
     """The newest card_value row per platform, card and billing mode, with the card's specs."""
-    return read_frame(
+    return read_served(
         path,
         """
         WITH latest AS (
-            SELECT * FROM card_value
+            SELECT * FROM card_value{latest}
             QUALIFY row_number() OVER (PARTITION BY source, gpu, billing
                                        ORDER BY observed_at DESC) = 1
         )
@@ -361,7 +400,7 @@ def value_board(path: Path) -> pl.DataFrame:
                s.bandwidth_gbs / 1000.0 AS bandwidth_tbs, s.interconnect, s.domestic,
                v.offers, v.offer_id, v.observed_at, v.simulated
         FROM latest v LEFT JOIN gpu_spec s USING (gpu)
-        ORDER BY v.cny_per_card_hour
+        ORDER BY v.cny_per_card_hour, v.gpu, v.source, v.billing
         """,
     )
 

@@ -7,6 +7,7 @@ and both retry for a bounded time while the other side holds the lock.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,12 @@ import polars as pl
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+# DuckDB's buffer manager keeps what a connection read cached up to 80 % of RAM by default:
+# over five years of history a pipeline run grew to 1.3 GB. A bounded cache (DuckDB spills
+# beyond it to <file>.tmp) keeps a run's peak RSS flat; docs/PERFORMANCE.md has the figures.
+MEMORY_LIMIT_ENV = "GPUPRICE_DUCKDB_MEMORY_LIMIT"
+DEFAULT_MEMORY_LIMIT = "256MB"
 
 
 def utcnow() -> datetime:
@@ -39,6 +46,34 @@ def _is_lock_conflict(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
 
 
+class WarehouseConfigError(ValueError):
+    """A DuckDB setting from the environment that DuckDB refuses."""
+
+
+# DuckDB itself reads "-5MB" as 80 % of RAM and "1 TB x" as 1 TB, so the size is checked
+# here: a number and a unit, at least 64 MB (below that DuckDB cannot even migrate).
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KIB|MIB|GIB|TIB)$", re.IGNORECASE)
+_UNIT_MB = {"KB": 1e-3, "MB": 1, "GB": 1e3, "TB": 1e6, "KIB": 1.024e-3, "MIB": 1.048576}
+_UNIT_MB |= {"GIB": 1073.741824, "TIB": 1099511.627776}
+
+
+def duckdb_config() -> dict[str, str]:
+    """The settings every warehouse connection opens with (the same for readers and the
+    writer: DuckDB refuses two connections to one file with different settings)."""
+    value = os.environ.get(MEMORY_LIMIT_ENV, "").strip() or DEFAULT_MEMORY_LIMIT
+    match = _MEMORY.match(value)
+    if not match or float(match.group(1)) * _UNIT_MB[match.group(2).upper()] < 64:
+        raise WarehouseConfigError(
+            f"{MEMORY_LIMIT_ENV}={value!r} is not a memory limit DuckDB can work in: use a size "
+            f"of at least 64MB such as 256MB or 1GB, or unset it for {DEFAULT_MEMORY_LIMIT}"
+        )
+    return {"memory_limit": value}
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+
+
 def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
     retrying = Retrying(
         stop=stop_after_delay(wait_s),
@@ -47,7 +82,7 @@ def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConne
         reraise=True,
     )
     try:
-        return retrying(duckdb.connect, str(path), read_only=read_only)
+        return retrying(_connect, path, read_only)
     except duckdb.IOException as exc:
         if _is_lock_conflict(exc):
             raise WarehouseBusy(

@@ -14,6 +14,7 @@ import polars as pl
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.db import read_frame
 from warehouse.metrics import CHEAPEST
+from warehouse.serving import read_served
 
 BREAKEVEN_COLUMNS = (
     "observed_at, source, gpu, scope, bare_metal_cny_per_card_month, list_cny_per_card_hour, "
@@ -23,11 +24,12 @@ BREAKEVEN_COLUMNS = (
 
 
 def latest_breakeven(path: Path, gpu: str | None = None) -> pl.DataFrame:
-    """The newest breakeven row of every line (platform or cheapest) and card."""
-    return read_frame(
+    """The newest breakeven row of every line (platform or cheapest) and card (from the
+    serving copy when there is one: warehouse.serving)."""
+    return read_served(
         path,
         f"""
-        SELECT {BREAKEVEN_COLUMNS} FROM breakeven
+        SELECT {BREAKEVEN_COLUMNS} FROM breakeven{{latest}}
         WHERE $gpu IS NULL OR gpu = $gpu
         QUALIFY row_number() OVER (PARTITION BY source, gpu ORDER BY observed_at DESC) = 1
         ORDER BY gpu, scope DESC, source

@@ -11,15 +11,16 @@ units and the matching rules are in docs/METRICS.md.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.db import utcnow, write_connection
+from warehouse.db import WarehouseBusy, utcnow, write_connection
 from warehouse.rollup import rebuild_offer_daily, refresh_offer_daily
+from warehouse.serving import SyncSummary, mark_all, mark_changed, sync
 
 DERIVED_TABLES = ("card_value", "monthly_discount", "breakeven", "market_premium")
 
@@ -52,20 +53,33 @@ class DeriveSummary:
     rows: dict[str, int]  # rows written per derived table
     seconds: float
     full: bool
+    serving: SyncSummary | None = None  # the serving copy brought up to date after it
+    serving_error: str | None = None  # why it could not be (its days stay queued)
 
     def line(self) -> str:
         written = ", ".join(f"{t} {n}" for t, n in self.rows.items())
         what = "full recompute" if self.full else "incremental"
-        return (
+        line = (
             f"derive ({what}): {self.offer_snapshots} offer snapshot(s), "
             f"{self.quote_snapshots} quote snapshot(s); rows {written}; {self.seconds:.3f} s"
         )
+        if self.serving is not None:
+            line += f"; {self.serving.line()}"
+        if self.serving_error is not None:
+            line += f"; serving copy NOT updated: {self.serving_error}"
+        return line
 
 
 def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> DeriveSummary:
-    """Derive every snapshot not derived yet (``full``: forget the ledger, derive all)."""
+    """Derive every snapshot not derived yet (``full``: forget the ledger, derive all), then
+    bring the dashboard's serving copy up to date (warehouse.serving). A copy that fails is
+    reported in the summary and retried by the next run; the derive itself stands."""
     with write_connection(path) as con:
-        return derive_with(con, full=full, now=now)
+        summary = derive_with(con, full=full, now=now)
+        try:
+            return replace(summary, serving=sync(con, path))
+        except (WarehouseBusy, duckdb.Error, OSError) as exc:
+            return replace(summary, serving_error=f"{type(exc).__name__}: {exc}")
 
 
 def derive_with(
@@ -93,6 +107,10 @@ def derive_with(
         if offers or quotes:
             rows["market_premium"] = _market_premium(con)
         _record(con, now or utcnow())
+        if full:
+            mark_all(con)
+        else:
+            mark_changed(con, "pending_offer", "pending_quote")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

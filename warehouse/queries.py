@@ -7,12 +7,13 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.db import read_frame
+from warehouse.serving import read_served
 
 LATEST_OFFERS = """
 SELECT source, gpu, billing, gpu_count, price, unit_raw, unit, cny_per_card_hour,
-       format('{:,.2f}', price) || ' ' || unit_raw AS listed,
+       format('{{:,.2f}}', price) || ' ' || unit_raw AS listed,
        list_price, discount_label, region, observed_at, simulated, citation
-FROM offer
+FROM offer{latest}
 WHERE gpu <> 'unknown'
 QUALIFY row_number() OVER (PARTITION BY source, offer_id, billing ORDER BY observed_at DESC) = 1
 ORDER BY gpu, source, billing
@@ -29,8 +30,9 @@ ORDER BY day, gpu, source, billing
 
 
 def latest_offers(path: Path) -> pl.DataFrame:
-    """The newest observation of every listing and billing mode."""
-    return read_frame(path, LATEST_OFFERS)
+    """The newest observation of every listing and billing mode (from the serving copy when
+    there is one: warehouse.serving)."""
+    return read_served(path, LATEST_OFFERS)
 
 
 def daily_trend(path: Path) -> pl.DataFrame:

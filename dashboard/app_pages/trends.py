@@ -256,6 +256,20 @@ def latest_prices(chosen: dict[str, Any]) -> None:
         st.dataframe(shown, hide_index=True, width="stretch")
 
 
+def freshness(state: pl.DataFrame | None) -> None:
+    """Say how current the trend figures are: they come from the serving copy, which the
+    derive step refreshes right after every load."""
+    if state is None or state.is_empty() or state["watermark"][0] is None:
+        return
+    st.caption(
+        t(
+            "trends.freshness",
+            watermark=f"{state['watermark'][0]:%Y-%m-%d %H:%M}",
+            synced_at=f"{state['synced_at'][0]:%Y-%m-%d %H:%M}",
+        )
+    )
+
+
 def main() -> None:
     st.title(t("trends.title"))
     simulated_banner()
@@ -268,6 +282,7 @@ def main() -> None:
     chosen = filters(options)
     if chosen is None:
         return
+    freshness(load("dashboard_queries.serving_freshness", quiet=True))
     kpis(chosen)
     trend_chart(chosen)
     changes_table(chosen)

@@ -6,6 +6,7 @@ Everything raises :class:`~scrapers.rows.ParseError` with a message naming what 
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from datetime import UTC, datetime
@@ -47,8 +48,6 @@ _CHARSET_ALIASES = {
 def declared_charset(body: bytes) -> str | None:
     """The charset a page declares in a ``<meta>`` of its first 4 KB, as a Python codec name
     (``None`` when none is declared or the name is unknown)."""
-    import codecs
-
     m = _META_CHARSET.search(body[:4096])
     if m is None:
         return None
@@ -63,7 +62,9 @@ def declared_charset(body: bytes) -> str | None:
 def load_html(body: bytes, url: str) -> LexborHTMLParser:
     """Parse ``body`` as HTML in the charset its ``<meta>`` declares (UTF-8 when it declares
     none); an empty, undecodable or non-HTML body is an error."""
-    if not body or not body.strip():
+    # The checks below avoid copying the page (strip, lower) where a cheaper test decides the
+    # same: on a mostly-CJK page those copies cost as much as a few table rows.
+    if not body or body.isspace():
         raise ParseError(f"{url}: empty body")
     charset = declared_charset(body) or "utf-8"
     if charset == "utf-8":
@@ -72,8 +73,15 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
         text = body.decode(charset)
     except UnicodeDecodeError as exc:
         raise ParseError(f"{url}: body is not {charset.removesuffix('-sig')} ({exc})") from None
-    if not text.lstrip().startswith("<") or "<html" not in text[:2000].lower():
+    head = text[:2000]
+    if not (text[:1] == "<" or text.lstrip().startswith("<")) or (
+        "<html" not in head and "<html" not in head.lower()
+    ):
         raise ParseError(f"{url}: body is not an HTML document (starts {text[:40]!r})")
+    if charset == "utf-8-sig":
+        # lexbor parses UTF-8 bytes; a str is encoded back to exactly these bytes (the strict
+        # decode above proved them valid), so skip that round trip.
+        return LexborHTMLParser(body[3:] if body.startswith(codecs.BOM_UTF8) else body)
     return LexborHTMLParser(text)
 
 
@@ -83,7 +91,11 @@ def is_simulated(tree: LexborHTMLParser) -> bool:
 
 
 def text_of(node: LexborNode) -> str:
-    return nfkc(node.text(deep=True, separator=" ", strip=True))
+    # nfkc() inlined: this runs for every cell and label of every page.
+    text = node.text(deep=True, separator=" ", strip=True)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return " ".join(text.split())
 
 
 def naive_utc(moment: datetime) -> datetime:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time
+from decimal import Decimal
+from functools import lru_cache
 from typing import Literal
 
 from scrapers.gpu_names import canonical_gpu
@@ -34,6 +36,23 @@ QUOTES_PATH = "/compute/quotes"
 REQUIRED_HEADERS = ("品名", "区域", "报价口径", "均价", "单位", "日期")
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+# The board names the same few cards every day, so the name lookup (regexes over every known
+# model) is remembered per raw name; the result depends on nothing else.
+_canonical_gpu = lru_cache(maxsize=1024)(canonical_gpu)
+
+
+@lru_cache(maxsize=4096)
+def _card_hour_price(avg: str, unit_raw: str) -> tuple[Decimal, Decimal]:
+    """Listed 均价 and its CNY per card-hour. Prices repeat across regions and days and the
+    parse (NFKC, regexes, Decimal division) is a large share of a row's cost, hence the cache;
+    an error is raised, never cached."""
+    price, unit_in_cell = parse_price(avg)
+    if unit_in_cell:
+        raise ParseError(f"均价 {avg!r} carries a unit; expected a number")
+    # Quotes are per card (元/卡时): no machine size to divide by.
+    _, per_card_hour = to_cny_per_card_hour(price, unit_raw, 1, per="card")
+    return price, per_card_hour
 
 
 def _is_login_page(tree) -> bool:
@@ -77,39 +96,44 @@ class SmmAdapter:
         trs = table.css("tbody tr")
         if not trs:
             raise ParseError(f"{url}: quote table has no rows")
+        n_cols = len(col)
+        i_card, i_region, i_basis = col["品名"], col["区域"], col["报价口径"]
+        i_avg, i_unit, i_day = col["均价"], col["单位"], col["日期"]
+        observed: dict[str, datetime] = {}  # by 日期 text: one date for the whole board, as a rule
         rows: list[SpotQuoteRow] = []
         for n, tr in enumerate(trs, 1):
-            cells = [text_of(td) for td in tr.css("td")]
-            what = f"{url}: row {n}"
-            if len(cells) != len(col):
-                raise ParseError(f"{what}: {len(cells)} cells for {len(col)} columns")
-            card, region, basis = cells[col["品名"]], cells[col["区域"]], cells[col["报价口径"]]
+            tds = tr.css("td")
+            if len(tds) != n_cols:
+                raise ParseError(f"{url}: row {n}: {len(tds)} cells for {n_cols} columns")
+            # Only the columns read below: 价格区间 and 涨跌 are never looked at.
+            card, region, basis = (
+                text_of(tds[i_card]),
+                text_of(tds[i_region]),
+                text_of(tds[i_basis]),
+            )
             what = f"{url}: {card} {region}"
             if not card or not region or not basis:
                 raise ParseError(f"{what}: empty 品名, 区域 or 报价口径")
+            unit_raw = text_of(tds[i_unit])
             try:
-                price, unit_in_cell = parse_price(cells[col["均价"]])
-                if unit_in_cell:
-                    raise ParseError(
-                        f"均价 {cells[col['均价']]!r} carries a unit; expected a number"
-                    )
-                unit_raw = cells[col["单位"]]
-                # Quotes are per card (元/卡时): no machine size to divide by.
-                _, per_card_hour = to_cny_per_card_hour(price, unit_raw, 1, per="card")
+                price, per_card_hour = _card_hour_price(text_of(tds[i_avg]), unit_raw)
             except ParseError as exc:
                 raise ParseError(f"{what}: {exc}") from None
-            day_text = cells[col["日期"]]
-            if not _DAY.match(day_text):
-                raise ParseError(f"{what}: unreadable date {day_text!r}")
-            try:
-                day = date.fromisoformat(day_text)
-            except ValueError:
-                raise ParseError(f"{what}: invalid date {day_text!r}") from None
+            day_text = text_of(tds[i_day])
+            observed_at = observed.get(day_text)
+            if observed_at is None:
+                if not _DAY.match(day_text):
+                    raise ParseError(f"{what}: unreadable date {day_text!r}")
+                try:
+                    day = date.fromisoformat(day_text)
+                except ValueError:
+                    raise ParseError(f"{what}: invalid date {day_text!r}") from None
+                observed_at = observed[day_text] = beijing_to_utc(datetime.combine(day, clock))
             rows.append(
                 SpotQuoteRow(
-                    observed_at=beijing_to_utc(datetime.combine(day, clock)),
+                    observed_at=observed_at,
                     source="smm",
-                    gpu=canonical_gpu(card),
+                    gpu=_canonical_gpu(card),
                     gpu_name_raw=card,
                     region=region,
                     basis=basis,

@@ -29,6 +29,7 @@ from warehouse.db import utcnow, write_connection
 from warehouse.load import insert_rows
 from warehouse.metrics import derive_with
 from warehouse.reference import load_reference
+from warehouse.serving import sync
 
 try:  # the drift check (source_health, scraper_broken alerts) arrived after the dashboard
     from warehouse.drift import record_health
@@ -202,6 +203,8 @@ def build(
         # its last success is on last_day: stale.
         _run(con, "seed-smm-now", "smm", utcnow() - timedelta(minutes=5), "ok", None)
         _run(con, "seed-jygpu-down", "jygpu", utcnow() - timedelta(hours=1), "failed", DOWN_ERROR)
+        if derived:
+            sync(con, path)  # as warehouse.metrics.derive does: the pages read the copy
         if derived and record_health is not None:
             # jygpu's pages stopped parsing: its health turns broken, with a scraper alert
             record_health(

@@ -52,6 +52,9 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
     shown = texts(app)
     assert app.title[0].value == "GPU 租赁价格趋势"  # Chinese by default
     assert "SIMULATED" in shown
+    # The figures come from the serving copy, and the page says how current it is.
+    newest = read_frame(use_seeded.warehouse, "SELECT max(last_observed_at) FROM offer_daily")
+    assert f"趋势数据截至 {newest.item():%Y-%m-%d %H:%M} UTC" in shown
     # KPI cards: one per card and billing mode, median across platforms, MoM delta
     kpi = {m.label: m for m in app.metric}
     m4090 = kpi["rtx4090-24g · hourly"]

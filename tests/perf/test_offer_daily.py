@@ -18,6 +18,7 @@ from warehouse.dashboard_queries import price_trend
 from warehouse.db import read_frame, write_connection
 from warehouse.metrics import derive
 from warehouse.rollup import DAILY_SELECT
+from warehouse.serving import remove, serving_path
 
 KEYS = ["day", "source", "gpu", "billing", "region"]
 COLUMNS = [
@@ -70,6 +71,13 @@ def monthly_from_raw(path: Path) -> pl.DataFrame:
         .select(MONTH_COLUMNS)
         .sort(MONTH_COLUMNS[:5])
     )
+
+
+def drop_serving_copy(path: Path) -> None:
+    """These tests read the warehouse itself (rollup + raw tail): the path readers take
+    when there is no serving copy; tests/perf/test_serving.py covers the copy."""
+    remove(serving_path(path))
+    assert not serving_path(path).exists()
 
 
 def assert_rollups_match(path: Path) -> None:
@@ -146,6 +154,7 @@ def test_trend_reads_rollup_plus_underived_tail(warehouse: Path) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     load_demo_day(warehouse, date(2026, 9, 11))  # loaded, not derived yet
+    drop_serving_copy(warehouse)
     args = dict(
         gpus=("rtx4090-24g", "h100-80g", "910b-64g"),
         sources=("jygpu",),
@@ -182,6 +191,7 @@ def test_monthly_trend_from_whole_months_and_edge_days(warehouse: Path, start: d
         load_demo_day(warehouse, day)
     derive(warehouse)
     load_demo_day(warehouse, date(2026, 9, 11))  # loaded, not derived yet
+    drop_serving_copy(warehouse)
     regions = tuple(
         read_frame(warehouse, "SELECT DISTINCT coalesce(region, '(none)') r FROM offer")[
             "r"
@@ -217,6 +227,7 @@ def test_trend_options_from_rollup_equal_raw(warehouse: Path) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     load_demo_day(warehouse, date(2026, 9, 11))  # loaded, not derived yet
+    drop_serving_copy(warehouse)
     expected = read_frame(
         warehouse,
         """
