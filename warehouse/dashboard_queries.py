@@ -217,7 +217,9 @@ def serving_freshness(path: Path) -> pl.DataFrame:
         if served is None:
             return pl.DataFrame(schema=schema)
         state = served[1]
-        return pl.DataFrame({"synced_at": [state.synced_at], "watermark": [state.watermark]}, schema)
+        return pl.DataFrame(
+            {"synced_at": [state.synced_at], "watermark": [state.watermark]}, schema
+        )
 
 
 def price_trend(
