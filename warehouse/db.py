@@ -23,10 +23,12 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 # DuckDB's buffer manager keeps what a connection read cached up to 80 % of RAM by default:
-# over five years of history a pipeline run grew to 1.3 GB. A bounded cache (DuckDB spills
-# beyond it to <file>.tmp) keeps a run's peak RSS flat; docs/PERFORMANCE.md has the figures.
+# over five years of history a pipeline run peaked at 0.6-1.3 GB. A bounded cache (DuckDB
+# spills beyond it to <file>.tmp) keeps it near 430 MB, of which ~270 MB is Python and
+# Dagster; 192MB gave 490 MB (docs/PERFORMANCE.md). A full recompute over years of history
+# runs faster with more: raise it for that command through the environment.
 MEMORY_LIMIT_ENV = "GPUPRICE_DUCKDB_MEMORY_LIMIT"
-DEFAULT_MEMORY_LIMIT = "256MB"
+DEFAULT_MEMORY_LIMIT = "128MB"
 
 
 def utcnow() -> datetime:

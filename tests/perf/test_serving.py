@@ -277,4 +277,4 @@ def test_a_bad_memory_limit_is_refused_with_what_to_do(
     monkeypatch.delenv(MEMORY_LIMIT_ENV)
     with write_connection(warehouse) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-    assert limit.startswith("244"), limit  # the 256MB default, printed in MiB
+    assert limit.startswith("122"), limit  # the 128MB default, printed in MiB
