@@ -25,9 +25,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
-from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
-from warehouse.db import WarehouseBusy, WarehouseMissing, utcnow, write_connection
+from warehouse.db import (
+    WarehouseBusy,
+    WarehouseMissing,
+    is_lock_conflict,
+    lock_retrying,
+    utcnow,
+    write_connection,
+)
 from warehouse.serving import remove as remove_serving_copy
 from warehouse.serving import serving_path
 
@@ -37,19 +43,6 @@ MANIFEST = "manifest.json"
 
 class BackupError(RuntimeError):
     """A backup or restore that cannot be done; the message says why."""
-
-
-def _is_lock_conflict(exc: BaseException) -> bool:
-    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
-
-
-def _retrying(wait_s: float) -> Retrying:
-    return Retrying(
-        stop=stop_after_delay(wait_s),
-        wait=wait_random_exponential(multiplier=0.05, max=1.0),
-        retry=retry_if_exception(_is_lock_conflict),
-        reraise=True,
-    )
 
 
 def _counts(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:
@@ -91,9 +84,9 @@ def backup(path: Path, directory: Path, *, wait_s: float = 60.0) -> BackupSummar
     con = duckdb.connect(":memory:")
     try:
         try:
-            _retrying(wait_s)(con.execute, "ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
+            lock_retrying(wait_s)(con.execute, "ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
         except duckdb.IOException as exc:
-            if _is_lock_conflict(exc):
+            if is_lock_conflict(exc):
                 raise WarehouseBusy(
                     f"warehouse {path} stayed locked for more than {wait_s:.0f} s; try again"
                 ) from None
@@ -149,7 +142,7 @@ def restore(path: Path, directory: Path) -> Path | None:
             probe.execute("CHECKPOINT")
             probe.close()
         except duckdb.IOException as exc:
-            if _is_lock_conflict(exc):
+            if is_lock_conflict(exc):
                 raise BackupError(
                     f"warehouse {path} is in use; stop the pipeline and the dashboard "
                     "(`make up`) and restore again"

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import polars as pl
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
+T = TypeVar("T")
 MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 # DuckDB's buffer manager keeps what a connection read cached up to 80 % of RAM by default:
@@ -44,8 +45,20 @@ class WarehouseBusy(RuntimeError):
     """The warehouse stayed locked by another process for longer than the retry budget."""
 
 
-def _is_lock_conflict(exc: BaseException) -> bool:
+def is_lock_conflict(exc: BaseException) -> bool:
+    """DuckDB could not take the file's lock: another process holds it."""
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def lock_retrying(wait_s: float) -> Retrying:
+    """The one waiting policy for a file another process holds: jittered back-off, retried
+    only on a lock conflict, for at most ``wait_s`` seconds, then the last error."""
+    return Retrying(
+        stop=stop_after_delay(wait_s),
+        wait=wait_random_exponential(multiplier=0.05, max=1.0),
+        retry=retry_if_exception(is_lock_conflict),
+        reraise=True,
+    )
 
 
 class WarehouseConfigError(ValueError):
@@ -77,16 +90,10 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 
 def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
-    retrying = Retrying(
-        stop=stop_after_delay(wait_s),
-        wait=wait_random_exponential(multiplier=0.05, max=1.0),
-        retry=retry_if_exception(_is_lock_conflict),
-        reraise=True,
-    )
     try:
-        return retrying(_connect, path, read_only)
+        return lock_retrying(wait_s)(_connect, path, read_only)
     except duckdb.IOException as exc:
-        if _is_lock_conflict(exc):
+        if is_lock_conflict(exc):
             raise WarehouseBusy(
                 f"warehouse {path} is locked by another process for more than {wait_s:.0f} s; "
                 "try again when the running load finishes"
@@ -123,6 +130,42 @@ def read_frame(
     """Run one read-only query and return a Polars frame; the connection is closed at once."""
     with read_connection(path, wait_s=wait_s) as con:
         return con.sql(sql, params=params or None).pl()
+
+
+# Tried in turn when a big one-off step (a derive backlog, a full serving copy) runs out
+# of the configured limit; see with_more_memory.
+LARGER_MEMORY_LIMITS = ("512MB", "2GB", "8GB")
+
+
+def with_more_memory(con: duckdb.DuckDBPyConnection, step: Callable[[], T]) -> tuple[T, str | None]:
+    """Run ``step`` (one transaction on ``con``, rolled back when it fails); when DuckDB runs
+    out of memory, run it again with the next larger limit. Returns its result and the
+    limit it needed (None: the configured one sufficed).
+
+    An hourly run fits the configured limit many times over. A backlog (the first derive
+    after a long backfill, a full recompute, a first serving copy of years of history)
+    inserts every new row's primary-key entry in one transaction, and DuckDB cannot spill
+    index entries that are not checkpointed yet."""
+    for limit in (None, *LARGER_MEMORY_LIMITS):
+        if limit is not None:
+            con.execute(f"SET memory_limit = '{limit}'")
+        try:
+            return step(), limit
+        except duckdb.OutOfMemoryException:
+            if limit == LARGER_MEMORY_LIMITS[-1]:
+                raise
+    raise AssertionError("unreachable")
+
+
+def drop_work_tables(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
+    """Drop temp work tables in a ``finally``. After a failed statement DuckDB refuses every
+    statement of the aborted transaction; the caller's ROLLBACK removes the tables then, and
+    the original error (not this one) must reach the caller."""
+    for table in tables:
+        try:
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        except duckdb.TransactionException:
+            return
 
 
 def migration_files() -> list[tuple[int, str, str]]:

@@ -18,7 +18,13 @@ from pathlib import Path
 import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.db import WarehouseBusy, utcnow, write_connection
+from warehouse.db import (
+    WarehouseBusy,
+    drop_work_tables,
+    utcnow,
+    with_more_memory,
+    write_connection,
+)
 from warehouse.rollup import rebuild_offer_daily, refresh_offer_daily
 from warehouse.serving import SyncSummary, mark_all, mark_changed, sync
 
@@ -53,6 +59,7 @@ class DeriveSummary:
     rows: dict[str, int]  # rows written per derived table
     seconds: float
     full: bool
+    memory_limit: str | None = None  # the larger DuckDB limit a backlog needed, if any
     serving: SyncSummary | None = None  # the serving copy brought up to date after it
     serving_error: str | None = None  # why it could not be (its days stay queued)
 
@@ -63,6 +70,8 @@ class DeriveSummary:
             f"derive ({what}): {self.offer_snapshots} offer snapshot(s), "
             f"{self.quote_snapshots} quote snapshot(s); rows {written}; {self.seconds:.3f} s"
         )
+        if self.memory_limit is not None:
+            line += f" (a backlog: needed DuckDB memory_limit {self.memory_limit})"
         if self.serving is not None:
             line += f"; {self.serving.line()}"
         if self.serving_error is not None:
@@ -75,11 +84,20 @@ def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> De
     bring the dashboard's serving copy up to date (warehouse.serving). A copy that fails is
     reported in the summary and retried by the next run; the derive itself stands."""
     with write_connection(path) as con:
-        summary = derive_with(con, full=full, now=now)
+        summary = _derive_within_memory(con, full=full, now=now)
         try:
             return replace(summary, serving=sync(con, path))
         except (WarehouseBusy, duckdb.Error, OSError) as exc:
             return replace(summary, serving_error=f"{type(exc).__name__}: {exc}")
+
+
+def _derive_within_memory(
+    con: duckdb.DuckDBPyConnection, *, full: bool, now: datetime | None
+) -> DeriveSummary:
+    """derive_with, run again with a larger DuckDB memory limit when a backlog does not fit
+    the configured one (warehouse.db.with_more_memory); the summary says what it needed."""
+    summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
+    return replace(summary, memory_limit=limit)
 
 
 def derive_with(
@@ -116,8 +134,7 @@ def derive_with(
         con.execute("ROLLBACK")
         raise
     finally:
-        for temp in ("pending_offer", "pending_quote", "snap_offer"):
-            con.execute(f"DROP TABLE IF EXISTS {temp}")
+        drop_work_tables(con, "pending_offer", "pending_quote", "snap_offer")
     return DeriveSummary(offers, quotes, rows, time.perf_counter() - started, full)
 
 
@@ -389,7 +406,7 @@ def _breakeven_cheapest(con: duckdb.DuckDBPyConnection) -> int:
             {"low": low, "high": high},
         ).fetchone()[0]
     finally:
-        con.execute("DROP TABLE IF EXISTS cheapest_time")
+        drop_work_tables(con, "cheapest_time")
 
 
 def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
@@ -499,7 +516,7 @@ def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
             {"low": low, "high": high},
         ).fetchone()[0]
     finally:
-        con.execute("DROP TABLE IF EXISTS premium_snap")
+        drop_work_tables(con, "premium_snap")
 
 
 def _bounds(con: duckdb.DuckDBPyConnection, table: str, column: str) -> tuple:

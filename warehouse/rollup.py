@@ -19,6 +19,8 @@ from datetime import timedelta
 
 import duckdb
 
+from warehouse.db import drop_work_tables
+
 NO_REGION = "(none)"
 
 # One row of offer_daily, aggregated from raw offers; {where} narrows the offers.
@@ -98,8 +100,7 @@ def refresh_offer_daily(con: duckdb.DuckDBPyConnection, pending: str = "pending_
         )
         return written
     finally:
-        con.execute("DROP TABLE IF EXISTS daily_key")
-        con.execute("DROP TABLE IF EXISTS monthly_key")
+        drop_work_tables(con, "daily_key", "monthly_key")
 
 
 def rebuild_offer_daily(con: duckdb.DuckDBPyConnection) -> int:

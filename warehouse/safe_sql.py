@@ -27,9 +27,8 @@ from typing import Any
 
 import duckdb
 import polars as pl
-from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
-from warehouse.db import WarehouseBusy, WarehouseMissing
+from warehouse.db import WarehouseBusy, WarehouseMissing, is_lock_conflict, lock_retrying
 
 ALLOWED = (
     "one read-only query: SELECT, WITH … SELECT, FROM …, DESCRIBE t, SHOW TABLES, SUMMARIZE t "
@@ -138,10 +137,6 @@ def check(sql: str) -> str:
     return text
 
 
-def _is_lock_conflict(exc: BaseException) -> bool:
-    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
-
-
 def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     """A private in-memory DuckDB with the warehouse attached read-only, external access off
     and the configuration locked."""
@@ -149,12 +144,7 @@ def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
     con = duckdb.connect(":memory:")
     try:
-        Retrying(
-            stop=stop_after_delay(wait_s),
-            wait=wait_random_exponential(multiplier=0.05, max=1.0),
-            retry=retry_if_exception(_is_lock_conflict),
-            reraise=True,
-        )(con.execute, "ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
+        lock_retrying(wait_s)(con.execute, "ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
         con.execute("USE warehouse")
         con.execute("SET enable_external_access = false")
         con.execute("SET autoinstall_known_extensions = false")
@@ -162,7 +152,7 @@ def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
         con.execute("SET lock_configuration = true")
     except duckdb.IOException as exc:
         con.close()
-        if _is_lock_conflict(exc):
+        if is_lock_conflict(exc):
             raise WarehouseBusy(
                 f"warehouse {path} is locked by another process for more than {wait_s:.0f} s; "
                 "try again when the running load finishes"

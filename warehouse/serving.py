@@ -33,9 +33,17 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
-from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
-from warehouse.db import WarehouseBusy, _is_lock_conflict, read_connection, read_frame, utcnow
+from warehouse.db import (
+    WarehouseBusy,
+    drop_work_tables,
+    is_lock_conflict,
+    lock_retrying,
+    read_connection,
+    read_frame,
+    utcnow,
+    with_more_memory,
+)
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole.
 LAYOUT = 1
@@ -106,45 +114,44 @@ def sync(
             remove(target)
             _attach(con, target, SYNC_WAIT_S if wait_s is None else wait_s)
         if days or full:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                _copy_all(con) if full else _copy_days(con)
-                con.execute(f"CREATE OR REPLACE TABLE {ALIAS}.gpu_spec AS SELECT * FROM gpu_spec")
-                con.execute(
-                    f"""
-                    CREATE OR REPLACE TABLE {ALIAS}.serving_state AS
-                    SELECT {LAYOUT} AS layout, $now::TIMESTAMP AS synced_at,
-                           (SELECT max(last_observed_at) FROM {ALIAS}.offer_daily) AS watermark
-                    """,
-                    {"now": utcnow()},
-                )
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+            with_more_memory(con, lambda: _copy(con, full))
             con.execute(
                 "DELETE FROM serving_outbox o USING sync_key k "
                 "WHERE o.source = k.source AND o.day = k.day"
             )
         return SyncSummary(full, days, time.perf_counter() - started)
     finally:
-        con.execute("DROP TABLE IF EXISTS sync_key")
-        con.execute(f"DETACH {ALIAS}")
+        drop_work_tables(con, "sync_key")
+        con.execute(f"DETACH DATABASE IF EXISTS {ALIAS}")
+
+
+def _copy(con: duckdb.DuckDBPyConnection, full: bool) -> None:
+    """One transaction on the copy: the queued days (or everything) and its state."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _copy_all(con) if full else _copy_days(con)
+        con.execute(f"CREATE OR REPLACE TABLE {ALIAS}.gpu_spec AS SELECT * FROM gpu_spec")
+        con.execute(
+            f"""
+            CREATE OR REPLACE TABLE {ALIAS}.serving_state AS
+            SELECT {LAYOUT} AS layout, $now::TIMESTAMP AS synced_at,
+                   (SELECT max(last_observed_at) FROM {ALIAS}.offer_daily) AS watermark
+            """,
+            {"now": utcnow()},
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def _attach(con: duckdb.DuckDBPyConnection, target: Path, wait_s: float) -> None:
     """Attach the serving file for writing, waiting while dashboard readers hold it; a file
     DuckDB cannot open (damaged, not a database) is a cache: it is removed and rebuilt."""
-    retrying = Retrying(
-        stop=stop_after_delay(wait_s),
-        wait=wait_random_exponential(multiplier=0.05, max=1.0),
-        retry=retry_if_exception(_is_lock_conflict),
-        reraise=True,
-    )
     try:
-        retrying(con.execute, f"ATTACH ? AS {ALIAS}", [str(target)])
+        lock_retrying(wait_s)(con.execute, f"ATTACH ? AS {ALIAS}", [str(target)])
     except duckdb.IOException as exc:
-        if _is_lock_conflict(exc):
+        if is_lock_conflict(exc):
             raise WarehouseBusy(
                 f"serving copy {target} stayed locked by readers for more than {wait_s:.0f} s; "
                 "its days stay queued and the next run copies them"

@@ -18,6 +18,7 @@ from pipelines.resources import GpupriceResource
 from scrapers.demo_market import DemoMarket
 from tests.metrics.receiver import Receiver, running_receiver
 from tests.support.demo_settings import demo_settings
+from warehouse.dashboard_queries import serving_freshness
 from warehouse.db import read_frame
 
 pytestmark = pytest.mark.e2e
@@ -80,6 +81,11 @@ def test_scrape_job_derives_alerts_and_delivers_once(
         "WHERE source = 'jygpu' AND gpu = 'rtx4090-24g' ORDER BY observed_at",
     ).rows()
     assert [h for _, h in history] == [505.1, 505.1, 436.2, 436.2]
+    # Every run also brought the dashboard's serving copy up to date.
+    assert read_frame(settings.warehouse_path, "SELECT count(*) FROM serving_outbox").item() == 0
+    fresh = serving_freshness(settings.warehouse_path)
+    newest = read_frame(settings.warehouse_path, "SELECT max(last_observed_at) FROM offer_daily")
+    assert fresh["watermark"].to_list() == [newest.item()]
     got = alerts(settings)
     assert [(a["kind"], a["day"]) for a in got] == [
         ("breakeven_shift", date(2026, 9, 19)),

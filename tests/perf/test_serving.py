@@ -24,7 +24,7 @@ from tests.metrics.rows import listing
 from warehouse import dashboard_queries as dq
 from warehouse import metric_queries, queries, serving
 from warehouse.backup import backup, restore
-from warehouse.db import read_frame, write_connection
+from warehouse.db import read_frame
 from warehouse.metrics import derive
 from warehouse.serving import serving_path
 
@@ -259,22 +259,3 @@ def test_readers_wait_for_a_sync_in_progress(warehouse: Path) -> None:
         assert options.height > 0
     finally:
         writer.wait(timeout=30)
-
-
-def test_a_bad_memory_limit_is_refused_with_what_to_do(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from warehouse.db import MEMORY_LIMIT_ENV, WarehouseConfigError
-
-    for bad in ("lots", "-5MB", "16MB", "1 TB x"):
-        monkeypatch.setenv(MEMORY_LIMIT_ENV, bad)
-        with pytest.raises(WarehouseConfigError, match="at least 64MB"):
-            read_frame(warehouse, "SELECT 1")
-    monkeypatch.setenv(MEMORY_LIMIT_ENV, "300MB")
-    with write_connection(warehouse) as con:
-        limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-    assert limit.startswith("286") or limit.startswith("300"), limit  # DuckDB prints MiB
-    monkeypatch.delenv(MEMORY_LIMIT_ENV)
-    with write_connection(warehouse) as con:
-        limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-    assert limit.startswith("122"), limit  # the 128MB default, printed in MiB

@@ -1,0 +1,87 @@
+"""The DuckDB memory limit (GPUPRICE_DUCKDB_MEMORY_LIMIT): checked before DuckDB sees it,
+applied to every warehouse connection, and a derive backlog too big for it is retried with
+more room instead of failing the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.metrics.conftest import warehouse as warehouse
+from warehouse.db import (
+    LARGER_MEMORY_LIMITS,
+    MEMORY_LIMIT_ENV,
+    WarehouseConfigError,
+    read_frame,
+    write_connection,
+)
+from warehouse.metrics import derive
+
+# Simulated: 4 platforms x 6 cards x hourly / monthly / 8-card bare metal, every hour of
+# 90 days (~156k offer rows), generated in SQL as a long backfill would leave them.
+BACKLOG = """
+INSERT INTO offer BY NAME
+WITH h AS (SELECT unnest(range(TIMESTAMP '{start}', TIMESTAMP '{end}', INTERVAL 1 HOUR)) AS t),
+p AS (SELECT * FROM (VALUES ('sim-a', 1.0), ('sim-b', 1.07), ('sim-c', 0.96),
+                            ('sim-d', 1.02)) p(source, f)),
+c AS (SELECT * FROM (VALUES ('rtx4090-24g', 1.96), ('rtx5090-32g', 2.9), ('h100-80g', 14.7),
+                            ('h20-96g', 7.75), ('a100-80g', 6.5), ('910b-64g', 4.47)) c(gpu, base)),
+b AS (SELECT * FROM (VALUES ('hourly', 1.0, 'CNY/card-hour', '元/时', 1),
+                            ('monthly', 0.8, 'CNY/card-hour', '元/时', 1),
+                            ('bare_metal_monthly', 0.7, 'CNY/server-month', '元/月', 8))
+              b(billing, f, unit, unit_raw, n)),
+priced AS (
+    SELECT h.t, p.source, c.gpu, b.*,
+           round(c.base * p.f * b.f * (1 + 0.01 * (hash(h.t, p.source, c.gpu) % 10)), 2) AS per
+    FROM h, p, c, b
+)
+SELECT t AS observed_at, source, source || '-' || gpu || '-' || billing AS offer_id, gpu,
+       gpu AS gpu_name_raw, n AS gpu_count, billing,
+       CASE WHEN n = 8 THEN round(per * 8 * 720, 2) ELSE per END AS price, 'CNY' AS currency,
+       unit, unit_raw, per AS cny_per_card_hour, '华东-杭州' AS region, 'sim' AS run_id,
+       true AS simulated
+FROM priced
+"""
+
+
+def test_a_bad_memory_limit_is_refused_with_what_to_do(
+    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for bad in ("lots", "-5MB", "16MB", "1 TB x", "0GB"):
+        monkeypatch.setenv(MEMORY_LIMIT_ENV, bad)
+        with pytest.raises(WarehouseConfigError, match="at least 64MB"):
+            read_frame(warehouse, "SELECT 1")
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "300MB")
+    with write_connection(warehouse) as con:
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    assert limit == "286.1 MiB", limit  # DuckDB prints MiB
+    monkeypatch.delenv(MEMORY_LIMIT_ENV)
+    with write_connection(warehouse) as con:
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    assert limit == "122.0 MiB", limit  # the 128MB default
+
+
+def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(
+    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with write_connection(warehouse) as con:
+        con.execute(BACKLOG.format(start="2026-06-01", end="2026-08-30"))
+        offers = con.execute("SELECT count(*) FROM offer").fetchall()[0][0]
+    assert offers > 150_000
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "64MB")
+    summary = derive(warehouse)
+    assert summary.memory_limit in LARGER_MEMORY_LIMITS, summary.line()
+    assert "needed DuckDB memory_limit" in summary.line()
+    assert summary.rows["card_value"] == offers
+    assert summary.serving is not None and summary.serving.full
+    derived = read_frame(
+        warehouse,
+        "SELECT count(*) FROM derived_snapshot WHERE kind = 'offer' AND source LIKE 'sim-%'",
+    ).item()
+    assert derived == offers // 18  # every (platform, hour) snapshot
+    # The next, ordinary run (one hour of the four platforms) stays inside the limit.
+    with write_connection(warehouse) as con:
+        con.execute(BACKLOG.format(start="2026-08-30", end="2026-08-30 01:00"))
+    small = derive(warehouse)
+    assert small.offer_snapshots == 4 and small.memory_limit is None
