@@ -34,9 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gpuprice.settings import MEMORY_LIMIT_ENV  # noqa: E402
 from scrapers.rows import OfferRow  # noqa: E402
 from warehouse import dashboard_queries, metric_queries, queries  # noqa: E402
-from warehouse.db import MEMORY_LIMIT_ENV, read_frame, write_connection  # noqa: E402
+from warehouse.db import read_frame, write_connection  # noqa: E402
 from warehouse.load import insert_rows  # noqa: E402
 from warehouse.metrics import derive_with  # noqa: E402
 from warehouse.reference import load_reference  # noqa: E402
@@ -358,6 +359,13 @@ def bench_queries(path: Path, label: str, rounds: int) -> None:
             None,
         )
     )
+    cases.append(
+        (
+            "breakeven: one card's daily history (page chart)",
+            lambda: metric_queries.breakeven_daily(path, "h100-80g", "cheapest"),
+            None,
+        )
+    )
     copy = serving_path(path)
     aside = copy.with_name(copy.name + ".aside")
     for name, fn, naive in cases:
@@ -542,7 +550,7 @@ from gpuprice.settings import load_settings
 from scrapers.demo_market import DemoMarket
 home = Path(sys.argv[1])
 with DemoMarket().start() as market:
-    cfg = home.parent / "bench-gpuprice.toml"
+    cfg = home / "bench-gpuprice.toml"
     cfg.write_text('[http]\\nmin_interval_s = 0\\n[sources.jygpu]\\ndemo_url = "%s"\\n'
                    '[sources.smm]\\ndemo_url = "%s"\\n' % (market.jygpu_url, market.smm_url))
     settings = load_settings(cfg, home=home, profile="demo")
@@ -600,6 +608,7 @@ def main() -> None:
     default = [int(y) for y in os.environ.get("BENCH_YEARS", "1 5").split()]
     parser.add_argument("--years", type=int, nargs="+", default=default)
     parser.add_argument("--rounds", type=int, default=20, help="query repetitions")
+    parser.add_argument("--parse-rounds", type=int, default=30, help="parsing repetitions")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--days", type=int, help="a short history instead (smoke run)")
     parser.add_argument("--keep", type=Path, help="build the warehouse here and keep it")
@@ -621,7 +630,7 @@ def main() -> None:
         bench_queries(args.queries_only, f"{n / 1e6:.0f}M rows", args.rounds)
         bench_memory(args.queries_only, f"{n / 1e6:.0f}M rows")
         return
-    bench_parsing(30)
+    bench_parsing(args.parse_rounds)
     sizes = (
         [(args.days, f"{args.days}d")] if args.days else [(365 * y, f"{y}y") for y in args.years]
     )

@@ -46,6 +46,32 @@ class ConfigError(ValueError):
     """The configuration is invalid; the message says which key and what is allowed."""
 
 
+# DuckDB's buffer manager keeps what a connection read cached up to 80 % of RAM by default:
+# over five years of history a pipeline run peaked at 0.6-1.3 GB. A bounded cache (DuckDB
+# spills beyond it to <file>.tmp) keeps it near 430 MB, of which ~270 MB is Python and
+# Dagster; 192MB gave 490 MB (docs/PERFORMANCE.md). Steps that need more for a backlog take
+# it themselves (warehouse.db.with_more_memory).
+MEMORY_LIMIT_ENV = "GPUPRICE_DUCKDB_MEMORY_LIMIT"
+DEFAULT_MEMORY_LIMIT = "128MB"
+# DuckDB itself reads "-5MB" as 80 % of RAM and "1 TB x" as 1 TB, so the size is checked
+# here: a number and a unit, at least 64 MB (below that DuckDB cannot even migrate).
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KIB|MIB|GIB|TIB)$", re.IGNORECASE)
+_UNIT_MB = {"KB": 1e-3, "MB": 1, "GB": 1e3, "TB": 1e6, "KIB": 1.024e-3, "MIB": 1.048576}
+_UNIT_MB |= {"GIB": 1073.741824, "TIB": 1099511.627776}
+
+
+def duckdb_memory_limit() -> str:
+    """DuckDB's memory limit for every warehouse connection, from the environment."""
+    value = os.environ.get(MEMORY_LIMIT_ENV, "").strip() or DEFAULT_MEMORY_LIMIT
+    match = _MEMORY.match(value)
+    if not match or float(match.group(1)) * _UNIT_MB[match.group(2).upper()] < 64:
+        raise ConfigError(
+            f"{MEMORY_LIMIT_ENV}={value!r} is not a memory limit DuckDB can work in: use a size "
+            f"of at least 64MB such as 256MB or 1GB, or unset it for {DEFAULT_MEMORY_LIMIT}"
+        )
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -495,6 +521,7 @@ def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Sett
         env = EnvSettings(**env_overrides)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, EnvSettings, "the environment (GPUPRICE_*)")) from None
+    duckdb_memory_limit()  # checked here so every entry point says so before it starts
     path = config_path or env.config
     if path is None and DEFAULT_CONFIG.exists():
         path = DEFAULT_CONFIG

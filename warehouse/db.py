@@ -7,7 +7,6 @@ and both retry for a bounded time while the other side holds the lock.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,16 +19,10 @@ import duckdb
 import polars as pl
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
+from gpuprice.settings import duckdb_memory_limit
+
 T = TypeVar("T")
 MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
-
-# DuckDB's buffer manager keeps what a connection read cached up to 80 % of RAM by default:
-# over five years of history a pipeline run peaked at 0.6-1.3 GB. A bounded cache (DuckDB
-# spills beyond it to <file>.tmp) keeps it near 430 MB, of which ~270 MB is Python and
-# Dagster; 192MB gave 490 MB (docs/PERFORMANCE.md). A full recompute over years of history
-# runs faster with more: raise it for that command through the environment.
-MEMORY_LIMIT_ENV = "GPUPRICE_DUCKDB_MEMORY_LIMIT"
-DEFAULT_MEMORY_LIMIT = "128MB"
 
 
 def utcnow() -> datetime:
@@ -61,28 +54,11 @@ def lock_retrying(wait_s: float) -> Retrying:
     )
 
 
-class WarehouseConfigError(ValueError):
-    """A DuckDB setting from the environment that DuckDB refuses."""
-
-
-# DuckDB itself reads "-5MB" as 80 % of RAM and "1 TB x" as 1 TB, so the size is checked
-# here: a number and a unit, at least 64 MB (below that DuckDB cannot even migrate).
-_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KIB|MIB|GIB|TIB)$", re.IGNORECASE)
-_UNIT_MB = {"KB": 1e-3, "MB": 1, "GB": 1e3, "TB": 1e6, "KIB": 1.024e-3, "MIB": 1.048576}
-_UNIT_MB |= {"GIB": 1073.741824, "TIB": 1099511.627776}
-
-
 def duckdb_config() -> dict[str, str]:
     """The settings every warehouse connection opens with (the same for readers and the
-    writer: DuckDB refuses two connections to one file with different settings)."""
-    value = os.environ.get(MEMORY_LIMIT_ENV, "").strip() or DEFAULT_MEMORY_LIMIT
-    match = _MEMORY.match(value)
-    if not match or float(match.group(1)) * _UNIT_MB[match.group(2).upper()] < 64:
-        raise WarehouseConfigError(
-            f"{MEMORY_LIMIT_ENV}={value!r} is not a memory limit DuckDB can work in: use a size "
-            f"of at least 64MB such as 256MB or 1GB, or unset it for {DEFAULT_MEMORY_LIMIT}"
-        )
-    return {"memory_limit": value}
+    writer: DuckDB refuses two connections to one file with different settings). A bad
+    GPUPRICE_DUCKDB_MEMORY_LIMIT raises ConfigError (load_settings reports it at start)."""
+    return {"memory_limit": duckdb_memory_limit()}
 
 
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:

@@ -14,7 +14,7 @@ import polars as pl
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.db import read_frame
 from warehouse.metrics import CHEAPEST
-from warehouse.serving import read_served
+from warehouse.serving import BREAKEVEN_DAILY, read_served, serving_connection
 
 BREAKEVEN_COLUMNS = (
     "observed_at, source, gpu, scope, bare_metal_cny_per_card_month, list_cny_per_card_hour, "
@@ -51,6 +51,23 @@ def breakeven_history(
         """,
         {"gpu": gpu, "source": source},
     )
+
+
+def breakeven_daily(path: Path, gpu: str, source: str) -> pl.DataFrame:
+    """One line's breakeven per day: the mean over that day's snapshots (``observed_at`` at
+    midnight UTC) and how many there were: the breakeven trend over a long history, from
+    the serving copy when there is one (warehouse.serving)."""
+    params = {"gpu": gpu, "source": source}
+    select = (
+        "SELECT day::TIMESTAMP AS observed_at, breakeven_hours_vs_hourly, "
+        "breakeven_hours_vs_monthly, simulated, snapshots FROM {table} "
+        "WHERE gpu = $gpu AND source = $source ORDER BY day"
+    )
+    with serving_connection(path) as served:
+        if served is not None:
+            return served[0].sql(select.format(table="breakeven_daily"), params=params).pl()
+    daily = BREAKEVEN_DAILY.format(where="gpu = $gpu AND source = $source")
+    return read_frame(path, select.format(table=f"({daily})"), params)
 
 
 COST_MODES = ("hourly container", "monthly-plan container", "bare metal")

@@ -11,6 +11,8 @@ MB at most, and opens in a few milliseconds:
 - ``offer_latest``, ``card_value_latest`` and ``breakeven_latest``: the newest row of each
   listing, card value line and breakeven line, merged from the rows since the oldest
   changed day and the copy's own rows before it (so the work grows with the new data);
+- ``breakeven_daily``: per day, line and card, the mean breakeven (the breakeven page's
+  chart over a long history), aggregated again from the oldest changed day on;
 - ``gpu_spec`` (tiny, copied whole) and ``serving_state`` (layout, when it was copied, and
   the newest observation it holds).
 
@@ -46,7 +48,7 @@ from warehouse.db import (
 )
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole.
-LAYOUT = 1
+LAYOUT = 2
 ALIAS = "serving"
 # How long a sync waits for dashboard readers to let go of the file (each holds it for one
 # query, milliseconds); past it the days stay queued for the next run.
@@ -59,6 +61,18 @@ LATEST = (
     ("card_value_latest", "source, gpu, billing", "card_value", "true"),
     ("breakeven_latest", "source, gpu", "breakeven", "true"),
 )
+
+
+# The breakeven page's chart over a long history: per day, line and card, the mean of each
+# snapshot's breakeven (the page's own daily downsampling, done once here).
+BREAKEVEN_DAILY = """
+    SELECT observed_at::DATE AS day, source, gpu,
+           avg(breakeven_hours_vs_hourly) AS breakeven_hours_vs_hourly,
+           avg(breakeven_hours_vs_monthly) AS breakeven_hours_vs_monthly,
+           bool_or(simulated) AS simulated, count(*) AS snapshots
+    FROM breakeven WHERE {where}
+    GROUP BY ALL
+"""
 
 
 def serving_path(warehouse: Path) -> Path:
@@ -187,6 +201,11 @@ def _copy_all(con: duckdb.DuckDBPyConnection) -> None:
         f"CREATE OR REPLACE TABLE {ALIAS}.spot_quote AS "
         "SELECT * FROM spot_quote ORDER BY observed_at, source"
     )
+    con.execute(
+        f"CREATE OR REPLACE TABLE {ALIAS}.breakeven_daily AS "
+        + BREAKEVEN_DAILY.format(where="true")
+        + " ORDER BY day"
+    )
     for table, key, source, where in LATEST:
         # arg_max per line is one streaming hash aggregate with a few thousand groups; a
         # row_number() window would sort the whole history.
@@ -228,6 +247,16 @@ def _copy_days(con: duckdb.DuckDBPyConnection) -> None:
         f"SEMI JOIN sync_key k ON t.source = k.source AND t.observed_at::DATE = k.day "
         f"WHERE t.{days} ORDER BY t.observed_at",
         bounds,
+    )
+    # The cheapest line at a time t uses every platform's newest snapshot before it, so a
+    # derived snapshot can change breakeven rows of later days: every day from the oldest
+    # queued one on (at steady state, today) is aggregated again.
+    con.execute(f"DELETE FROM {ALIAS}.breakeven_daily WHERE day >= $low::DATE", {"low": low})
+    con.execute(
+        f"INSERT INTO {ALIAS}.breakeven_daily BY NAME "
+        + BREAKEVEN_DAILY.format(where="observed_at >= $low::TIMESTAMP")
+        + " ORDER BY day",
+        {"low": low},
     )
     for table, key, source, where in LATEST:
         _merge_latest(con, table, key, source, where, low)

@@ -87,19 +87,16 @@ def verdict(row: dict[str, Any], usage: float) -> None:
 
 
 def history(gpu: str, line: str) -> None:
-    frame = load("metric_queries.breakeven_history", gpu=gpu, source=line)
+    # The daily means first (from the serving copy: small at any history length); every
+    # snapshot only when there are few enough to draw.
+    frame = load("metric_queries.breakeven_daily", gpu=gpu, source=line)
     if frame is None or frame.is_empty():
         return
-    daily = frame.height > MAX_HISTORY_POINTS
-    if daily:
-        frame = (
-            frame.group_by(pl.col("observed_at").dt.truncate("1d"))
-            .agg(
-                pl.col("breakeven_hours_vs_hourly", "breakeven_hours_vs_monthly").mean(),
-                pl.col("simulated").any(),
-            )
-            .sort("observed_at")
-        )
+    daily = frame["snapshots"].sum() > MAX_HISTORY_POINTS
+    if not daily:
+        frame = load("metric_queries.breakeven_history", gpu=gpu, source=line)
+        if frame is None or frame.is_empty():
+            return
     long = (
         frame.select(
             "observed_at",

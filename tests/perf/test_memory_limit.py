@@ -8,14 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from gpuprice.settings import MEMORY_LIMIT_ENV, ConfigError, load_settings
 from tests.metrics.conftest import warehouse as warehouse
-from warehouse.db import (
-    LARGER_MEMORY_LIMITS,
-    MEMORY_LIMIT_ENV,
-    WarehouseConfigError,
-    read_frame,
-    write_connection,
-)
+from warehouse.db import LARGER_MEMORY_LIMITS, read_frame, write_connection
 from warehouse.metrics import derive
 
 # Simulated: 4 platforms x 6 cards x hourly / monthly / 8-card bare metal, every hour of
@@ -50,8 +45,10 @@ def test_a_bad_memory_limit_is_refused_with_what_to_do(
 ) -> None:
     for bad in ("lots", "-5MB", "16MB", "1 TB x", "0GB"):
         monkeypatch.setenv(MEMORY_LIMIT_ENV, bad)
-        with pytest.raises(WarehouseConfigError, match="at least 64MB"):
+        with pytest.raises(ConfigError, match="at least 64MB"):
             read_frame(warehouse, "SELECT 1")
+        with pytest.raises(ConfigError, match=MEMORY_LIMIT_ENV):
+            load_settings()  # every entry point (CLI, dashboard, Dagster) says so at start
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "300MB")
     with write_connection(warehouse) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]

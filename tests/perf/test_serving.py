@@ -29,6 +29,7 @@ from warehouse.metrics import derive
 from warehouse.serving import serving_path
 
 SERVED_TABLES = (
+    "breakeven_daily",
     "offer_daily",
     "offer_monthly",
     "spot_quote",
@@ -88,6 +89,12 @@ def all_queries(path: Path) -> dict[str, Callable[[], pl.DataFrame]]:
         "latest_breakeven": lambda: metric_queries.latest_breakeven(path),
         "latest_breakeven h100": lambda: metric_queries.latest_breakeven(path, "h100-80g"),
         "latest_offers": lambda: queries.latest_offers(path),
+        "breakeven_daily h100 cheapest": lambda: metric_queries.breakeven_daily(
+            path, "h100-80g", "cheapest"
+        ),
+        "breakeven_daily h100 testcloud": lambda: metric_queries.breakeven_daily(
+            path, "h100-80g", "testcloud"
+        ),
     }
 
 
@@ -259,3 +266,23 @@ def test_readers_wait_for_a_sync_in_progress(warehouse: Path) -> None:
         assert options.height > 0
     finally:
         writer.wait(timeout=30)
+
+
+def test_breakeven_daily_is_the_mean_of_each_days_snapshots(warehouse: Path) -> None:
+    """The served daily breakeven equals the page's own daily downsampling of the full
+    history (Polars, independent of the SQL), for a platform and the cheapest line."""
+    history(warehouse)
+    for source in ("testcloud", "cheapest", "jygpu"):
+        full = metric_queries.breakeven_history(warehouse, "h100-80g", source)
+        expected = (
+            full.group_by(pl.col("observed_at").dt.truncate("1d"))
+            .agg(
+                pl.col("breakeven_hours_vs_hourly", "breakeven_hours_vs_monthly").mean(),
+                pl.col("simulated").any(),
+                pl.len().alias("snapshots"),
+            )
+            .sort("observed_at")
+        )
+        got = metric_queries.breakeven_daily(warehouse, "h100-80g", source)
+        assert got.height == expected.height > 0, source
+        same(got, expected.select(got.columns), f"breakeven_daily {source}")

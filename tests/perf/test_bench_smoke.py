@@ -1,0 +1,37 @@
+"""`make bench` keeps working: bench/scale.py on a one-day warehouse prints every section
+(figures are not checked: they are measurements, docs/PERFORMANCE.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_scale_bench_runs_every_section(tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "scale.py"),
+            *("--days", "1", "--rounds", "2", "--parse-rounds", "2", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "SIMULATED" in run.stdout
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    sections = {f["section"] for f in figures}
+    assert sections == {"parse", "derive", "ingest", "query", "memory"}
+    parsed = {f["what"].split()[0].rstrip(",") for f in figures if f["section"] == "parse"}
+    assert parsed == {"jygpu", "smm", "runpod", "generic", "vastai", "matpool", "autodl"}
+    assert not [f for f in figures if f["value"] == "failed"], figures
+    queries = [f["what"] for f in figures if f["section"] == "query"]
+    assert any("warehouse path" in q for q in queries)
+    assert any("open the serving copy" in q for q in queries)
