@@ -7,9 +7,11 @@ page over years of hourly history only moves the rows it draws. List filters tak
 tuple; an empty tuple matches nothing (the page says so before asking).
 
 The price trend, band and month-over-month queries read the daily pre-aggregate
-``offer_daily`` (warehouse.rollup, kept by the derive step) plus the raw offers observed
-after its watermark, so they cost the same whether the warehouse holds one year or five
-(docs/PERFORMANCE.md).
+``offer_daily`` (warehouse.rollup, kept by the derive step), so they cost the same whether
+the warehouse holds one year or five (docs/PERFORMANCE.md): from the serving copy beside
+the warehouse when there is one (warehouse.serving: opened in milliseconds, where the
+warehouse itself takes ~150 ms at five years), else from the warehouse plus the raw offers
+observed after the rollup's watermark.
 """
 
 from __future__ import annotations

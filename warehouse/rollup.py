@@ -8,9 +8,9 @@ work therefore grows with the new snapshots (one day of one platform each), neve
 the history; the literal day bounds let DuckDB skip every row group of ``offer`` outside
 them by its min/max (zone maps).
 
-Readers (warehouse.dashboard_queries) combine ``offer_daily`` with the raw offers observed
-after its watermark (``max(last_observed_at)``), so a snapshot loaded but not derived yet
-still shows.
+Readers (warehouse.dashboard_queries) read both from the serving copy (warehouse.serving),
+which the derive step brings up to date after every run; without one, from the warehouse,
+combined with the raw offers observed after the watermark (``max(last_observed_at)``).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import signal
 import socket
 import threading
 from collections.abc import Callable
@@ -375,6 +376,11 @@ def serve_forever(
     seed: int = DEFAULT_SEED,
 ) -> None:
     """Serve both sites, print their URLs, and block until Ctrl-C."""
+    if threading.current_thread() is threading.main_thread():
+        # Python turns Ctrl-C into KeyboardInterrupt only when SIGINT was not ignored at
+        # start, and a shell starts background jobs (`... &`, nohup) with it ignored: then
+        # Ctrl-C or `kill -INT` would not stop the market.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     with DemoMarket(host, jygpu_port, smm_port, seed) as market:
         print("gpuprice demo market (模拟数据 SIMULATED)", flush=True)
         print(f"  jygpu: {market.jygpu_url}/market/container", flush=True)
