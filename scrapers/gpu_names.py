@@ -76,8 +76,11 @@ _VRAM = re.compile(r"(?<![\d.])(\d{1,3})\s*G(?:B)?(?![0-9A-Z])")
 
 
 def _normalise(name: str) -> str:
-    # NFKC folds full-width letters and digits (ＲＴＸ４０９０) into ASCII.
-    return unicodedata.normalize("NFKC", name).upper().strip()
+    # NFKC folds full-width letters and digits (ＲＴＸ４０９０) into ASCII; ASCII is already
+    # its own NFKC form, so most names skip the call.
+    if not name.isascii():
+        name = unicodedata.normalize("NFKC", name)
+    return name.upper().strip()
 
 
 def _model(text: str) -> GpuModel | None:
@@ -122,7 +125,8 @@ def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     if model is None:
         return UNKNOWN_GPU
 
-    sizes_in_name = {int(s) for s in _VRAM.findall(text)}
+    # _VRAM needs a "G": most names without a size skip the regex.
+    sizes_in_name = {int(s) for s in _VRAM.findall(text)} if "G" in text else set()
     if len(sizes_in_name) > 1:
         return UNKNOWN_GPU
     size = sizes_in_name.pop() if sizes_in_name else None

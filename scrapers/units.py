@@ -39,7 +39,10 @@ _PRICE = re.compile(
 
 
 def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).strip()
+    # ASCII is its own NFKC form; skipping the call matters for the short texts of every row.
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return text.strip()
 
 
 def parse_price(text: str) -> tuple[Decimal, str]:
@@ -171,9 +174,11 @@ _PERIOD_WORDS: dict[str, int] = {
     **dict.fromkeys(("天", "日", "day", "days", "d"), 24),
     **dict.fromkeys(("月", "month", "months", "mo", "mon"), HOURS_PER_MONTH),
 }
-_PER_CARD = re.compile(r"(卡|gpu|card)")
-_PER_MACHINE = re.compile(r"(台|server|machine|node|instance)")
+_NO_MONEY = frozenset({"contact us", "contact sales", "n/a", "sold out"})
+_PER_WORD = re.compile(r"\bper\s+")
+_CURRENCY_LEAD = re.compile(r"^(usd|cny|rmb|元|\$|¥)")
 _WHO = re.compile(r"^(卡|台|gpu|card|server|machine|node|instance)[-_]?")
+_WHO_FIRST = "卡台gcsmni"  # the first characters of _WHO's words
 
 
 def parse_money(text: str) -> tuple[Decimal, str | None, str]:
@@ -181,47 +186,72 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
     of a price text: ``"$2.69/hr"`` → ``(2.69, "USD", "/hr")``; ``"¥1.96/时"`` →
     ``(1.96, "CNY", "/时")``; ``"7.75 元/卡时"`` → ``(7.75, "CNY", "/卡时")``.
     Placeholders ("面议", "Contact us") and non-positive values raise ``ParseError``."""
-    raw = _nfkc(text)
-    if raw in _NO_PRICE or raw.lower() in {"contact us", "contact sales", "n/a", "sold out"}:
+    raw = (text if text.isascii() else unicodedata.normalize("NFKC", text)).strip()  # _nfkc
+    if raw in _NO_PRICE or raw.lower() in _NO_MONEY:
         raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
     m = _MONEY.match(raw)
     if m is None:
         raise ParseError(f"not a price: {text!r}")
-    value = Decimal(m["num"].replace(",", ""))
+    num, pre_mark, post_mark, unit = m.group("num", "pre", "post", "unit")
+    value = Decimal(num.replace(",", "") if "," in num else num)
     if value <= 0:
         raise ParseError(f"price must be positive, got {text!r}")
-    pre = _CURRENCY_PREFIX[m["pre"].upper()] if m["pre"] else None
+    pre = _CURRENCY_PREFIX[pre_mark.upper()] if pre_mark else None
     post = (
-        _CURRENCY_SUFFIX[m["post"] if m["post"] == "元" else m["post"].upper()]
-        if m["post"]
+        _CURRENCY_SUFFIX[post_mark if post_mark == "元" else post_mark.upper()]
+        if post_mark
         else None
     )
     if pre and post and pre != post:
         raise ParseError(f"price {text!r} names two currencies")
-    return value, pre or post, re.sub(r"\s+", " ", m["unit"]).strip()
+    # str.split() splits on exactly the whitespace re's \s matches, without a regex call.
+    return value, pre or post, " ".join(unit.split())
+
+
+_PERIOD_ALIASES = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}
 
 
 def parse_period(unit: str) -> tuple[int, Per | None]:
     """Hours in the billing period a unit names, and whom it says the price covers:
     ``"/hr"`` → ``(1, None)``; ``"/GPU/hr"`` or ``"/卡时"`` → ``(1, "card")``;
     ``"元/台/月"`` → ``(720, "machine")``. ``ParseError`` when no period is named."""
-    key = re.sub(r"\bper\s+", "/", _nfkc(unit).lower())
-    key = re.sub(r"[\s.·]", "", key)
-    key = re.sub(r"^(usd|cny|rmb|元|\$|¥)", "", key)
-    key = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}.get(key, key)
+    # The same steps as regex substitutions would take, each skipped when a cheap test shows
+    # it would change nothing: this runs once or more for every price row.
+    key = (unit if unit.isascii() else unicodedata.normalize("NFKC", unit)).strip().lower()
+    if "per" in key:
+        key = _PER_WORD.sub("/", key)
+    key = "".join(key.split())  # str.split() and re's \s agree on what whitespace is
+    if "." in key:
+        key = key.replace(".", "")
+    if "·" in key:
+        key = key.replace("·", "")
     if not key.startswith("/"):
-        raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
+        key = _CURRENCY_LEAD.sub("", key)
+        key = _PERIOD_ALIASES.get(key, key)
+        if not key.startswith("/"):
+            raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
     segments = [part for part in key.split("/") if part]
-    last = _WHO.sub("", segments[-1]) if segments else ""
-    if last not in _PERIOD_WORDS:
+    last = segments[-1] if segments else ""
+    if last[:1] in _WHO_FIRST:  # only then can _WHO match: skip the regex for "hr", "时"
+        who = _WHO.match(last)
+        if who is not None:
+            last = last[who.end() :]
+    hours = _PERIOD_WORDS.get(last)
+    if hours is None:
         raise ParseError(f"unknown billing period in unit {unit!r} (known: hour, day, month)")
     joined = "/".join(segments)
     per: Per | None = None
-    if _PER_CARD.search(joined):
+    if "卡" in joined or "gpu" in joined or "card" in joined:
         per = "card"
-    elif _PER_MACHINE.search(joined):
+    elif (
+        "台" in joined
+        or "server" in joined
+        or "machine" in joined
+        or "node" in joined
+        or "instance" in joined
+    ):
         per = "machine"
-    return _PERIOD_WORDS[last], per
+    return hours, per
 
 
 def per_card_hour(

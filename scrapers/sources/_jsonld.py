@@ -33,19 +33,58 @@ def blocks(tree: LexborHTMLParser, url: str) -> list[Any]:
 
 def types_of(item: dict[str, Any]) -> set[str]:
     kind = item.get("@type")
+    if type(kind) is str:
+        return {kind.rsplit("/", 1)[-1]} if kind else set()
     names = kind if isinstance(kind, list) else [kind]
     return {str(k).rsplit("/", 1)[-1] for k in names if k}
 
 
+_NESTED = (dict, list)
+
+
+def _of_type(objects: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The objects with ``name in types_of(object)``, in order, without building a set for
+    each: this runs over every object of every block, and nearly all of them have one plain
+    string ``@type``."""
+    suffix = "/" + name
+    found = []
+    for item in objects:
+        kind = item.get("@type")
+        if type(kind) is str:
+            if kind == name or kind.endswith(suffix):
+                found.append(item)
+        elif name in types_of(item):
+            found.append(item)
+    return found
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """Every JSON object in ``value``, depth first (the order :func:`walk` yields them).
+
+    A plain recursive function filling one list: a chain of nested generators costs a frame
+    switch per level for every object, several times the work of visiting it. Values are
+    nearly all ``str``, ``dict`` or ``list`` straight from ``json.loads``, so exact type
+    tests come first and ``isinstance`` (for subclasses) only after them."""
+    found: list[dict[str, Any]] = []
+    append = found.append
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            append(node)
+            node = node.values()
+        for child in node:
+            kind = type(child)
+            if kind is dict or kind is list or (kind is not str and isinstance(child, _NESTED)):
+                visit(child)
+
+    if isinstance(value, _NESTED):
+        visit(value)
+    return found
+
+
 def walk(value: Any) -> Iterator[dict[str, Any]]:
     """Every JSON object in ``value``, depth first."""
-    if isinstance(value, dict):
-        yield value
-        for child in value.values():
-            yield from walk(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from walk(child)
+    return iter(_objects(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +123,7 @@ def offers_of(product: dict[str, Any]) -> list[LdOffer]:
 
 
 def products(items: list[Any]) -> list[dict[str, Any]]:
-    return [item for item in walk(items) if "Product" in types_of(item)]
+    return _of_type(_objects(items), "Product")
 
 
 def all_offers(items: list[Any]) -> list[LdOffer]:
@@ -92,7 +131,8 @@ def all_offers(items: list[Any]) -> list[LdOffer]:
     thing), each once."""
     found: list[LdOffer] = []
     claimed: set[int] = set()
-    for product in products(items):
+    every = _objects(items)
+    for product in _of_type(every, "Product"):
         for ld in offers_of(product):
             claimed.add(id(ld.offer))
             found.append(ld)
@@ -100,8 +140,8 @@ def all_offers(items: list[Any]) -> list[LdOffer]:
             if isinstance(aggregate, dict):
                 claimed.update(id(o) for o in _as_list(aggregate.get("offers")))
                 claimed.add(id(aggregate))
-    for item in walk(items):
-        if id(item) in claimed or "Offer" not in types_of(item):
+    for item in _of_type(every, "Offer"):
+        if id(item) in claimed:
             continue
         offered = item.get("itemOffered")
         found.append(
@@ -114,12 +154,11 @@ def properties(product: dict[str, Any]) -> dict[str, str]:
     """``additionalProperty`` PropertyValues by lower-case name: {"vram": "80 GB", ...}."""
     found = {}
     for prop in _as_list(product.get("additionalProperty")):
-        if (
-            isinstance(prop, dict)
-            and prop.get("name") is not None
-            and prop.get("value") is not None
-        ):
-            found[str(prop["name"]).strip().lower()] = str(prop["value"]).strip()
+        if isinstance(prop, dict):
+            name = prop.get("name")
+            value = prop.get("value")
+            if name is not None and value is not None:
+                found[str(name).strip().lower()] = str(value).strip()
     return found
 
 

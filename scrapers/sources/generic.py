@@ -72,6 +72,7 @@ SYNONYMS: dict[str, frozenset[str]] = {
     "region": frozenset({"地域", "区域", "地区", "机房", "region", "location", "zone"}),
 }  # fmt: skip
 _HINT = re.compile(r"[(（\[](?P<hint>[^)）\]]*)[)）\]]")
+_HEADER_NOISE = re.compile(r"[\s:：*]")
 _COUNT = re.compile(r"(\d+)")
 _VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*(?:GB|G|GIB)?\b", re.IGNORECASE)
 PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
@@ -95,8 +96,8 @@ def _key(header: str) -> tuple[str, str | None]:
     """A header's comparable name and the unit hint in its parentheses, if any."""
     text = nfkc(header)
     hint = _HINT.search(text)
-    name = _HINT.sub("", text)
-    return re.sub(r"[\s:：*]", "", name).lower(), (hint["hint"].strip() if hint else None)
+    name = _HINT.sub("", text) if hint else text  # no match, nothing to remove
+    return _HEADER_NOISE.sub("", name).lower(), (hint["hint"].strip() if hint else None)
 
 
 def _role(name: str, hint: str | None) -> str | None:
@@ -188,12 +189,14 @@ class GenericAdapter:
             vram = _vram(props.get("vram") or props.get("gpu memory") or "")
             count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
             key = "|".join(p for p in ("ld", name, label) if p)
-            rows.append(
-                self._row(
+            try:
+                row = self._row(
                     observed, simulated, key, name, vram, count, None, price, currency, unit,
-                    label, what,
-                )
-            )  # fmt: skip
+                    label,
+                )  # fmt: skip
+            except ParseError as exc:
+                raise ParseError(f"{what}: {exc}") from None
+            rows.append(row)
         return rows
 
     # -- tables --------------------------------------------------------------------------
@@ -219,50 +222,66 @@ class GenericAdapter:
                 continue
             col = {role: roles.index(role) for role in roles if role and role != "price"}
             price_cols = [i for i, role in enumerate(roles) if role == "price"]
+            several = len(price_cols) > 1
+            # What a price column's header says (currency), worked out once per table.
+            hint_currency = {c: _currency_in(keys[c][1]) for c in price_cols}
             for r, tr in enumerate(body_rows, 1):
                 cells = [text_of(td) for td in tr.css("td, th")]
                 if not any(cells):
                     continue
-                what = f"{url}: table {t} row {r}"
+                # Messages are built only when raised: most rows raise none.
                 if len(cells) != len(headers):
-                    raise ParseError(f"{what}: {len(cells)} cells for {len(headers)} columns")
+                    raise ParseError(
+                        f"{url}: table {t} row {r}: {len(cells)} cells for {len(headers)} columns"
+                    )
                 name = cells[col["gpu"]]
                 if not name:
-                    raise ParseError(f"{what}: empty GPU model")
+                    raise ParseError(f"{url}: table {t} row {r}: empty GPU model")
                 vram = _vram(cells[col["vram"]]) if "vram" in col else None
                 count = _count(cells[col["count"]]) if "count" in col else 1
                 if count is None:
-                    raise ParseError(f"{what}: unreadable GPU count {cells[col['count']]!r}")
+                    raise ParseError(
+                        f"{url}: table {t} row {r}: unreadable GPU count {cells[col['count']]!r}"
+                    )
                 region = cells[col["region"]] or None if "region" in col else None
                 unit_cell = cells[col["unit"]] if "unit" in col else ""
+                # The offer id's parts up to the price column's name, the same for each column.
+                listing = "|".join([str(p) for p in (f"t{t}", name, vram, count, region) if p])
                 for c in price_cols:
                     text = cells[c]
-                    if len(price_cols) > 1 and text in {"", "-", "—", "--"}:
+                    if several and text in {"", "-", "—", "--"}:
                         continue  # this listing has no price in this mode
-                    where = f"{what} ({headers[c]})"
                     try:
                         price, currency, unit = parse_money(text)
                     except ParseError as exc:
-                        raise ParseError(f"{where}: {exc}") from None
+                        raise ParseError(
+                            f"{url}: table {t} row {r} ({headers[c]}): {exc}"
+                        ) from None
                     hint = keys[c][1]
-                    hint_currency = _currency_in(hint) or _currency_in(unit_cell)
-                    currency = (currency or hint_currency or self.options.currency or "").upper()
+                    if not currency:  # only then do the header and unit column matter
+                        currency = hint_currency[c] or _currency_in(unit_cell)
+                    currency = (currency or self.options.currency or "").upper()
                     if not currency:
-                        raise ParseError(f"{where}: the price names no currency")
+                        raise ParseError(
+                            f"{url}: table {t} row {r} ({headers[c]}): the price names no currency"
+                        )
                     unit = unit or unit_cell or (hint if hint and "/" in hint else None)
                     unit = unit or self.options.unit
                     if not unit:
-                        raise ParseError(f"{where}: no billing period in the cell, header, "
-                                         "unit column or [extract].unit")  # fmt: skip
-                    key = "|".join(
-                        str(p) for p in (f"t{t}", name, vram, count, region, keys[c][0]) if p
-                    )
-                    rows.append(
-                        self._row(
+                        raise ParseError(f"{url}: table {t} row {r} ({headers[c]}): no billing "
+                                         "period in the cell, header, unit column or "
+                                         "[extract].unit")  # fmt: skip
+                    key = f"{listing}|{keys[c][0]}" if keys[c][0] else listing
+                    try:
+                        row = self._row(
                             observed, simulated, key, name, vram, count, region, price,
-                            currency, unit, headers[c], where,
-                        )
-                    )  # fmt: skip
+                            currency, unit, headers[c],
+                        )  # fmt: skip
+                    except ParseError as exc:
+                        raise ParseError(
+                            f"{url}: table {t} row {r} ({headers[c]}): {exc}"
+                        ) from None
+                    rows.append(row)
         return rows
 
     def _row(
@@ -278,20 +297,15 @@ class GenericAdapter:
         currency: str,
         unit: str,
         label: str,
-        what: str,
     ) -> OfferRow:
-        try:
-            hours, per = parse_period(unit)
-            listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
-            norm_unit, native = per_card_hour(
-                listed, currency, hours, count, per or self.options.price_per
-            )
-            cny = self.fx.to_cny(native, currency, observed.date()).quantize(
-                CNY_QUANTUM, ROUND_HALF_UP
-            )
-            billing = _billing(hours, label)
-        except ParseError as exc:
-            raise ParseError(f"{what}: {exc}") from None
+        """One row; a ``ParseError`` here is the caller's to prefix with where it was."""
+        hours, per = parse_period(unit)
+        listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
+        norm_unit, native = per_card_hour(
+            listed, currency, hours, count, per or self.options.price_per
+        )
+        cny = self.fx.to_cny(native, currency, observed.date()).quantize(CNY_QUANTUM, ROUND_HALF_UP)
+        billing = _billing(hours, label)
         return OfferRow(
             observed_at=observed,
             source=self.name,
@@ -315,7 +329,11 @@ class GenericAdapter:
 def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
     """Header cells and body rows: ``thead th`` and ``tbody tr``, or else the first row."""
     head = table.css("thead th") or table.css("thead td")
-    trs = table.css("tbody tr") if table.css_first("tbody") is not None else table.css("tr")
+    # Rows under a tbody if there is one (an HTML parser adds one round bare rows). Asked in
+    # this order, a table with rows needs one selector call instead of two.
+    trs = table.css("tbody tr")
+    if not trs and table.css_first("tbody") is None:
+        trs = table.css("tr")
     if head:
         return head, [tr for tr in trs if tr.parent is None or tr.parent.tag != "thead"]
     if not trs:
@@ -327,13 +345,20 @@ def _vram(text: str) -> int | None:
     m = _VRAM.search(nfkc(text))
     if m is None:
         return None
-    value = Decimal(m[1])
+    digits = m[1]
+    if "." not in digits:  # whole digits: int() is the Decimal's value, far cheaper
+        whole = int(digits)
+        return whole if whole > 0 else None
+    value = Decimal(digits)
     return int(value) if value == value.to_integral_value() and value > 0 else None
 
 
 def _count(text: str) -> int | None:
     m = _COUNT.search(nfkc(text))
-    return int(m[1]) if m and int(m[1]) > 0 else None
+    if m is None:
+        return None
+    value = int(m[1])
+    return value if value > 0 else None
 
 
 def _currency_in(text: str | None) -> str | None:

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
@@ -52,7 +52,34 @@ def _billing(cloud: str) -> Billing:
 
 def _gb(text: str | None) -> int | None:
     m = _GB.search(text or "")
-    return None if m is None else int(Decimal(m[1]).to_integral_value())
+    if m is None:
+        return None
+    digits = m[1]
+    # int() of whole digits equals Decimal's integral value, at a fraction of the cost.
+    return int(Decimal(digits).to_integral_value()) if "." in digits else int(digits)
+
+
+def _vram_in(product: dict[str, Any]) -> str | None:
+    """The "80GB VRAM" of a Product's description, read only when no property gives it."""
+    in_text = _VRAM_TEXT.search(str(product.get("description") or ""))
+    return in_text[0] if in_text else None
+
+
+def _positive(value: Any) -> Decimal | None:
+    """What ``number(value, ...)`` returns for the usual price, a numeric string, without
+    building its error message first; ``None`` for anything else (let ``number`` decide)."""
+    if type(value) is not str:
+        return None
+    try:
+        result = Decimal(value.strip())
+    except InvalidOperation:
+        return None
+    return result if result.is_finite() and result > 0 else None
+
+
+def _spec(block: LexborNode, selector: str) -> str | None:
+    found = block.css_first(selector)
+    return None if found is None else text_of(found)
 
 
 def _int(text: str | None) -> int | None:
@@ -88,8 +115,14 @@ class RunpodAdapter:
                 f"{url}: not a RunPod pricing page: no JSON-LD Product named '<card> GPU on "
                 "Runpod' and no .gpu-pricing-row"
             )
-        keys = [r.offer_id for r in rows]
-        twice = sorted({k for k in keys if keys.count(k) > 1})
+        seen: set[str] = set()
+        twice_seen: set[str] = set()
+        for row in rows:
+            key = row.offer_id
+            if key in seen:
+                twice_seen.add(key)
+            seen.add(key)
+        twice = sorted(twice_seen)
         if twice:
             raise ParseError(f"{url}: the same card and cloud listed twice: {twice}")
         return rows
@@ -105,33 +138,35 @@ class RunpodAdapter:
             card = PRODUCT_NAME.match(name)["card"]  # type: ignore[index]
             what = f"{url}: {name}"
             props = _jsonld.properties(product)
-            description = str(product.get("description") or "")
-            in_text = _VRAM_TEXT.search(description)
-            vram = _gb(props.get("vram") or (in_text[0] if in_text else None))
+            vram = _gb(props.get("vram") or _vram_in(product))
             ram = _gb(props.get("ram"))
             vcpu = _int(props.get("vcpu") or props.get("vcpus"))
             offers = _jsonld.offers_of(product)
             if not offers:
                 raise ParseError(f"{what}: no offers")
+            gpu = canonical_gpu(card, vram)  # one card, whichever cloud
             for ld in offers:
-                cloud = str(ld.offer.get("name") or "").strip()
+                offer = ld.offer
+                cloud = str(offer.get("name") or "").strip()
                 if not cloud:
                     raise ParseError(
                         f"{what}: an offer without a name (expected e.g. 'Secure Cloud')"
                     )
-                where = f"{what} / {cloud}"
-                if ld.offer.get("price") is None:
-                    raise ParseError(f"{where}: no price")
-                price = number(ld.offer["price"], f"{where}: price")
+                raw_price = offer.get("price")
+                if raw_price is None:
+                    raise ParseError(f"{what} / {cloud}: no price")
+                price = _positive(raw_price)
+                if price is None:  # not a positive number: number() raises with the reason
+                    price = number(raw_price, f"{what} / {cloud}: price")
                 currency = str(ld.currency or "").upper()
                 if not currency:
-                    raise ParseError(f"{where}: no priceCurrency")
-                unit = _jsonld.unit_of(ld.offer) or "/hr"
+                    raise ParseError(f"{what} / {cloud}: no priceCurrency")
+                unit = _jsonld.unit_of(offer) or "/hr"
                 hours, per = parse_period(unit)
                 if hours != 1 or per == "machine":
-                    raise ParseError(f"{where}: price per {unit!r}, expected per GPU-hour")
+                    raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
                 rows.append(
-                    self._row(observed, card, cloud, vram, price, currency, "/hr", ram, vcpu)
+                    self._row(observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu)
                 )
         return rows
 
@@ -141,44 +176,34 @@ class RunpodAdapter:
         rows = []
         for n, block in enumerate(tree.css(".gpu-pricing-row"), 1):
             name_node = block.css_first(".gpu-name")
-            if name_node is None or not text_of(name_node):
+            card = "" if name_node is None else text_of(name_node)
+            if not card:
                 raise ParseError(f"{url}: pricing row {n} has no .gpu-name")
-            card = text_of(name_node)
             what = f"{url}: {card}"
-
-            def spec(selector: str, node=block) -> str | None:
-                found = node.css_first(selector)
-                return None if found is None else text_of(found)
 
             prices = block.css(".gpu-price")
             if not prices:
                 raise ParseError(f"{what}: no .gpu-price")
+            # The card's specs are the same for every cloud's price: read them once.
+            vram = _gb(_spec(block, ".gpu-vram"))
+            ram = _gb(_spec(block, ".gpu-ram"))
+            vcpu = _int(_spec(block, ".gpu-vcpu"))
+            gpu = canonical_gpu(card, vram)
             for price_node in prices:
                 cloud = (price_node.attributes.get("data-cloud") or "").strip()
                 if not cloud:
                     raise ParseError(f"{what}: a .gpu-price without data-cloud")
-                where = f"{what} / {cloud}"
                 try:
                     value, currency, unit = parse_money(text_of(price_node))
                     hours, per = parse_period(unit)
                 except ParseError as exc:
-                    raise ParseError(f"{where}: {exc}") from None
+                    raise ParseError(f"{what} / {cloud}: {exc}") from None
                 if currency is None:
-                    raise ParseError(f"{where}: price names no currency")
+                    raise ParseError(f"{what} / {cloud}: price names no currency")
                 if hours != 1 or per == "machine":
-                    raise ParseError(f"{where}: price per {unit!r}, expected per GPU-hour")
+                    raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
                 rows.append(
-                    self._row(
-                        observed,
-                        card,
-                        cloud,
-                        _gb(spec(".gpu-vram")),
-                        value,
-                        currency,
-                        unit,
-                        _gb(spec(".gpu-ram")),
-                        _int(spec(".gpu-vcpu")),
-                    )
+                    self._row(observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu)
                 )
         return rows
 
@@ -186,6 +211,7 @@ class RunpodAdapter:
         self,
         observed: datetime,
         card: str,
+        gpu: str,
         cloud: str,
         vram: int | None,
         price: Decimal,
@@ -203,7 +229,7 @@ class RunpodAdapter:
             observed_at=observed,
             source=self.name,
             offer_id=f"{card}/{cloud}",
-            gpu=canonical_gpu(card, vram),
+            gpu=gpu,
             gpu_name_raw=card,
             gpu_count=1,
             vram_gb=vram,

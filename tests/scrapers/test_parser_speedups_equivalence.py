@@ -1,0 +1,223 @@
+"""The fast paths in units, gpu_names and _jsonld give what the plain versions they replaced
+give. Each ``_ref_*`` below is the earlier, straightforward implementation, kept here as the
+specification; the fast one must agree with it on every input, errors included."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import unicodedata
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from scrapers import gpu_names, units
+from scrapers.gpu_names import MODELS, canonical_gpu
+from scrapers.rows import HOURS_PER_MONTH, UNKNOWN_GPU, ParseError
+from scrapers.sources import _jsonld
+from tests.scrapers.live_fixtures import LIVE_DIR
+
+# -- the plain versions ----------------------------------------------------------------------
+
+
+def _ref_nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+def _ref_parse_money(text: str) -> tuple[Decimal, str | None, str]:
+    raw = _ref_nfkc(text)
+    if raw in units._NO_PRICE or raw.lower() in {"contact us", "contact sales", "n/a", "sold out"}:
+        raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
+    m = units._MONEY.match(raw)
+    if m is None:
+        raise ParseError(f"not a price: {text!r}")
+    value = Decimal(m["num"].replace(",", ""))
+    if value <= 0:
+        raise ParseError(f"price must be positive, got {text!r}")
+    pre = units._CURRENCY_PREFIX[m["pre"].upper()] if m["pre"] else None
+    post = (
+        units._CURRENCY_SUFFIX[m["post"] if m["post"] == "元" else m["post"].upper()]
+        if m["post"]
+        else None
+    )
+    if pre and post and pre != post:
+        raise ParseError(f"price {text!r} names two currencies")
+    return value, pre or post, re.sub(r"\s+", " ", m["unit"]).strip()
+
+
+def _ref_parse_period(unit: str) -> tuple[int, str | None]:
+    key = re.sub(r"\bper\s+", "/", _ref_nfkc(unit).lower())
+    key = re.sub(r"[\s.·]", "", key)
+    key = re.sub(r"^(usd|cny|rmb|元|\$|¥)", "", key)
+    key = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}.get(key, key)
+    if not key.startswith("/"):
+        raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
+    segments = [part for part in key.split("/") if part]
+    last = units._WHO.sub("", segments[-1]) if segments else ""
+    if last not in units._PERIOD_WORDS:
+        raise ParseError(f"unknown billing period in unit {unit!r} (known: hour, day, month)")
+    joined = "/".join(segments)
+    per = None
+    if re.search(r"(卡|gpu|card)", joined):
+        per = "card"
+    elif re.search(r"(台|server|machine|node|instance)", joined):
+        per = "machine"
+    return units._PERIOD_WORDS[last], per
+
+
+def _ref_canonical_gpu(name: str, vram_gb: int | None = None) -> str:
+    text = unicodedata.normalize("NFKC", name).upper().strip()
+    if not text:
+        return UNKNOWN_GPU
+    matches = [m for m in MODELS if m.pattern.search(text)]
+    if len(matches) != 1:
+        return UNKNOWN_GPU
+    model = matches[0]
+    if model.exclude is not None and model.exclude.search(text):
+        return UNKNOWN_GPU
+    sizes = {int(s) for s in gpu_names._VRAM.findall(text)}
+    if len(sizes) > 1:
+        return UNKNOWN_GPU
+    size = sizes.pop() if sizes else None
+    if vram_gb is not None:
+        if size is not None and size != vram_gb:
+            return UNKNOWN_GPU
+        size = vram_gb
+    if size is None:
+        size = model.default_vram
+    if size is None:
+        return UNKNOWN_GPU
+    return model.sizes.get(size, UNKNOWN_GPU)
+
+
+def _ref_walk(value: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(value, dict):
+        yield value
+        for child in value.values():
+            yield from _ref_walk(child)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _ref_walk(child)
+
+
+def _ref_types_of(item: dict[str, Any]) -> set[str]:
+    kind = item.get("@type")
+    names = kind if isinstance(kind, list) else [kind]
+    return {str(k).rsplit("/", 1)[-1] for k in names if k}
+
+
+# -- inputs ----------------------------------------------------------------------------------
+
+_SEEDS = [
+    "$2.69/hr", "¥1.96/时", "7.75 元/卡时", "US$ 1,074 per GPU per hour", "1.26", "1,96",
+    "  ３.５ 元 / 卡 / 小时 ", "Contact us", "N/A", "面议", "0", "-1", "7,9200", "2.69 USD/hr",
+    "$2 CNY", "¥2 USD /mo", "RMB 3/台/月", "/hr", "per hour", "per GPU per hour", "hourly",
+    "monthly", "daily", "/GPU/hr", "/卡时", "元/台/月", "/ h", "/h.", "USD/hr", "$/hr",
+    "/server-hour", "/gpu-hr", "/instance/day", "/x", "", "/", "元/卡·时", "\u00a0/hr\u3000",
+    "Per Hour", "super hour", "/卡", "/card_month", "￥1,074", "$3.99 /hr", "usdhourly",
+    "RTX 4090 24GB", "4090-24G", "NVIDIA GeForce RTX 4090", "昇腾910B", "A100-SXM4-80GB",
+    "H100/H200", "H100 NVL", "ＲＴＸ４０９０", "RTX 4090 D", "A100 40GB 80GB", "H100 24GB",
+    "910B4", "H20", "H200 SXM", "L40S", "RTX 5090D", "5090 32G", "A100", "24GDDR6X 4090",
+    "Ascend910B", "\u00a0H200\u3000", "h100 sxm", "MTT S4000", "RTX 6000 Ada",
+]  # fmt: skip
+_PIECES = ["", " ", "/", "/hr", " per ", "GB", "G", "元", "卡", "台", "$", "\u3000", "\t", "Ｇ",
+           ".5", "·", "gpu", "card", "node", "-", "_", "80", "mo", "天", "时"]  # fmt: skip
+
+
+def _corpus() -> list[str]:
+    texts = set(_SEEDS)
+    for path in sorted(LIVE_DIR.glob("*.html")):
+        page = path.read_text("utf-8", "replace")
+        texts.update(m[:40] for m in re.findall(r">([^<>]{1,60})<", page))
+    rnd = random.Random(20260904)
+    base = sorted(texts)
+    for _ in range(3000):
+        text = rnd.choice(base)
+        if rnd.random() < 0.6:
+            text += rnd.choice(_PIECES) + rnd.choice(base)[:8]
+        if text and rnd.random() < 0.4:
+            i = rnd.randrange(len(text))
+            text = text[:i] + rnd.choice(_PIECES) + text[i + 1 :]
+        texts.add(text)
+    return sorted(texts)
+
+
+CORPUS = _corpus()
+
+
+def _outcome(fn, *args):
+    try:
+        return "ok", fn(*args)
+    except ParseError as exc:
+        return "error", str(exc)
+
+
+# -- the checks ------------------------------------------------------------------------------
+
+
+def test_parse_money_matches_the_plain_version() -> None:
+    for text in CORPUS:
+        assert _outcome(units.parse_money, text) == _outcome(_ref_parse_money, text), text
+
+
+def test_parse_period_matches_the_plain_version() -> None:
+    for text in CORPUS:
+        assert _outcome(units.parse_period, text) == _outcome(_ref_parse_period, text), text
+
+
+@pytest.mark.parametrize("vram", [None, 24, 40, 80, 141])
+def test_canonical_gpu_matches_the_plain_version(vram: int | None) -> None:
+    for text in CORPUS:
+        assert canonical_gpu(text, vram) == _ref_canonical_gpu(text, vram), text
+
+
+def _ld_samples() -> list[Any]:
+    samples: list[Any] = []
+    for path in sorted(LIVE_DIR.glob("*.html")):
+        page = path.read_text("utf-8", "replace")
+        for raw in re.findall(r'<script type="application/ld\+json">(.*?)</script>', page, re.S):
+            try:
+                samples.append(json.loads(raw))
+            except json.JSONDecodeError:
+                continue
+    samples += [
+        [{"@type": ["Offer", "x/Product"], "offers": [1, {"@type": "AggregateOffer", "lowPrice": 3}]}],
+        {"@type": "Product", "name": "p", "offers": {"@type": "AggregateOffer", "offers": []}},
+        [[[{"@type": None, "x": [{"@type": "https://schema.org/Offer", "price": 1}]}]]],
+        {"@type": ["", 0, "http://schema.org/Offer"]},
+        {"@type": 5, "a": {"@type": {"b": 1}, "c": {"@type": "Product", "offers": [{"p": 1}]}}},
+        {"@type": "Product", "x": {"@type": "Product", "offers": {"@type": "Offer"}}},
+        "not an object",
+        3,
+    ]  # fmt: skip
+    return samples
+
+
+def test_jsonld_walk_and_searches_match_the_plain_versions() -> None:
+    for sample in _ld_samples():
+        items = [sample, sample]
+        assert [id(d) for d in _jsonld.walk(items)] == [id(d) for d in _ref_walk(items)]
+        expected_products = [d for d in _ref_walk(items) if "Product" in _ref_types_of(d)]
+        assert [id(p) for p in _jsonld.products(items)] == [id(p) for p in expected_products]
+        for item in _ref_walk(items):
+            assert _jsonld.types_of(item) == _ref_types_of(item)
+        offers = _jsonld.all_offers(items)
+        claimed = {id(ld.offer) for p in expected_products for ld in _jsonld.offers_of(p)}
+        for p in expected_products:
+            for aggregate in _jsonld._as_list(p.get("offers")):
+                if isinstance(aggregate, dict):
+                    claimed |= {id(o) for o in _jsonld._as_list(aggregate.get("offers"))}
+                    claimed.add(id(aggregate))
+        free = [d for d in _ref_walk(items) if id(d) not in claimed and "Offer" in _ref_types_of(d)]
+        under = [ld for p in expected_products for ld in _jsonld.offers_of(p)]
+        # By value: an AggregateOffer with only a lowPrice gives a new dict on each call.
+        assert [(ld.offer, ld.currency) for ld in offers] == [
+            (ld.offer, ld.currency) for ld in under
+        ] + [(d, d.get("priceCurrency")) for d in free]
+
+
+def test_month_constant_is_unchanged() -> None:
+    assert units.parse_period("/月") == (HOURS_PER_MONTH, None)
