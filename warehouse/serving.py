@@ -113,7 +113,8 @@ def sync(
     """Bring the serving copy up to date from the warehouse open on ``con`` (the writer)."""
     started = time.perf_counter()
     target = serving_path(warehouse)
-    _attach(con, target, SYNC_WAIT_S if wait_s is None else wait_s)
+    wait_s = SYNC_WAIT_S if wait_s is None else wait_s
+    _attach(con, target, wait_s)
     try:
         con.execute(
             "CREATE OR REPLACE TEMP TABLE sync_key AS SELECT source, day FROM serving_outbox"
@@ -126,7 +127,7 @@ def sync(
             # A fresh file: whatever an older layout or a damaged copy held is gone.
             con.execute(f"DETACH {ALIAS}")
             remove(target)
-            _attach(con, target, SYNC_WAIT_S if wait_s is None else wait_s)
+            _attach(con, target, wait_s)
         if days or full:
             with_more_memory(con, lambda: _copy(con, full))
             con.execute(
@@ -164,15 +165,12 @@ def _attach(con: duckdb.DuckDBPyConnection, target: Path, wait_s: float) -> None
     DuckDB cannot open (damaged, not a database) is a cache: it is removed and rebuilt."""
     try:
         lock_retrying(wait_s)(con.execute, f"ATTACH ? AS {ALIAS}", [str(target)])
-    except duckdb.IOException as exc:
+    except duckdb.Error as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy(
                 f"serving copy {target} stayed locked by readers for more than {wait_s:.0f} s; "
                 "its days stay queued and the next run copies them"
             ) from None
-        remove(target)
-        con.execute(f"ATTACH ? AS {ALIAS}", [str(target)])
-    except duckdb.Error:
         remove(target)
         con.execute(f"ATTACH ? AS {ALIAS}", [str(target)])
 
