@@ -84,20 +84,14 @@ def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> De
     bring the dashboard's serving copy up to date (warehouse.serving). A copy that fails is
     reported in the summary and retried by the next run; the derive itself stands."""
     with write_connection(path) as con:
-        summary = _derive_within_memory(con, full=full, now=now)
+        # A backlog that does not fit the configured DuckDB limit is run again with more
+        # (warehouse.db.with_more_memory); the summary says what it needed.
+        summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
+        summary = replace(summary, memory_limit=limit)
         try:
             return replace(summary, serving=sync(con, path))
         except (WarehouseBusy, duckdb.Error, OSError) as exc:
             return replace(summary, serving_error=f"{type(exc).__name__}: {exc}")
-
-
-def _derive_within_memory(
-    con: duckdb.DuckDBPyConnection, *, full: bool, now: datetime | None
-) -> DeriveSummary:
-    """derive_with, run again with a larger DuckDB memory limit when a backlog does not fit
-    the configured one (warehouse.db.with_more_memory); the summary says what it needed."""
-    summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
-    return replace(summary, memory_limit=limit)
 
 
 def derive_with(
