@@ -543,7 +543,7 @@ def bench_parsing(rounds: int) -> None:
 
 
 PIPELINE_RUN = """
-import json, sys
+import sys
 from pathlib import Path
 from gpuprice.jobs import JobRunner
 from gpuprice.settings import load_settings
@@ -554,33 +554,14 @@ with DemoMarket().start() as market:
     cfg.write_text('[http]\\nmin_interval_s = 0\\n[sources.jygpu]\\ndemo_url = "%s"\\n'
                    '[sources.smm]\\ndemo_url = "%s"\\n' % (market.jygpu_url, market.smm_url))
     settings = load_settings(cfg, home=home, profile="demo")
-    result = JobRunner(settings).run()
+    JobRunner(settings).run()  # a failed source still measures the run
 hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
-print(json.dumps({"rss_mb": int(hwm) / 1024, "failed": len(result.failed)}))
+print(int(hwm) / 1024)
 """
 
 
-def bench_memory(path: Path, label: str) -> None:
-    """Peak RSS of one pipeline run (fetch, parse, load, derive, alerts) in its own process
-    against the generated warehouse, and of the dashboard process rendering the trend page."""
-    home = path.parent
-    out = subprocess.run(
-        [sys.executable, "-c", PIPELINE_RUN, str(home)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=os.environ | {"GPUPRICE_HOME": str(home)},
-    )
-    if out.returncode != 0:
-        print(out.stderr[-2000:])
-        report("memory", f"{label}: pipeline run peak RSS", "failed", "", None)
-    else:
-        got = json.loads(out.stdout.strip().splitlines()[-1])
-        report(
-            "memory", f"{label}: pipeline run peak RSS (MB)", f"{got['rss_mb']:.0f}", "500", None
-        )
-    dash = """
-import resource, sys
+DASHBOARD_RENDER = """
+import sys
 from streamlit.testing.v1 import AppTest
 app = AppTest.from_file(sys.argv[1], default_timeout=600)
 app.run()
@@ -588,8 +569,13 @@ assert not app.exception, [e.value for e in app.exception]
 hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
 print(int(hwm) / 1024)
 """
+
+
+def _peak_rss_mb(code: str, arg: str, home: Path) -> float | None:
+    """Run ``code`` in its own Python process against ``home``; the peak RSS (MB) it prints
+    last, or None (with its stderr shown) when it failed."""
     out = subprocess.run(
-        [sys.executable, "-c", dash, str(ROOT / "dashboard" / "app.py")],
+        [sys.executable, "-c", code, arg],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -597,10 +583,26 @@ print(int(hwm) / 1024)
     )
     if out.returncode != 0:
         print(out.stderr[-2000:])
-        report("memory", f"{label}: dashboard process peak RSS", "failed", "", None)
-    else:
-        rss = float(out.stdout.strip().splitlines()[-1])
-        report("memory", f"{label}: dashboard (trend page) peak RSS (MB)", f"{rss:.0f}", "", None)
+        return None
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def bench_memory(path: Path, label: str) -> None:
+    """Peak RSS of one pipeline run (fetch, parse, load, derive, alerts) in its own process
+    against the generated warehouse, and of the dashboard process rendering the trend page."""
+    home = path.parent
+    for what, code, arg, target in (
+        ("pipeline run peak RSS (MB)", PIPELINE_RUN, str(home), "500"),
+        (
+            "dashboard (trend page) peak RSS (MB)",
+            DASHBOARD_RENDER,
+            str(ROOT / "dashboard" / "app.py"),
+            "",
+        ),
+    ):
+        rss = _peak_rss_mb(code, arg, home)
+        value = "failed" if rss is None else f"{rss:.0f}"
+        report("memory", f"{label}: {what}", value, target, None)
 
 
 def main() -> None:

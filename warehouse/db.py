@@ -37,6 +37,14 @@ class WarehouseMissing(FileNotFoundError):
 class WarehouseBusy(RuntimeError):
     """The warehouse stayed locked by another process for longer than the retry budget."""
 
+    @classmethod
+    def waited(cls, path: Path, wait_s: float) -> WarehouseBusy:
+        """The error a reader or the writer raises once its wait for the lock is spent."""
+        return cls(
+            f"warehouse {path} is locked by another process for more than {wait_s:.0f} s; "
+            "try again when the running load finishes"
+        )
+
 
 def is_lock_conflict(exc: BaseException) -> bool:
     """DuckDB could not take the file's lock: another process holds it."""
@@ -70,10 +78,7 @@ def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConne
         return lock_retrying(wait_s)(_connect, path, read_only)
     except duckdb.IOException as exc:
         if is_lock_conflict(exc):
-            raise WarehouseBusy(
-                f"warehouse {path} is locked by another process for more than {wait_s:.0f} s; "
-                "try again when the running load finishes"
-            ) from None
+            raise WarehouseBusy.waited(path, wait_s) from None
         raise
 
 

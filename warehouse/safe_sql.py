@@ -153,10 +153,7 @@ def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     except duckdb.IOException as exc:
         con.close()
         if is_lock_conflict(exc):
-            raise WarehouseBusy(
-                f"warehouse {path} is locked by another process for more than {wait_s:.0f} s; "
-                "try again when the running load finishes"
-            ) from None
+            raise WarehouseBusy.waited(path, wait_s) from None
         raise
     except BaseException:
         con.close()
