@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from typing import Literal
 
 from scrapers.rows import HOURS_PER_MONTH, ParseError
@@ -211,6 +212,9 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
 _PERIOD_ALIASES = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}
 
 
+# Memoised: a page states the same few units on every row ("/hr", "元/时"), and this is pure.
+# The bench clears it before every page, so its cold figures do not count on it.
+@lru_cache(maxsize=512)
 def parse_period(unit: str) -> tuple[int, Per | None]:
     """Hours in the billing period a unit names, and whom it says the price covers:
     ``"/hr"`` → ``(1, None)``; ``"/GPU/hr"`` or ``"/卡时"`` → ``(1, "card")``;

@@ -17,10 +17,17 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.rows import ParseError
 
+LD_JSON_TYPE = "application/ld+json"
+
 
 def blocks(tree: LexborHTMLParser, url: str) -> list[Any]:
     found = []
-    for n, script in enumerate(tree.css('script[type="application/ld+json"]'), 1):
+    # tags() instead of css('script[type="application/ld+json"]'): no CSS engine to build
+    # (_page.py says why). HTML compares a type attribute's value case-insensitively.
+    scripts = [
+        s for s in tree.tags("script") if (s.attrs.get("type") or "").lower() == LD_JSON_TYPE
+    ]
+    for n, script in enumerate(scripts, 1):
         raw = script.text(deep=True, strip=True)
         if not raw:
             continue

@@ -19,8 +19,6 @@ from scrapers.rows import ParseError
 
 BEIJING = ZoneInfo("Asia/Shanghai")
 
-SIMULATED_META = 'meta[name="gpuprice-simulated"]'
-
 _UPDATE = re.compile(r"更新时间\s*:\s*(\d{4}-\d{2}-\d{2})\s+(\d{1,2}:\d{2})\s*\(\s*北京时间\s*\)")
 
 
@@ -85,9 +83,24 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
     return LexborHTMLParser(text)
 
 
+# Why some lookups below walk the tree instead of asking a CSS selector: selectolax builds a
+# CSS engine for each document on its first ``css()`` call, ~40 µs, a fifth of the whole
+# parse of a small pricing page (docs/PERFORMANCE.md). ``tags()`` (getElementsByTagName) and a
+# node's children need no engine. Adapters whose selectors are configured keep ``css()``.
+
+
 def is_simulated(tree: LexborHTMLParser) -> bool:
-    node = tree.css_first(SIMULATED_META)
-    return node is not None and (node.attributes.get("content") or "").strip().lower() == "true"
+    """Whether the page carries ``<meta name="gpuprice-simulated" content="true">`` (the first
+    such meta decides, as ``css_first('meta[name="gpuprice-simulated"]')`` would)."""
+    for node in tree.tags("meta"):
+        if node.attrs.get("name") == "gpuprice-simulated":
+            return (node.attrs.get("content") or "").strip().lower() == "true"
+    return False
+
+
+def child_elements(node: LexborNode, tags: tuple[str, ...]) -> list[LexborNode]:
+    """The element children of ``node`` whose tag is one of ``tags``, in document order."""
+    return [child for child in node.iter() if child.tag in tags]
 
 
 def text_of(node: LexborNode) -> str:

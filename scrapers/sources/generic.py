@@ -44,7 +44,14 @@ from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number
-from scrapers.sources._page import is_simulated, load_html, naive_utc, nfkc, text_of
+from scrapers.sources._page import (
+    child_elements,
+    is_simulated,
+    load_html,
+    naive_utc,
+    nfkc,
+    text_of,
+)
 from scrapers.units import parse_money, parse_period, per_card_hour
 
 Per = Literal["card", "machine"]
@@ -191,8 +198,8 @@ class GenericAdapter:
             key = "|".join(p for p in ("ld", name, label) if p)
             try:
                 row = self._row(
-                    observed, simulated, key, name, vram, count, None, price, currency, unit,
-                    label,
+                    observed, simulated, key, name, canonical_gpu(name, vram), vram, count, None,
+                    price, currency, unit, label,
                 )  # fmt: skip
             except ParseError as exc:
                 raise ParseError(f"{what}: {exc}") from None
@@ -210,7 +217,10 @@ class GenericAdapter:
         headers_seen: list[list[str]],
     ) -> list[OfferRow]:
         rows = []
-        for t, table in enumerate(tree.css(self.options.table_selector), 1):
+        selector = self.options.table_selector
+        # The default needs no CSS engine (_page.py says why); a configured selector does.
+        tables = tree.tags("table") if selector == "table" else tree.css(selector)
+        for t, table in enumerate(tables, 1):
             header_cells, body_rows = _split(table)
             if not header_cells:
                 continue
@@ -226,7 +236,7 @@ class GenericAdapter:
             # What a price column's header says (currency), worked out once per table.
             hint_currency = {c: _currency_in(keys[c][1]) for c in price_cols}
             for r, tr in enumerate(body_rows, 1):
-                cells = [text_of(td) for td in tr.css("td, th")]
+                cells = [text_of(td) for td in _cells(tr)]
                 if not any(cells):
                     continue
                 # Messages are built only when raised: most rows raise none.
@@ -247,6 +257,7 @@ class GenericAdapter:
                 unit_cell = cells[col["unit"]] if "unit" in col else ""
                 # The offer id's parts up to the price column's name, the same for each column.
                 listing = "|".join([str(p) for p in (f"t{t}", name, vram, count, region) if p])
+                gpu = canonical_gpu(name, vram)  # one card, whichever price column
                 for c in price_cols:
                     text = cells[c]
                     if several and text in {"", "-", "—", "--"}:
@@ -274,7 +285,7 @@ class GenericAdapter:
                     key = f"{listing}|{keys[c][0]}" if keys[c][0] else listing
                     try:
                         row = self._row(
-                            observed, simulated, key, name, vram, count, region, price,
+                            observed, simulated, key, name, gpu, vram, count, region, price,
                             currency, unit, headers[c],
                         )  # fmt: skip
                     except ParseError as exc:
@@ -290,6 +301,7 @@ class GenericAdapter:
         simulated: bool,
         offer_id: str,
         name: str,
+        gpu: str,
         vram: int | None,
         count: int,
         region: str | None,
@@ -310,7 +322,7 @@ class GenericAdapter:
             observed_at=observed,
             source=self.name,
             offer_id=offer_id,
-            gpu=canonical_gpu(name, vram),
+            gpu=gpu,
             gpu_name_raw=name,
             gpu_count=count,
             vram_gb=vram,
@@ -326,19 +338,36 @@ class GenericAdapter:
         )
 
 
+_CELLS = ("td", "th")
+
+
+def _cells(tr: LexborNode) -> list[LexborNode]:
+    """A row's own cells (a table nested in a cell is part of that cell's text)."""
+    return child_elements(tr, _CELLS)
+
+
 def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
-    """Header cells and body rows: ``thead th`` and ``tbody tr``, or else the first row."""
-    head = table.css("thead th") or table.css("thead td")
-    # Rows under a tbody if there is one (an HTML parser adds one round bare rows). Asked in
-    # this order, a table with rows needs one selector call instead of two.
-    trs = table.css("tbody tr")
-    if not trs and table.css_first("tbody") is None:
-        trs = table.css("tr")
+    """Header cells and body rows: the ``thead``'s ``th`` (else its ``td``) and the ``tbody``
+    rows, or else the first row and the rest. A ``tfoot`` (notes, totals) is not a listing.
+
+    Walked from the table's own children rather than with ``css("thead th")`` and
+    ``css("tbody tr")``: no CSS engine to build (``_page.py`` says why), and the rows of a
+    table nested in a cell are not taken for this table's rows."""
+    head: list[LexborNode] = []
+    rows: list[LexborNode] = []
+    for section in child_elements(table, ("thead", "tbody", "tr")):
+        if section.tag == "thead":
+            head += [cell for tr in child_elements(section, ("tr",)) for cell in _cells(tr)]
+        elif section.tag == "tbody":
+            rows += child_elements(section, ("tr",))
+        else:  # a bare row: an HTML parser puts these in a tbody, a hand-built tree may not
+            rows.append(section)
     if head:
-        return head, [tr for tr in trs if tr.parent is None or tr.parent.tag != "thead"]
-    if not trs:
+        headers = [cell for cell in head if cell.tag == "th"]
+        return headers or head, rows
+    if not rows:
         return [], []
-    return trs[0].css("th, td"), trs[1:]
+    return _cells(rows[0]), rows[1:]
 
 
 def _vram(text: str) -> int | None:

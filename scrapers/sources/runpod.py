@@ -25,7 +25,7 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
 from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
@@ -77,8 +77,33 @@ def _positive(value: Any) -> Decimal | None:
     return result if result.is_finite() and result > 0 else None
 
 
-def _spec(block: LexborNode, selector: str) -> str | None:
-    found = block.css_first(selector)
+_PART_CLASSES = ("gpu-name", "gpu-vram", "gpu-ram", "gpu-vcpu")
+
+
+def _parts(block: LexborNode) -> tuple[dict[str, LexborNode], list[LexborNode]]:
+    """The first element inside a pricing row of each of ``_PART_CLASSES`` and every
+    ``.gpu-price``, in document order: what ``css_first(".gpu-name")`` ... and
+    ``css(".gpu-price")`` find, in one walk of the row instead of five selector calls (each
+    parses its selector again: most of a row's cost)."""
+    first: dict[str, LexborNode] = {}
+    prices: list[LexborNode] = []
+    nodes = block.traverse()
+    next(nodes)  # the row itself: a selector looks only inside it
+    for node in nodes:
+        classes = node.attrs.get("class")
+        if not classes:
+            continue
+        names = classes.split()
+        if "gpu-price" in names:
+            prices.append(node)
+        for name in _PART_CLASSES:
+            if name in names and name not in first:
+                first[name] = node
+    return first, prices
+
+
+def _spec(parts: dict[str, LexborNode], name: str) -> str | None:
+    found = parts.get(name)
     return None if found is None else text_of(found)
 
 
@@ -108,8 +133,8 @@ class RunpodAdapter:
         ]
         if gpu_products:
             rows = self._from_jsonld(gpu_products, url, observed)
-        elif tree.css_first(".gpu-pricing-row") is not None:
-            rows = self._from_rows(tree, url, observed)
+        elif pricing_rows := tree.css(".gpu-pricing-row"):
+            rows = self._from_rows(pricing_rows, url, observed)
         else:
             raise ParseError(
                 f"{url}: not a RunPod pricing page: no JSON-LD Product named '<card> GPU on "
@@ -172,22 +197,23 @@ class RunpodAdapter:
 
     # -- layout 2: pricing rows ----------------------------------------------------------
 
-    def _from_rows(self, tree: LexborHTMLParser, url: str, observed: datetime) -> list[OfferRow]:
+    def _from_rows(
+        self, pricing_rows: list[LexborNode], url: str, observed: datetime
+    ) -> list[OfferRow]:
         rows = []
-        for n, block in enumerate(tree.css(".gpu-pricing-row"), 1):
-            name_node = block.css_first(".gpu-name")
-            card = "" if name_node is None else text_of(name_node)
+        for n, block in enumerate(pricing_rows, 1):
+            parts, prices = _parts(block)
+            card = _spec(parts, "gpu-name") or ""
             if not card:
                 raise ParseError(f"{url}: pricing row {n} has no .gpu-name")
             what = f"{url}: {card}"
 
-            prices = block.css(".gpu-price")
             if not prices:
                 raise ParseError(f"{what}: no .gpu-price")
             # The card's specs are the same for every cloud's price: read them once.
-            vram = _gb(_spec(block, ".gpu-vram"))
-            ram = _gb(_spec(block, ".gpu-ram"))
-            vcpu = _int(_spec(block, ".gpu-vcpu"))
+            vram = _gb(_spec(parts, "gpu-vram"))
+            ram = _gb(_spec(parts, "gpu-ram"))
+            vcpu = _int(_spec(parts, "gpu-vcpu"))
             gpu = canonical_gpu(card, vram)
             for price_node in prices:
                 cloud = (price_node.attributes.get("data-cloud") or "").strip()
