@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: up test lint bench bench-more install clean browser-deps postgres-deps
+.PHONY: up test lint bench bench-more install clean browser-deps postgres-deps ducklake-deps
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuprice needs Python 3.11 or newer")'
@@ -45,7 +45,18 @@ postgres-deps:
 			"run 'sudo make postgres-deps' (tests/deploy skips without it)"; \
 	fi
 
-test: lint browser-deps postgres-deps
+# tests/deploy/test_ducklake.py checks docs/SCALING.md's DuckLake recipe in an environment of
+# its own: the ducklake extension on PyPI loads only into DuckDB 1.5.5, not the product's 2.x.
+LAKE_VENV := .venv-ducklake
+LAKE_STAMP := $(LAKE_VENV)/.installed-stamp
+$(LAKE_STAMP): deploy/ducklake/requirements.txt
+	$(PYTHON) -m venv $(LAKE_VENV)
+	$(LAKE_VENV)/bin/python -m pip install --quiet -r deploy/ducklake/requirements.txt
+	@touch $(LAKE_STAMP)
+
+ducklake-deps: $(LAKE_STAMP)
+
+test: lint browser-deps postgres-deps ducklake-deps
 	$(BIN)/pytest
 
 # Issue 8's figures beside their baselines (docs/PERFORMANCE.md): one and five years of
@@ -63,4 +74,4 @@ bench-more: install
 	$(BIN)/python bench/dashboard_render.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache
+	rm -rf $(VENV) $(LAKE_VENV) var .pytest_cache

@@ -1,0 +1,85 @@
+"""A real PostgreSQL for tests/deploy (Debian's package: `make postgres-deps`), started on a
+free port in a temporary directory for the module and stopped at the end; the tests skip
+with a message when the binaries are not there. Two databases: Dagster's instance storage
+and a DuckLake catalog."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PG_USER, PG_DB, PG_PASSWORD = "gpuprice", "dagster", "test-only"
+LAKE_DB = "lake"
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    return found[-1].parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[dict[str, str]]:
+    bin_dir = _pg_bin()
+    if bin_dir is None:
+        pytest.skip(
+            "PostgreSQL is not installed (sudo apt-get install postgresql): "
+            "the Postgres instance storage is not tested"
+        )
+    root = Path(tempfile.mkdtemp(prefix="gpuprice-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses root: run the server as Debian's postgres user
+        if (
+            shutil.which("runuser") is None
+            or subprocess.run(["id", "postgres"], capture_output=True).returncode
+        ):
+            pytest.skip("running as root without a postgres user to run PostgreSQL as")
+        shutil.chown(root, "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, port = root / "data", _free_port()
+    pwfile = root / "pw"
+    pwfile.write_text(PG_PASSWORD)
+    if as_user:
+        shutil.chown(pwfile, "postgres")
+
+    def run(*cmd: str) -> None:
+        subprocess.run([*as_user, *cmd], check=True, capture_output=True, timeout=120)
+
+    run(str(bin_dir / "initdb"), "-D", str(data), "-U", PG_USER, "--auth=scram-sha-256",
+        f"--pwfile={pwfile}", "-E", "UTF8")  # fmt: skip
+    run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "-o",
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1", "start")  # fmt: skip
+    try:
+        env = {"PGPASSWORD": PG_PASSWORD}
+        for db in (PG_DB, LAKE_DB):
+            subprocess.run(
+                [str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", PG_USER,
+                 db],
+                check=True, capture_output=True, timeout=60, env=os.environ | env,
+            )  # fmt: skip
+        yield {
+            "DAGSTER_PG_HOST": "127.0.0.1",
+            "DAGSTER_PG_PORT": str(port),
+            "DAGSTER_PG_USER": PG_USER,
+            "DAGSTER_PG_PASSWORD": PG_PASSWORD,
+            "DAGSTER_PG_DB": PG_DB,
+        }
+    finally:
+        subprocess.run(
+            [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
+        shutil.rmtree(root, ignore_errors=True)
