@@ -44,9 +44,9 @@ def without_constraints(statement: str) -> str:
 
 
 def statements(path: Path) -> list[str]:
-    # The migrations hold no ';' inside strings or comments' text that matters once
-    # comments are dropped; tests/deploy/test_ducklake.py compares the tables made here with
-    # the ones the product's own migration runner makes, so a split gone wrong shows.
+    # Split on ';' after dropping comments: the migrations have no ';' inside a string.
+    # tests/deploy/test_ducklake.py compares the tables made here with those the product's
+    # migration runner makes, so a split gone wrong shows.
     text = re.sub(r"--[^\n]*", "", path.read_text(encoding="utf-8"))
     return [s.strip() for s in text.split(";") if s.strip()]
 

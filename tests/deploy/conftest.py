@@ -1,7 +1,7 @@
-"""A real PostgreSQL for tests/deploy (Debian's package: `make postgres-deps`), started on a
-free port in a temporary directory for the module and stopped at the end; the tests skip
-with a message when the binaries are not there. Two databases: Dagster's instance storage
-and a DuckLake catalog."""
+"""A real PostgreSQL for tests/deploy (Debian's package: `make postgres-deps`), started once
+per test session on a free port in a temporary directory and stopped at the end; the tests
+that need it skip with a message when the binaries are not there. Two databases: Dagster's
+instance storage and a DuckLake catalog."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def postgres() -> Iterator[dict[str, str]]:
     if bin_dir is None:
         pytest.skip(
             "PostgreSQL is not installed (sudo apt-get install postgresql): "
-            "the Postgres instance storage is not tested"
+            "Dagster's Postgres storage and the DuckLake Postgres catalog are not tested"
         )
     root = Path(tempfile.mkdtemp(prefix="gpuprice-pg-"))
     as_user: list[str] = []
