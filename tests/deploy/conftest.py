@@ -83,3 +83,22 @@ def postgres() -> Iterator[dict[str, str]]:
             timeout=60,
         )
         shutil.rmtree(root, ignore_errors=True)
+
+
+def pg_count(postgres: dict[str, str], dbname: str, sql: str, params: tuple = ()) -> int:
+    """The one number ``sql`` (a ``count(*)``) returns from database ``dbname`` of the test
+    server, read with psycopg2 (what another client of that database would see)."""
+    psycopg2 = pytest.importorskip("psycopg2")
+    con = psycopg2.connect(
+        host="127.0.0.1",
+        port=int(postgres["DAGSTER_PG_PORT"]),
+        user=PG_USER,
+        password=PG_PASSWORD,
+        dbname=dbname,
+    )
+    try:
+        with con.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchone()[0]
+    finally:
+        con.close()

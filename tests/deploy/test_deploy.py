@@ -14,7 +14,7 @@ import dagster as dg
 import pytest
 import yaml
 
-from tests.deploy.conftest import PG_DB, PG_PASSWORD, PG_USER
+from tests.deploy.conftest import PG_DB, pg_count
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -37,7 +37,6 @@ def test_dagster_instance_on_postgres(
     its events are stored there, and a second instance (another process would do the
     same) reads them back."""
     pytest.importorskip("dagster_postgres", reason="pip install -e '.[deploy]'")
-    import psycopg2
     from dagster_docker import DockerRunLauncher
     from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage
 
@@ -56,21 +55,9 @@ def test_dagster_instance_on_postgres(
     with dg.DagsterInstance.from_config(str(tmp_path)) as again:
         run = again.get_run_by_id(run_id)
         assert run is not None and run.status == dg.DagsterRunStatus.SUCCESS
-    con = psycopg2.connect(
-        host="127.0.0.1",
-        port=int(postgres["DAGSTER_PG_PORT"]),
-        user=PG_USER,
-        password=PG_PASSWORD,
-        dbname=PG_DB,
-    )
-    try:
-        with con.cursor() as cur:
-            cur.execute("SELECT count(*) FROM runs WHERE run_id = %s", (run_id,))
-            assert cur.fetchone()[0] == 1
-            cur.execute("SELECT count(*) FROM event_logs WHERE run_id = %s", (run_id,))
-            assert cur.fetchone()[0] > 0
-    finally:
-        con.close()
+    of_run = "SELECT count(*) FROM {} WHERE run_id = %s"
+    assert pg_count(postgres, PG_DB, of_run.format("runs"), (run_id,)) == 1
+    assert pg_count(postgres, PG_DB, of_run.format("event_logs"), (run_id,)) > 0
 
 
 def test_compose_file_is_consistent() -> None:

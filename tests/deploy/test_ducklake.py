@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER
+from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
 from warehouse.db import write_connection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,22 +91,9 @@ def test_recipe_on_a_postgres_catalog(postgres: dict[str, str], tmp_path: Path) 
     assert report["catalog"] == "postgres"
     _assert_recipe_holds(report, tmp_path, data)
     assert report["second_process_reads"] == 2  # read while the writer held the lake
-    psycopg2 = pytest.importorskip("psycopg2")
-    con = psycopg2.connect(
-        host="127.0.0.1",
-        port=int(postgres["DAGSTER_PG_PORT"]),
-        user=PG_USER,
-        password=PG_PASSWORD,
-        dbname=LAKE_DB,
-    )
-    try:
-        with con.cursor() as cur:  # the catalog lives in PostgreSQL, not in a local file
-            cur.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'ducklake_table'"
-            )
-            assert cur.fetchone()[0] == 1
-            cur.execute("SELECT count(*) FROM ducklake_table WHERE table_name = 'offer'")
-            assert cur.fetchone()[0] >= 1
-    finally:
-        con.close()
+    # The catalog lives in PostgreSQL, not in a local file.
+    tables = "SELECT count(*) FROM information_schema.tables WHERE table_name = 'ducklake_table'"
+    assert pg_count(postgres, LAKE_DB, tables) == 1
+    offer = "SELECT count(*) FROM ducklake_table WHERE table_name = 'offer'"
+    assert pg_count(postgres, LAKE_DB, offer) >= 1
     assert not list(tmp_path.glob("*.ducklake"))
