@@ -355,13 +355,14 @@ def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
     table nested in a cell are not taken for this table's rows."""
     head: list[LexborNode] = []
     rows: list[LexborNode] = []
-    for section in child_elements(table, ("thead", "tbody", "tr")):
+    # HTML parsing puts rows written straight under <table> into a tbody (the HTML standard's
+    # "in table" insertion mode), so every row is in a thead, tbody or tfoot.
+    for section in child_elements(table, ("thead", "tbody")):
+        trs = child_elements(section, ("tr",))
         if section.tag == "thead":
-            head += [cell for tr in child_elements(section, ("tr",)) for cell in _cells(tr)]
-        elif section.tag == "tbody":
-            rows += child_elements(section, ("tr",))
-        else:  # a bare row: an HTML parser puts these in a tbody, a hand-built tree may not
-            rows.append(section)
+            head += [cell for tr in trs for cell in _cells(tr)]
+        else:
+            rows += trs
     if head:
         headers = [cell for cell in head if cell.tag == "th"]
         return headers or head, rows
