@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: up test lint bench bench-more install clean browser-deps postgres-deps ducklake-deps
+.PHONY: up test test-ducklake lint bench bench-more install clean browser-deps postgres-deps ducklake-deps
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuprice needs Python 3.11 or newer")'
@@ -45,16 +45,23 @@ postgres-deps:
 			"run 'sudo make postgres-deps' (tests/deploy skips without it)"; \
 	fi
 
-# tests/deploy/test_ducklake.py checks docs/SCALING.md's DuckLake recipe in an environment of
-# its own: the ducklake extension on PyPI loads only into DuckDB 1.5.5, not the product's 2.x.
+# tests/deploy/test_ducklake*.py run the DuckLake recipe and the product's warehouse tests on
+# a DuckLake in an environment of its own: the ducklake extension on PyPI loads only into
+# DuckDB 1.5.5, not the product's 2.x; the rest is the product's own dependencies.
 LAKE_VENV := .venv-ducklake
 LAKE_STAMP := $(LAKE_VENV)/.installed-stamp
-$(LAKE_STAMP): deploy/ducklake/requirements.txt
+$(LAKE_STAMP): deploy/ducklake/requirements.txt deploy/ducklake/product_requirements.py pyproject.toml
 	$(PYTHON) -m venv $(LAKE_VENV)
-	$(LAKE_VENV)/bin/python -m pip install --quiet -r deploy/ducklake/requirements.txt
+	$(LAKE_VENV)/bin/python deploy/ducklake/product_requirements.py > $(LAKE_VENV)/product-requirements.txt
+	$(LAKE_VENV)/bin/python -m pip install --quiet -r deploy/ducklake/requirements.txt \
+		-r $(LAKE_VENV)/product-requirements.txt
 	@touch $(LAKE_STAMP)
 
 ducklake-deps: $(LAKE_STAMP)
+
+# Every warehouse test module on a PostgreSQL-catalog DuckLake (make test runs a selection).
+test-ducklake: install postgres-deps ducklake-deps
+	GPUPRICE_DUCKLAKE_FULL=1 $(BIN)/pytest tests/deploy/test_ducklake_product.py
 
 test: lint browser-deps postgres-deps ducklake-deps
 	$(BIN)/pytest

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -70,6 +71,62 @@ def duckdb_memory_limit() -> str:
             f"of at least 64MB such as 256MB or 1GB, or unset it for {DEFAULT_MEMORY_LIMIT}"
         )
     return value
+
+
+# The warehouse on DuckLake (docs/SCALING.md) instead of the DuckDB file: the ATTACH string of
+# its catalog ("ducklake:postgres:dbname=lake host=pg ..." or "ducklake:/path/x.ducklake"),
+# where its Parquet files go, and optionally the catalog's schema (several lakes in one
+# PostgreSQL database). Environment only, like the memory limit: it is per deployment, and a
+# PostgreSQL connection string may hold a password.
+DUCKLAKE_ENV = "GPUPRICE_DUCKLAKE"
+DUCKLAKE_DATA_PATH_ENV = "GPUPRICE_DUCKLAKE_DATA_PATH"
+DUCKLAKE_SCHEMA_ENV = "GPUPRICE_DUCKLAKE_SCHEMA"
+_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+@dataclass(frozen=True)
+class LakeTarget:
+    """Where a DuckLake warehouse is: its catalog, its data path, its catalog schema."""
+
+    catalog: str
+    data_path: str | None = None
+    metadata_schema: str | None = None
+
+    @property
+    def postgres(self) -> bool:
+        return self.catalog.startswith("ducklake:postgres:")
+
+    def describe(self) -> str:
+        """The catalog without a password, for messages and logs."""
+        shown = re.sub(r"(password\s*=\s*)\S+", r"\1***", self.catalog, flags=re.IGNORECASE)
+        return shown + (f" (schema {self.metadata_schema})" if self.metadata_schema else "")
+
+
+def ducklake_target() -> LakeTarget | None:
+    """The configured DuckLake, or None for the DuckDB file (the default)."""
+    catalog = os.environ.get(DUCKLAKE_ENV, "").strip()
+    data_path = os.environ.get(DUCKLAKE_DATA_PATH_ENV, "").strip() or None
+    schema = os.environ.get(DUCKLAKE_SCHEMA_ENV, "").strip() or None
+    if not catalog:
+        if data_path or schema:
+            raise ConfigError(
+                f"{DUCKLAKE_DATA_PATH_ENV} / {DUCKLAKE_SCHEMA_ENV} are set but {DUCKLAKE_ENV} "
+                "is not: set it to the lake's catalog (ducklake:postgres:... or "
+                "ducklake:/path/catalog.ducklake), or unset them to use the DuckDB file"
+            )
+        return None
+    if not catalog.startswith("ducklake:") or catalog == "ducklake:":
+        raise ConfigError(
+            f"{DUCKLAKE_ENV}={catalog!r} is not a DuckLake catalog: use "
+            "'ducklake:postgres:dbname=... host=...' or 'ducklake:/path/catalog.ducklake', "
+            "or unset it to use the DuckDB file"
+        )
+    if schema is not None and not _SCHEMA_NAME.match(schema):
+        raise ConfigError(
+            f"{DUCKLAKE_SCHEMA_ENV}={schema!r} is not a schema name: letters, digits and _ "
+            "(at most 63), not starting with a digit"
+        )
+    return LakeTarget(catalog, data_path, schema)
 
 
 class _Strict(BaseModel):
@@ -522,6 +579,7 @@ def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Sett
     except ValidationError as exc:
         raise ConfigError(_describe(exc, EnvSettings, "the environment (GPUPRICE_*)")) from None
     duckdb_memory_limit()  # checked here so every entry point says so before it starts
+    ducklake_target()
     path = config_path or env.config
     if path is None and DEFAULT_CONFIG.exists():
         path = DEFAULT_CONFIG

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,6 +13,42 @@ import pytest
 
 from gpuprice.settings import Settings, load_settings
 from tests.support.loopback import LoopbackServer, reply
+from warehouse.backup import MANIFEST
+
+# tests/deploy/test_ducklake_product.py runs chosen warehouse tests again with the warehouse
+# on a DuckLake (DuckDB 1.5.5 in .venv-ducklake): GPUPRICE_TEST_DUCKLAKE is "duckdb" for a
+# DuckDB-file catalog, or a PostgreSQL connection string (one catalog schema per lake). Each
+# test gets a lake of its own, as it gets a warehouse file of its own in tmp_path.
+TEST_DUCKLAKE_ENV = "GPUPRICE_TEST_DUCKLAKE"
+_lake_schemas = itertools.count()
+
+
+def ducklake_env(directory: Path) -> dict[str, str]:
+    """The settings of a new lake under ``directory`` (none when not testing on a lake)."""
+    catalog = os.environ.get(TEST_DUCKLAKE_ENV, "")
+    if not catalog:
+        return {}
+    directory.mkdir(parents=True, exist_ok=True)
+    env = {"GPUPRICE_DUCKLAKE_DATA_PATH": f"{directory / 'data'}/"}
+    if catalog == "duckdb":
+        return env | {"GPUPRICE_DUCKLAKE": f"ducklake:{directory / 'catalog.ducklake'}"}
+    schema = f"t{os.getpid()}_{next(_lake_schemas)}"
+    return env | {
+        "GPUPRICE_DUCKLAKE": f"ducklake:postgres:{catalog}",
+        "GPUPRICE_DUCKLAKE_SCHEMA": schema,
+    }
+
+
+@pytest.fixture(autouse=True)
+def _warehouse_on_ducklake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    env = ducklake_env(tmp_path / "ducklake")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    yield
+    # On a lake the test's warehouse was the lake: no warehouse file was written (a backup
+    # of the lake, a DuckDB file beside its manifest, is one by design).
+    written = [p for p in tmp_path.rglob("gpuprice.duckdb") if not (p.parent / MANIFEST).exists()]
+    assert not env or not written, f"a warehouse file was written: {written}"
 
 
 @pytest.fixture

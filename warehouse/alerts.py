@@ -38,6 +38,7 @@ from typing import Literal
 import duckdb
 
 from warehouse.db import utcnow, write_connection
+from warehouse.lake import insert_new
 from warehouse.metrics import CHEAPEST
 
 Against = Literal["hourly", "monthly"]
@@ -306,8 +307,10 @@ def _load_state(
 def _save_state(
     con: duckdb.DuckDBPyConnection, rule: WatchRule, state: RuleState, now: datetime
 ) -> None:
+    # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.lake)
+    con.execute("DELETE FROM alert_rule_state WHERE rule = ?", [rule.name])
     con.execute(
-        "INSERT OR REPLACE INTO alert_rule_state VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO alert_rule_state VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             rule.name,
             rule.fingerprint(),
@@ -327,7 +330,8 @@ def _save_state(
 
 def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime) -> bool:
     rule = alert.rule
-    added = con.execute(
+    added = insert_new(
+        con,
         """
         INSERT INTO alert (alert_id, created_at, kind, rule, gpu, source, old_value, new_value,
             message, against, usage_hours, old_mode, new_mode, old_observed_at, new_observed_at,
@@ -335,7 +339,6 @@ def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime) -> bool:
             old_container_cny_per_card_hour, new_container_cny_per_card_hour, new_offers,
             simulated)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT DO NOTHING
         """,
         [
             alert.alert_id,
@@ -360,7 +363,9 @@ def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime) -> bool:
             alert.new.offers,
             alert.new.simulated,
         ],
-    ).fetchone()[0]
+        table="alert",
+        key={"alert_id": alert.alert_id},
+    )
     return bool(added)
 
 
@@ -384,13 +389,15 @@ def store_scraper_broken(
         f"UTC: {reason}. Nothing from the failing pages was loaded (they are kept in raw_page). "
         f"Fix the adapter, then run `gpuprice reparse --source {source}` to repair the history."
     )
-    added = con.execute(
+    added = insert_new(
+        con,
         """
         INSERT INTO alert (alert_id, created_at, kind, rule, gpu, source, message,
                            new_observed_at, simulated)
         VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)
-        ON CONFLICT DO NOTHING
         """,
         [alert_id, utcnow(), SCRAPER_BROKEN, f"scraper:{source}", source, message, at, simulated],
-    ).fetchone()[0]
+        table="alert",
+        key={"alert_id": alert_id},
+    )
     return alert_id if added else None

@@ -1,15 +1,18 @@
-"""Connections to the DuckDB warehouse file, and its migrations.
+"""Connections to the warehouse, and its migrations.
 
-DuckDB allows one writing process or many reading ones, never both. So the
-pipeline writes in short transactions, every reader opens read-only per query,
-and both retry for a bounded time while the other side holds the lock.
+The warehouse is the DuckDB file ``$GPUPRICE_HOME/gpuprice.duckdb``, or a DuckLake when
+``GPUPRICE_DUCKLAKE`` is set (warehouse.lake; the ``path`` callers pass then only places the
+serving copy and DuckDB's spill files). DuckDB allows one writing process or many reading
+ones, never both. So the pipeline writes in short transactions, every reader opens
+read-only per query, and both retry for a bounded time while the other side holds the lock.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -19,7 +22,8 @@ import duckdb
 import polars as pl
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
-from gpuprice.settings import duckdb_memory_limit
+from gpuprice.settings import LakeTarget, duckdb_memory_limit, ducklake_target
+from warehouse import lake as ducklake
 
 T = TypeVar("T")
 MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -69,13 +73,74 @@ def duckdb_config() -> dict[str, str]:
     return {"memory_limit": duckdb_memory_limit()}
 
 
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+def _connect(path: Path, read_only: bool, local_file: bool) -> duckdb.DuckDBPyConnection:
+    lake = None if local_file else ducklake_target()
+    if lake is None:
+        return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+    if lake.postgres:
+        con = _lake_instance(lake, path, read_only).cursor()
+    else:
+        con = _attach_lake(lake, path, read_only)
+    con.execute(f"USE {ducklake.ALIAS}")
+    return con
 
 
-def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
+def _attach_lake(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    # An in-memory database spills to ./.tmp: next to the serving copy instead.
+    config = duckdb_config() | {"temp_directory": str(path.parent / ".duckdb-lake.tmp")}
+    con = duckdb.connect(":memory:", config=config)
     try:
-        return lock_retrying(wait_s)(_connect, path, read_only)
+        ducklake.attach(con, lake, read_only=read_only)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+# This process's attachments of a PostgreSQL-catalog lake, one read-only and one read-write,
+# each connection a cursor on them. Loading the extensions and ATTACHing cost ~0.5 s here
+# (docs/SCALING.md), more than most queries, and such a lake holds no lock while attached.
+# A DuckDB-file catalog is attached per connection instead: an attachment holds its lock.
+_LAKES: dict[tuple[LakeTarget, bool], duckdb.DuckDBPyConnection] = {}
+_LAKES_LOCK = threading.Lock()
+
+
+def _lake_instance(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    with _LAKES_LOCK:
+        for key in [k for k in _LAKES if k[0] != lake]:  # another lake configured: let go
+            _LAKES.pop(key).close()
+        if (lake, read_only) not in _LAKES:
+            _LAKES[lake, read_only] = _attach_lake(lake, path, read_only)
+        return _LAKES[lake, read_only]
+
+
+def warehouse_exists(path: Path) -> bool:
+    """Whether there is a warehouse to read: the file at ``path``, or a configured DuckLake
+    (whose tables :func:`read_connection` checks when it opens it)."""
+    return ducklake_target() is not None or path.exists()
+
+
+def _open(
+    path: Path, *, read_only: bool, wait_s: float, local_file: bool = False
+) -> duckdb.DuckDBPyConnection:
+    try:
+        return lock_retrying(wait_s)(_connect, path, read_only, local_file)
+    except duckdb.IOException as exc:
+        if is_lock_conflict(exc):
+            raise WarehouseBusy.waited(path, wait_s) from None
+        raise
+
+
+def attach_read_only(con: duckdb.DuckDBPyConnection, path: Path, *, wait_s: float) -> None:
+    """Attach the warehouse read-only as ``warehouse`` on a private in-memory connection
+    (backup, the SQL sandbox), waiting up to ``wait_s`` while a writer holds it."""
+    lake = ducklake_target()
+    try:
+        if lake is None:
+            statement = f"ATTACH {ducklake.sql_string(str(path))} AS warehouse (READ_ONLY)"
+            lock_retrying(wait_s)(con.execute, statement)
+        else:
+            lock_retrying(wait_s)(ducklake.attach, con, lake, read_only=True)
     except duckdb.IOException as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy.waited(path, wait_s) from None
@@ -86,30 +151,58 @@ def _open(path: Path, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConne
 def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """The one writer: migrated on open, closed as soon as the block ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = _open(path, read_only=False, wait_s=wait_s)
-    try:
-        migrate(con)
-        yield con
-    finally:
-        con.close()
+    lake = ducklake_target()
+    with ExitStack() as held:
+        if lake is not None:
+            try:
+                held.enter_context(ducklake.writer_lock(lake, wait_s))
+            except ducklake.LakeBusy as exc:
+                raise WarehouseBusy(str(exc)) from None
+        con = _open(path, read_only=False, wait_s=wait_s)
+        try:
+            migrate(con)
+            yield con
+        finally:
+            con.close()
 
 
 @contextmanager
-def read_connection(path: Path, *, wait_s: float = 15.0) -> Iterator[duckdb.DuckDBPyConnection]:
-    if not path.exists():
+def read_connection(
+    path: Path, *, wait_s: float = 15.0, local_file: bool = False
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Read-only. ``local_file``: the DuckDB file at ``path`` even when the warehouse is a
+    DuckLake (the serving copy is a local file beside each dashboard)."""
+    lake = None if local_file else ducklake_target()
+    if lake is None and not path.exists():
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
-    con = _open(path, read_only=True, wait_s=wait_s)
+    missing = WarehouseMissing(
+        f"the DuckLake {lake.describe() if lake else ''} has no tables yet: "
+        "run `gpuprice run` or `make up` first"
+    )
+    if lake is not None and not ducklake.catalog_exists(lake):
+        raise missing
     try:
+        con = _open(path, read_only=True, wait_s=wait_s, local_file=local_file)
+    except ducklake.LakeNotCreated:
+        raise missing from None
+    try:
+        if lake is not None and not _migrated(con):
+            raise missing
         yield con
     finally:
         con.close()
 
 
 def read_frame(
-    path: Path, sql: str, params: list[Any] | dict[str, Any] | None = None, *, wait_s: float = 15.0
+    path: Path,
+    sql: str,
+    params: list[Any] | dict[str, Any] | None = None,
+    *,
+    wait_s: float = 15.0,
+    local_file: bool = False,
 ) -> pl.DataFrame:
     """Run one read-only query and return a Polars frame; the connection is closed at once."""
-    with read_connection(path, wait_s=wait_s) as con:
+    with read_connection(path, wait_s=wait_s, local_file=local_file) as con:
         return con.sql(sql, params=params or None).pl()
 
 
@@ -158,11 +251,26 @@ def migration_files() -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
+def _migrated(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a writer made the DuckLake's tables (a reader cannot open a file that was
+    never written, but it can attach an empty lake)."""
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND table_name = 'schema_migration'"
+    )
+    return found.fetchall()[0][0] > 0
+
+
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Apply the numbered migrations not yet applied, each in its own transaction."""
+    """Apply the numbered migrations not yet applied, each in its own transaction. On a
+    DuckLake without the constraints it does not have (warehouse.lake)."""
+    lake = ducklake.is_lake(con)
+    ddl = ducklake.without_constraints if lake else (lambda sql: sql)
     con.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migration ("
-        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        ddl(
+            "CREATE TABLE IF NOT EXISTS schema_migration ("
+            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
     )
     done = {row[0] for row in con.execute("SELECT version FROM schema_migration").fetchall()}
     applied = []
@@ -171,7 +279,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(sql)
+            con.execute(ddl(sql))
             con.execute("INSERT INTO schema_migration VALUES (?, ?, ?)", [version, name, utcnow()])
             con.execute("COMMIT")
         except Exception:

@@ -100,7 +100,7 @@ def record_health(
     ``scraper_broken`` alert stored when the source *became* broken, else ``None``. Runs in
     the caller's transaction."""
     current = con.execute(
-        "SELECT state, alert_id FROM source_health WHERE source = ? AND profile = ?",
+        "SELECT state, alert_id, since FROM source_health WHERE source = ? AND profile = ?",
         [source, profile],
     ).fetchone()
     was_broken = current is not None and current[0] == "broken"
@@ -110,19 +110,14 @@ def record_health(
         state, since, alert_id = "broken", None, current[1]
     else:
         state, since, alert_id = "broken", at, _alert_id(source, profile, at)
+    # The state keeps its start while it lasts. DELETE + INSERT, not ON CONFLICT DO UPDATE,
+    # which a DuckLake refuses (no key; warehouse.lake).
+    since = current[2] if current is not None and current[0] == state else since or at
+    con.execute("DELETE FROM source_health WHERE source = ? AND profile = ?", [source, profile])
     con.execute(
-        """
-        INSERT INTO source_health VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (source, profile) DO UPDATE SET
-            state = excluded.state,
-            since = CASE WHEN source_health.state = excluded.state THEN source_health.since
-                         ELSE excluded.since END,
-            checked_at = excluded.checked_at, run_id = excluded.run_id,
-            reason = excluded.reason, alert_id = excluded.alert_id
-        """,
-        [source, profile, state, since or at, at, run_id, (problem or "")[:2000] or None,
-         alert_id],
-    )  # fmt: skip
+        "INSERT INTO source_health VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [source, profile, state, since, at, run_id, (problem or "")[:2000] or None, alert_id],
+    )
     if problem is None or was_broken:
         return None
     return store_scraper_broken(

@@ -19,23 +19,29 @@ import duckdb
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate, FxRates
 from warehouse.db import WarehouseMissing, read_connection, write_connection
 
-_UPSERT = """
-    INSERT INTO fx_rate VALUES (?, ?, ?, ?)
-    ON CONFLICT (day, currency) DO UPDATE SET
-        cny_per_unit = excluded.cny_per_unit, source = excluded.source
-    WHERE starts_with(fx_rate.source, ?) OR NOT starts_with(excluded.source, ?)
-"""
-
 
 def store_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[FxRate]) -> int:
-    """Insert or update rates; a configured default never overwrites a fetched rate."""
+    """Insert or update rates; a configured default never overwrites a fetched rate.
+
+    Read, then UPDATE or INSERT (not ON CONFLICT DO UPDATE, which a DuckLake refuses: it
+    has no key; warehouse.lake). The caller holds the one writer connection."""
     n = 0
     for rate in rates:
-        con.execute(
-            _UPSERT,
-            [rate.day, rate.currency, rate.cny_per_unit, rate.source, CONFIGURED_DEFAULT,
-             CONFIGURED_DEFAULT],
-        )  # fmt: skip
+        found = con.execute(
+            "SELECT source FROM fx_rate WHERE day = ? AND currency = ?", [rate.day, rate.currency]
+        ).fetchall()
+        if not found:
+            con.execute(
+                "INSERT INTO fx_rate VALUES (?, ?, ?, ?)",
+                [rate.day, rate.currency, rate.cny_per_unit, rate.source],
+            )
+        elif found[0][0].startswith(CONFIGURED_DEFAULT) or not rate.source.startswith(
+            CONFIGURED_DEFAULT
+        ):
+            con.execute(
+                "UPDATE fx_rate SET cny_per_unit = ?, source = ? WHERE day = ? AND currency = ?",
+                [rate.cny_per_unit, rate.source, rate.day, rate.currency],
+            )
         n += 1
     return n
 

@@ -19,6 +19,7 @@ from scrapers.collect import ParsedPage, Snapshot
 from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, Row, SpotQuoteRow
 from warehouse.db import utcnow, write_connection
 from warehouse.drift import implausible, record_health
+from warehouse.lake import insert_new, insert_new_frame
 from warehouse.quarantine import (
     Entry,
     QuarantinePolicy,
@@ -101,13 +102,18 @@ def validate_page(parsed: ParsedPage) -> ParsedPage:
     return parsed
 
 
+# The primary keys of the two price tables (warehouse/migrations/001_core.sql).
+_KEYS = {
+    "offer": ("source", "offer_id", "billing", "observed_at"),
+    "spot_quote": ("source", "gpu_name_raw", "region", "basis", "observed_at"),
+}
+
+
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> int:
     if not rows:
         return 0
-    frame = pl.DataFrame(rows, infer_schema_length=None)  # noqa: F841  (read by DuckDB below)
-    return con.execute(
-        f"INSERT INTO {table} BY NAME SELECT * FROM frame ON CONFLICT DO NOTHING"
-    ).fetchone()[0]
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    return insert_new_frame(con, table, frame, key=_KEYS[table], time_column="observed_at")
 
 
 def insert_rows(
@@ -162,8 +168,9 @@ def load_snapshot(
             held: list[Entry] = []
             for original, parsed in zip(snapshot.pages, pages, strict=True):
                 pid = page_id(parsed.page.body)
-                con.execute(
-                    "INSERT INTO raw_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                insert_new(
+                    con,
+                    "INSERT INTO raw_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         pid,
                         snapshot.source,
@@ -177,6 +184,8 @@ def load_snapshot(
                         len(parsed.rows),
                         any(getattr(r, "simulated", False) for r in parsed.rows),
                     ],
+                    table="raw_page",
+                    key={"page_id": pid},
                 )
                 keep, page_held = screen(con, parsed.rows, policy)
                 if parsed.error:

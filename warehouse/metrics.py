@@ -519,9 +519,14 @@ def _bounds(con: duckdb.DuckDBPyConnection, table: str, column: str) -> tuple:
 
 def _record(con: duckdb.DuckDBPyConnection, now: datetime) -> None:
     for kind in ("offer", "quote"):
+        # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.lake)
+        con.execute(
+            f"DELETE FROM derived_snapshot d USING pending_{kind} p WHERE d.kind = '{kind}' "
+            "AND d.source = p.source AND d.observed_at = p.observed_at"
+        )
         con.execute(
             f"""
-            INSERT OR REPLACE INTO derived_snapshot
+            INSERT INTO derived_snapshot
             SELECT '{kind}', source, observed_at, row_count, ? FROM pending_{kind}
             """,
             [now],

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import apprise
 
-from warehouse.db import read_connection, utcnow, write_connection
+from warehouse.db import read_connection, utcnow, warehouse_exists, write_connection
+from warehouse.lake import insert_new
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ def deliver_pending(
     limit: int = 200,
 ) -> DeliverySummary:
     """Send every pending alert to every target that has not taken it yet; record the outcome."""
-    if not path.exists():
+    if not warehouse_exists(path):
         return DeliverySummary(note="no warehouse yet")
     pending = pending_alerts(path, limit)
     summary = DeliverySummary(pending_before=len(pending))
@@ -155,9 +156,12 @@ def deliver_pending(
         try:
             for alert_id, took, error, complete, at in results:
                 for target, when in took:
-                    con.execute(
-                        "INSERT INTO alert_delivery VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    insert_new(
+                        con,
+                        "INSERT INTO alert_delivery VALUES (?, ?, ?)",
                         [alert_id, target, when],
+                        table="alert_delivery",
+                        key={"alert_id": alert_id, "target": target},
                     )
                 con.execute(
                     "UPDATE alert SET attempts = attempts + 1, last_attempt_at = ?, "

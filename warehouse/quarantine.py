@@ -38,6 +38,7 @@ import polars as pl
 
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row, SpotQuoteRow
 from warehouse.db import read_frame, utcnow, write_connection
+from warehouse.lake import insert_new
 
 REASONS = ("jump", "invalid_price", "unknown_gpu", "impossible_unit")
 STATUSES = ("held", "confirmed", "accepted", "rejected", "noted")
@@ -243,11 +244,13 @@ def store(
     now = utcnow()
     for e in entries:
         r = e.row
-        con.execute(
+        quarantine_id = entry_id(r)
+        insert_new(
+            con,
             "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, NULL, NULL) ON CONFLICT DO NOTHING",
+            "?, NULL, NULL)",
             [
-                entry_id(r),
+                quarantine_id,
                 row_table(r),
                 row_key(r),
                 r.observed_at,
@@ -268,6 +271,8 @@ def store(
                 run_id,
                 now,
             ],
+            table="quarantine",
+            key={"quarantine_id": quarantine_id},
         )
 
 
@@ -276,9 +281,10 @@ def _release(con: duckdb.DuckDBPyConnection, ids: list[str], status: str, by: st
 
     added = 0
     for qid in ids:
-        row_json, page, run = con.execute(
+        # fetchall: a half-read result would make the insert below refuse this connection
+        [(row_json, page, run)] = con.execute(
             "SELECT row_json, page_id, run_id FROM quarantine WHERE quarantine_id = ?", [qid]
-        ).fetchone()
+        ).fetchall()
         added += insert_rows(con, [row_from_json(row_json)], page=page, run_id=run)
         con.execute(
             "UPDATE quarantine SET status = ?, decided_at = ?, decided_by = ? "

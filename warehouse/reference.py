@@ -189,9 +189,9 @@ def load_reference(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         placeholders = ", ".join("?" * len(specs[0]))
         for spec in specs:
             values = [value if value != "" else None for value in spec.values()]
-            con.execute(
-                f"INSERT OR REPLACE INTO gpu_spec ({columns}) VALUES ({placeholders})", values
-            )
+            # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.lake)
+            con.execute("DELETE FROM gpu_spec WHERE gpu = ?", [spec["gpu"]])
+            con.execute(f"INSERT INTO gpu_spec ({columns}) VALUES ({placeholders})", values)
         added = 0
         for row, citation in published_rows():
             added += insert_rows(con, [row], page=None, run_id=None, citation=citation)

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from warehouse.db import WarehouseBusy, WarehouseMissing, is_lock_conflict, lock_retrying
+from warehouse.db import WarehouseMissing, attach_read_only, warehouse_exists
 
 ALLOWED = (
     "one read-only query: SELECT, WITH … SELECT, FROM …, DESCRIBE t, SHOW TABLES, SUMMARIZE t "
@@ -140,21 +140,16 @@ def check(sql: str) -> str:
 def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     """A private in-memory DuckDB with the warehouse attached read-only, external access off
     and the configuration locked."""
-    if not path.exists():
+    if not warehouse_exists(path):
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
     con = duckdb.connect(":memory:")
     try:
-        lock_retrying(wait_s)(con.execute, "ATTACH ? AS warehouse (READ_ONLY)", [str(path)])
+        attach_read_only(con, path, wait_s=wait_s)
         con.execute("USE warehouse")
         con.execute("SET enable_external_access = false")
         con.execute("SET autoinstall_known_extensions = false")
         con.execute("SET autoload_known_extensions = false")
         con.execute("SET lock_configuration = true")
-    except duckdb.IOException as exc:
-        con.close()
-        if is_lock_conflict(exc):
-            raise WarehouseBusy.waited(path, wait_s) from None
-        raise
     except BaseException:
         con.close()
         raise

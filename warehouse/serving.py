@@ -46,6 +46,7 @@ from warehouse.db import (
     utcnow,
     with_more_memory,
 )
+from warehouse.lake import sql_string
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole.
 LAYOUT = 2
@@ -94,17 +95,21 @@ class SyncSummary:
 def mark_changed(con: duckdb.DuckDBPyConnection, *pending: str) -> None:
     """Record the (source, day) of every snapshot in the temp tables ``pending`` (columns
     source, observed_at): their serving rows are out of date. Runs in the caller's
-    transaction, so a derive that rolls back marks nothing."""
+    transaction, so a derive that rolls back marks nothing. (EXCEPT, not INSERT OR IGNORE:
+    a DuckLake has no key to ignore on.)"""
     for table in pending:
         con.execute(
-            f"INSERT OR IGNORE INTO serving_outbox "
-            f"SELECT DISTINCT source, observed_at::DATE FROM {table}"
+            f"INSERT INTO serving_outbox SELECT source, observed_at::DATE FROM {table} "
+            "EXCEPT SELECT source, day FROM serving_outbox"
         )
 
 
 def mark_all(con: duckdb.DuckDBPyConnection) -> None:
     """Everything is out of date (a full recompute)."""
-    con.execute(f"INSERT OR IGNORE INTO serving_outbox VALUES ('{FULL}', DATE '1970-01-01')")
+    con.execute(
+        f"INSERT INTO serving_outbox SELECT '{FULL}', DATE '1970-01-01' "
+        "EXCEPT SELECT source, day FROM serving_outbox"
+    )
 
 
 def sync(
@@ -164,7 +169,7 @@ def _attach(con: duckdb.DuckDBPyConnection, target: Path, wait_s: float) -> None
     """Attach the serving file for writing, waiting while dashboard readers hold it; a file
     DuckDB cannot open (damaged, not a database) is a cache: it is removed and rebuilt."""
     try:
-        lock_retrying(wait_s)(con.execute, f"ATTACH ? AS {ALIAS}", [str(target)])
+        lock_retrying(wait_s)(con.execute, f"ATTACH {sql_string(str(target))} AS {ALIAS}")
     except duckdb.Error as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy(
@@ -172,7 +177,7 @@ def _attach(con: duckdb.DuckDBPyConnection, target: Path, wait_s: float) -> None
                 "its days stay queued and the next run copies them"
             ) from None
         remove(target)
-        con.execute(f"ATTACH ? AS {ALIAS}", [str(target)])
+        con.execute(f"ATTACH {sql_string(str(target))} AS {ALIAS}")
 
 
 def remove(target: Path) -> None:
@@ -322,7 +327,7 @@ def serving_connection(
         row = None
         if target.exists():
             try:
-                con = stack.enter_context(read_connection(target, wait_s=wait_s))
+                con = stack.enter_context(read_connection(target, wait_s=wait_s, local_file=True))
                 # fetchall: a half-read result would block the caller's query on this con.
                 rows = con.execute(
                     "SELECT synced_at, watermark FROM serving_state WHERE layout = ?", [LAYOUT]

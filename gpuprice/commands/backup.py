@@ -57,14 +57,14 @@ def prune_raw(
 ) -> None:
     """Empty the bodies of old raw pages; parsed rows stay."""
     from warehouse.backup import prune_raw_pages
-    from warehouse.db import WarehouseBusy
+    from warehouse.db import WarehouseBusy, warehouse_exists
 
     settings = settings_or_exit(config)
     keep = days or settings.file.retention.raw_page_days
     if not keep:
         err.print("[red]give --days, or set [retention].raw_page_days[/red]")
         raise typer.Exit(2)
-    if not settings.warehouse_path.exists():
+    if not warehouse_exists(settings.warehouse_path):
         err.print(f"[red]no warehouse at {settings.warehouse_path}[/red]")
         raise typer.Exit(1)
     try:

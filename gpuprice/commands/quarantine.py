@@ -58,11 +58,11 @@ def list_(
 
 
 def _decide(ids: list[str], accept: bool, note: str | None, config) -> None:
-    from warehouse.db import WarehouseBusy, WarehouseMissing
+    from warehouse.db import WarehouseBusy, WarehouseMissing, warehouse_exists
     from warehouse.quarantine import QuarantineError, decide
 
     settings = settings_or_exit(config)
-    if not settings.warehouse_path.exists():
+    if not warehouse_exists(settings.warehouse_path):
         err.print(f"[red]no warehouse at {settings.warehouse_path}[/red]")
         raise typer.Exit(1)
     try:

@@ -26,7 +26,7 @@ def reparse(
     """Re-parse a source's archived raw pages with today's parser and reload their rows
     (idempotent: the same parser twice changes nothing)."""
     from scrapers.sources import build_adapter
-    from warehouse.db import WarehouseBusy, WarehouseMissing
+    from warehouse.db import WarehouseBusy, WarehouseMissing, warehouse_exists
     from warehouse.fx import fx_rates
     from warehouse.reparse import archived_pages
     from warehouse.reparse import reparse as run_reparse
@@ -40,7 +40,7 @@ def reparse(
             source,
             src.adapter if src else None,
             fx=fx_rates(settings.warehouse_path, settings.fx_defaults())
-            if settings.warehouse_path.exists()
+            if warehouse_exists(settings.warehouse_path)
             else None,
             options=src.extract.model_dump() if src and src.extract else None,
         )

@@ -8,9 +8,9 @@ its PRIMARY KEY / UNIQUE / CHECK clauses and applies without them, making the sa
 the product's own migration runner; ``ON CONFLICT`` and ``INSERT OR REPLACE`` are refused and
 their documented replacements (an anti-join load, DELETE + INSERT) keep one copy of a page
 loaded twice; ``SET SORTED BY``; a second process reading while the writer holds the lake
-(Postgres catalog); the serving copy ATTACHed from the lake's connection. What it does not
-cover: the product's code running on DuckLake (not ported: docs/SCALING.md), nor object
-storage (``s3://``) as the data path.
+(Postgres catalog); the serving copy ATTACHed from the lake's connection. The product's
+own code on a DuckLake: test_ducklake_product.py. Not covered: object storage (``s3://``)
+as the data path.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ SERVED_TABLES = (
 
 
 def served_table(path: Path, table: str) -> pl.DataFrame:
-    frame = read_frame(serving_path(path), f"SELECT * FROM {table}")
+    frame = read_frame(serving_path(path), f"SELECT * FROM {table}", local_file=True)
     return frame.sort(frame.columns)
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from gpuprice.cli import app
 from tests.reliability.test_crash_safety import config, gpuprice, market, state  # noqa: F401
 from tests.support.seeded_warehouse import seed_demo_history
-from warehouse.backup import prune_raw_pages, verify
+from warehouse.backup import backup, prune_raw_pages, verify
 from warehouse.db import read_frame
 from warehouse.reparse import archived_pages
 
@@ -61,6 +61,21 @@ def test_backup_during_writes_is_consistent_and_restores(market, tmp_path: Path)
     )
     assert refused.exit_code == 1 and "does not match" in refused.output
     assert state(path) == expected
+
+
+def test_backup_holds_every_table_with_its_rows(tmp_path: Path) -> None:
+    """Also run on a DuckLake (tests/deploy/test_ducklake_product.py): the backup of a lake
+    is a DuckDB file with the same tables and rows."""
+    path = tmp_path / "home" / "gpuprice.duckdb"
+    seed_demo_history(path, datetime(2026, 9, 5).date(), 2)
+    summary = backup(path, tmp_path / "bk")
+    assert verify(tmp_path / "bk") == summary.tables
+    assert summary.tables["offer"] == read_frame(path, "SELECT count(*) FROM offer").item() > 0
+    assert {"raw_page", "card_value", "breakeven", "gpu_spec"} <= summary.tables.keys()
+    assert all(
+        read_frame(path, f"SELECT count(*) FROM {table}").item() == rows
+        for table, rows in summary.tables.items()
+    )
 
 
 def test_retention_empties_old_bodies_and_keeps_rows(tmp_path: Path) -> None:

@@ -4,17 +4,28 @@ INSTALL / LOAD, PRAGMA / SET and file- or URL-reading functions (exit code 2).""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
+from tests.conftest import ducklake_env
 from warehouse import safe_sql
 from warehouse.db import read_frame, write_connection
 from warehouse.reference import load_reference
 
 runner = CliRunner()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warehouse_on_ducklake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One lake for the module's one warehouse (replaces tests/conftest.py's lake per test)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in ducklake_env(tmp_path_factory.mktemp("ducklake")).items():
+            patch.setenv(name, value)
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,109 @@
+"""The product on a DuckLake, with only configuration changing (docs/SCALING.md): the
+product's own warehouse tests, run again in the DuckLake environment (``.venv-ducklake``:
+DuckDB 1.5.5, the ducklake and postgres extensions from PyPI, the product's other
+dependencies) with ``GPUPRICE_TEST_DUCKLAKE`` set, which gives every test a lake of its own
+instead of a warehouse file and fails it if a warehouse file was written (tests/conftest.py).
+On a PostgreSQL catalog (the deployment's; conftest.py's server, one catalog schema per test)
+and, shorter, on a DuckDB-file catalog; the rows are Parquet files in a local data path (not
+``s3://``: no object store here).
+
+A lake costs ~2 s to create and migrate and every transaction a few catalog round trips, so
+``make test`` runs a selection (QUICK: loading, derive, the Dagster pipeline with alerts and
+delivery, a writer killed mid-transaction, `gpuprice sql`, the serving copy's answers) and
+``make test-ducklake`` every warehouse module (FULL, ~12 min). Deselected in both, for
+reasons that are the lake's: restoring a backup (`gpuprice restore` refuses a lake:
+tests/unit/test_lake_config.py), and the readers-during-writes test (its readers start
+when the warehouse file appears, which on a lake it never does; a second process reading
+while a writer holds a PostgreSQL-catalog lake is checked by test_ducklake.py).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
+
+ROOT = Path(__file__).resolve().parents[2]
+LAKE_PYTHON = ROOT / ".venv-ducklake" / "bin" / "python"
+
+FULL = [
+    "tests/unit/test_warehouse_load.py",
+    "tests/reliability/test_quarantine.py",
+    "tests/metrics/test_derive.py",
+    "tests/metrics/test_alerts.py",
+    "tests/metrics/test_notify.py",
+    "tests/metrics/test_pipeline_metrics.py",
+    "tests/perf/test_serving.py",
+    "tests/perf/test_offer_daily.py",
+    "tests/reliability/test_safe_sql.py",
+    "tests/reliability/test_backup_retention.py",
+    "tests/reliability/test_concurrency.py",
+    "tests/reliability/test_crash_safety.py",
+]
+QUICK = [
+    "tests/unit/test_warehouse_load.py",
+    "tests/metrics/test_derive.py",
+    "tests/metrics/test_pipeline_metrics.py",
+    "tests/reliability/test_crash_safety.py",
+    "tests/reliability/test_safe_sql.py",
+    "tests/perf/test_serving.py::test_served_queries_equal_warehouse_queries",
+    "tests/reliability/test_backup_retention.py::test_backup_holds_every_table_with_its_rows",
+]
+ON_DUCKDB_FILE = ["tests/unit/test_warehouse_load.py"]
+DESELECTED = [
+    "tests/perf/test_serving.py::test_restore_drops_the_copy_of_the_replaced_warehouse",
+    "tests/reliability/test_backup_retention.py::test_backup_during_writes_is_consistent_and_restores",
+    "tests/reliability/test_concurrency.py::test_readers_during_writes_see_no_lock_errors_and_the_writer_finishes",
+]
+FULL_RUN = os.environ.get("GPUPRICE_DUCKLAKE_FULL") == "1"  # make test-ducklake
+
+
+def _run_on_lake(catalog: str, tests: list[str], tmp_path: Path) -> dict[str, int]:
+    if not LAKE_PYTHON.exists():
+        pytest.skip("the DuckLake environment is not built: run `make ducklake-deps`")
+    report = tmp_path / "lake-tests.xml"
+    proc = subprocess.run(
+        [str(LAKE_PYTHON), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         # pyproject's warning filters name dagster's classes; harmless where it is missing
+         "-W", "ignore::pytest.PytestConfigWarning", f"--junitxml={report}",
+         *tests, *(f"--deselect={t}" for t in DESELECTED)],
+        cwd=ROOT, env=os.environ | {"GPUPRICE_TEST_DUCKLAKE": catalog},
+        capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    return {k: int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")}
+
+
+def test_the_warehouse_tests_pass_on_a_postgres_catalog(
+    postgres: dict[str, str], tmp_path: Path
+) -> None:
+    dsn = (
+        f"dbname={LAKE_DB} host=127.0.0.1 port={postgres['DAGSTER_PG_PORT']} "
+        f"user={PG_USER} password={PG_PASSWORD}"
+    )
+    counts = _run_on_lake(dsn, FULL if FULL_RUN else QUICK, tmp_path)
+    assert counts["failures"] == counts["errors"] == counts["skipped"] == 0, counts
+    assert counts["tests"] > (150 if FULL_RUN else 70), counts  # not an empty selection
+    # The lakes' catalogs were PostgreSQL's: one schema per test, with DuckLake's tables and
+    # the offers' data files listed in them.
+    schemas = pg_count(
+        postgres,
+        LAKE_DB,
+        "SELECT count(DISTINCT table_schema) FROM information_schema.tables "
+        "WHERE table_schema ~ %s AND table_name = 'ducklake_data_file'",
+        (r"^t\d+_\d+$",),
+    )
+    assert schemas > (100 if FULL_RUN else 20), schemas
+
+
+def test_the_load_and_derive_tests_pass_on_a_duckdb_file_catalog(tmp_path: Path) -> None:
+    counts = _run_on_lake("duckdb", ON_DUCKDB_FILE, tmp_path)
+    assert counts["failures"] == counts["errors"] == counts["skipped"] == 0, counts
+    assert counts["tests"] >= 12, counts

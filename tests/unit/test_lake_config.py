@@ -1,0 +1,130 @@
+"""The DuckLake switch (GPUPRICE_DUCKLAKE, warehouse/lake.py) without a lake: its settings
+are checked at start with messages that say what to set, the constraints DuckLake lacks
+are removed from the DDL and kept as row checks, and `gpuprice restore` refuses a lake
+before touching anything. The product running on a real DuckLake is
+tests/deploy/test_ducklake_product.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from gpuprice.settings import ConfigError, LakeTarget, ducklake_target, load_settings
+from warehouse import lake
+from warehouse.backup import BackupError, backup, restore
+from warehouse.db import migration_files, write_connection
+from warehouse.reference import load_reference
+
+LAKE_VARS = ("GPUPRICE_DUCKLAKE", "GPUPRICE_DUCKLAKE_DATA_PATH", "GPUPRICE_DUCKLAKE_SCHEMA")
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in LAKE_VARS:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_unset_means_the_duckdb_file(env: pytest.MonkeyPatch) -> None:
+    assert ducklake_target() is None
+
+
+def test_a_postgres_catalog_with_data_path_and_schema(env: pytest.MonkeyPatch) -> None:
+    env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake host=pg password=s3cret")
+    env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", "s3://gpuprice-lake/")
+    env.setenv("GPUPRICE_DUCKLAKE_SCHEMA", "prod")
+    target = ducklake_target()
+    assert target == LakeTarget(
+        "ducklake:postgres:dbname=lake host=pg password=s3cret", "s3://gpuprice-lake/", "prod"
+    )
+    assert target.postgres
+    assert "s3cret" not in target.describe() and "password=***" in target.describe()
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        ({"GPUPRICE_DUCKLAKE": "postgres:dbname=lake"}, "is not a DuckLake catalog"),
+        ({"GPUPRICE_DUCKLAKE": "ducklake:"}, "is not a DuckLake catalog"),
+        ({"GPUPRICE_DUCKLAKE_DATA_PATH": "/data/"}, "GPUPRICE_DUCKLAKE is not"),
+        (
+            {"GPUPRICE_DUCKLAKE": "ducklake:/x.ducklake", "GPUPRICE_DUCKLAKE_SCHEMA": "a-b"},
+            "is not a schema name",
+        ),
+    ],
+)
+def test_bad_settings_stop_every_entry_point(
+    env: pytest.MonkeyPatch, tmp_path: Path, variables: dict[str, str], expected: str
+) -> None:
+    for name, value in variables.items():
+        env.setenv(name, value)
+    with pytest.raises(ConfigError, match=expected):
+        load_settings(None, home=tmp_path)
+
+
+def test_migrations_lose_only_keys_and_checks() -> None:
+    con = duckdb.connect()
+    for _, name, sql in migration_files():
+        stripped = lake.without_constraints(sql)
+        for clause in ("PRIMARY KEY", "UNIQUE", "CHECK ("):
+            assert clause not in stripped.upper().replace("CHECK(", "CHECK ("), (name, clause)
+        con.execute(stripped)  # the rest applies as is, in order
+    assert not con.execute("SELECT * FROM duckdb_constraints() WHERE constraint_type IN "
+                           "('PRIMARY KEY', 'UNIQUE', 'CHECK')").fetchall()  # fmt: skip
+    assert con.execute("SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = "
+                       "'NOT NULL'").fetchall()[0][0] > 100  # fmt: skip
+    con.close()
+    assert (
+        lake.without_constraints(
+            "CREATE TABLE t (a INT PRIMARY KEY, b DECIMAL(9, 2) NOT NULL CHECK (b > 0), "
+            "c VARCHAR DEFAULT 'x' CHECK (c IN ('x', 'y')), UNIQUE (b, c))"
+        )
+        == "CREATE TABLE t (a INT, b DECIMAL(9, 2) NOT NULL, c VARCHAR DEFAULT 'x')"
+    )
+
+
+def test_the_price_tables_checks_are_kept_for_the_rows() -> None:
+    assert set(lake.checks("offer")) == {
+        "(gpu_count > 0)",
+        "(billing IN ('hourly', 'monthly', 'bare_metal_monthly', 'spot'))",
+        "(price > 0)",
+        "(cny_per_card_hour > 0)",
+    }
+    assert set(lake.checks("spot_quote")) == {"(price > 0)", "(cny_per_card_hour > 0)"}
+
+
+def test_on_the_file_a_repeated_key_is_skipped_by_its_index(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR)")
+    assert not lake.is_lake(con)
+    frame = pl.DataFrame({"k": [1, 2, 1], "v": ["a", "b", "c"]})
+    assert lake.insert_new_frame(con, "t", frame, key=["k"]) == 2
+    assert (
+        lake.insert_new(con, "INSERT INTO t VALUES (?, ?)", [2, "z"], table="t", key={"k": 2}) == 0
+    )
+    assert con.execute("SELECT * FROM t ORDER BY k").fetchall() == [(1, "a"), (2, "b")]
+
+
+def test_catalog_exists_only_checks_a_file_catalog(tmp_path: Path) -> None:
+    assert not lake.catalog_exists(LakeTarget(f"ducklake:{tmp_path / 'none.ducklake'}"))
+    (tmp_path / "c.ducklake").write_bytes(b"")
+    assert lake.catalog_exists(LakeTarget(f"ducklake:{tmp_path / 'c.ducklake'}"))
+    assert lake.catalog_exists(LakeTarget("ducklake:postgres:dbname=lake"))
+
+
+def test_restore_refuses_a_lake_and_touches_nothing(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "home" / "gpuprice.duckdb"
+    with write_connection(path) as con:
+        load_reference(con)
+    backup(path, tmp_path / "bk")
+    before = path.read_bytes()
+    env.setenv("GPUPRICE_DUCKLAKE", f"ducklake:{tmp_path / 'lake.ducklake'}")
+    with pytest.raises(BackupError, match="DuckLake .* restore its catalog database"):
+        restore(path, tmp_path / "bk")
+    assert path.read_bytes() == before
+    assert not (tmp_path / "lake.ducklake").exists()

@@ -1,0 +1,278 @@
+"""The warehouse on DuckLake (docs/SCALING.md): attaching it, its writer lock, and the few
+statements that differ from the DuckDB file.
+
+``GPUPRICE_DUCKLAKE`` (gpuprice.settings.ducklake_target) switches every warehouse
+connection (warehouse.db) from the DuckDB file to a DuckLake: catalog in PostgreSQL (or a
+DuckDB file), rows as Parquet under a data path. The code above warehouse.db is the same
+for both. What DuckLake lacks, and what is done instead:
+
+- no PRIMARY KEY / UNIQUE / CHECK ("Not implemented"): the migrations run without those
+  clauses (:func:`without_constraints`); NOT NULL and DEFAULT stay; the price tables' CHECKs
+  are tested on the rows before they are inserted (:func:`insert_new_frame`);
+- so no ``ON CONFLICT`` / ``INSERT OR REPLACE`` (binder error without a key):
+  :func:`insert_new` and :func:`insert_new_frame` insert only rows whose key is not there
+  yet. On the file they keep ``ON CONFLICT DO NOTHING``, which the primary key's index
+  answers without a scan. Upserts are DELETE + INSERT or read-then-write, on both;
+- no lock between writers: :func:`writer_lock` (a PostgreSQL advisory lock).
+
+With a PostgreSQL catalog readers on other processes or hosts read while a writer holds the
+lake (no file lock).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+from tenacity import Retrying, retry_if_result, stop_after_delay, wait_random_exponential
+
+from gpuprice.settings import LakeTarget, ducklake_target
+
+ALIAS = "warehouse"
+
+# DuckLake (1.5) has no PRIMARY KEY / UNIQUE / CHECK: tests/unit/test_lake_config.py applies
+# every migration with them removed; deploy/ducklake/check_ducklake.py reports any other
+# refusal of DuckLake's.
+_TABLE_KEY = re.compile(r",\s*(?:PRIMARY KEY|UNIQUE)\s*\([^)]*\)", re.IGNORECASE)
+_COLUMN_KEY = re.compile(r"\s+(?:PRIMARY KEY|UNIQUE)(?=[\s,)])", re.IGNORECASE)
+_CHECK = re.compile(r"\s+CHECK\s*\((?:[^()]|\([^()]*\))*\)", re.IGNORECASE)
+
+
+class LakeUnavailable(RuntimeError):
+    """The DuckLake could not be attached (extension missing, catalog unreachable)."""
+
+
+class LakeBusy(RuntimeError):
+    """Another process held the lake's writer lock for longer than the wait."""
+
+
+class LakeNotCreated(LakeUnavailable):
+    """A reader attached a catalog no writer has created a DuckLake in yet."""
+
+
+def without_constraints(sql: str) -> str:
+    """``sql`` (DDL) with its PRIMARY KEY, UNIQUE and CHECK clauses removed."""
+    return _CHECK.sub("", _COLUMN_KEY.sub("", _TABLE_KEY.sub("", sql)))
+
+
+_CREATE_TABLE = re.compile(r"CREATE TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)\s*\(", re.IGNORECASE)
+_CHECK_BODY = re.compile(r"\bCHECK\s*(\((?:[^()]|\([^()]*\))*\))", re.IGNORECASE)
+
+
+@cache
+def checks(table: str) -> tuple[str, ...]:
+    """The CHECK expressions of ``table`` as the newest migration that creates it under that
+    name writes them (no RENAME is followed: for the price tables, created once), which a
+    DuckLake drops with the DDL: :func:`insert_new_frame` tests the rows with them instead."""
+    from warehouse.db import migration_files  # db imports this module
+
+    found: tuple[str, ...] = ()
+    for _, _, sql in migration_files():
+        text = re.sub(r"--[^\n]*", "", sql)
+        for statement in text.split(";"):
+            match = _CREATE_TABLE.search(statement)
+            if match and match.group(1) == table:
+                found = tuple(_CHECK_BODY.findall(statement))
+    return found
+
+
+def sql_string(value: str) -> str:
+    """``value`` as a SQL string literal. ATTACH and LOAD take no parameters in DuckDB 1.x (the
+    DuckLake tests run on 1.5.5, the one DuckDB its extension is built for here)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _wheel_extension(name: str) -> str | None:
+    """The extension file of PyPI's ``duckdb-extension-<name>`` wheel, if installed: it loads
+    without the network (DuckDB's own ``INSTALL`` downloads)."""
+    try:
+        module = __import__(f"duckdb_extension_{name}")
+    except ImportError:
+        return None
+    folder = Path(module.__file__).parent / "extensions" / f"v{duckdb.__version__}"
+    found = folder / f"{name}.duckdb_extension"
+    return str(found) if found.exists() else None
+
+
+def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Load ``name``: from its PyPI wheel, else from DuckDB's extension directory, else
+    installed from DuckDB's repository (needs the network)."""
+    wheel = _wheel_extension(name)
+    attempts = ([f"LOAD {sql_string(wheel)}"] if wheel else []) + [f"LOAD {name}"]
+    errors = []
+    for statement in attempts:
+        try:
+            con.execute(statement)
+            return
+        except duckdb.Error as exc:
+            errors.append(str(exc).splitlines()[0])
+    try:
+        con.execute(f"INSTALL {name}")
+        con.execute(f"LOAD {name}")
+    except duckdb.Error as exc:
+        errors.append(str(exc).splitlines()[0])
+        raise LakeUnavailable(
+            f"DuckDB {duckdb.__version__} cannot load its {name} extension ({'; '.join(errors)}). "
+            f'Install it where this process can reach the network (python -c "import duckdb; '
+            f"duckdb.sql('INSTALL {name}')\"), or pip install duckdb-extension-{name} built for "
+            f"DuckDB {duckdb.__version__}; or unset GPUPRICE_DUCKLAKE to use the DuckDB file"
+        ) from None
+
+
+def catalog_exists(lake: LakeTarget) -> bool:
+    """False only for a DuckDB-file catalog that was never created (a reader cannot attach
+    it); a database catalog is checked by attaching."""
+    location = lake.catalog.removeprefix("ducklake:")
+    if re.match(r"^[a-z]+:", location):  # postgres:, sqlite:, mysql:
+        return True
+    return Path(location).exists()
+
+
+def attach(con: duckdb.DuckDBPyConnection, lake: LakeTarget, *, read_only: bool) -> None:
+    """Attach ``lake`` on ``con`` as ``warehouse``."""
+    load_extension(con, "ducklake")
+    if lake.postgres:
+        load_extension(con, "postgres_scanner")
+    options = []
+    if lake.data_path:
+        options.append(f"DATA_PATH {sql_string(lake.data_path)}")
+    if lake.metadata_schema:
+        options.append(f"METADATA_SCHEMA {sql_string(lake.metadata_schema)}")
+    if read_only:
+        options.append("READ_ONLY")
+    clause = f" ({', '.join(options)})" if options else ""
+    try:
+        con.execute(f"ATTACH {sql_string(lake.catalog)} AS {ALIAS}{clause}")
+    except duckdb.Error as exc:
+        if isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower():
+            raise  # a DuckDB-file catalog another process holds: the caller waits for it
+        kind = (
+            LakeNotCreated
+            if "creating a new DuckLake is explicitly disabled" in str(exc)
+            else LakeUnavailable
+        )
+        raise kind(
+            f"cannot attach the DuckLake {lake.describe()}: {str(exc).splitlines()[0]}. "
+            "Check GPUPRICE_DUCKLAKE (and GPUPRICE_DUCKLAKE_DATA_PATH for a new lake)"
+        ) from None
+
+
+@contextmanager
+def writer_lock(lake: LakeTarget, wait_s: float) -> Iterator[None]:
+    """One writer at a time on ``lake``, as the warehouse file's own lock gives: a PostgreSQL
+    advisory lock, on a session of its own (closing it releases the lock), held while the
+    write connection is open. Without it two writers (the pipeline's parallel snapshot
+    steps, two hosts) would race to create the lake and to migrate it, and conflict on the
+    derive's DELETE + INSERT. Written here because neither DuckDB nor DuckLake offers one.
+    A DuckDB-file catalog needs none: an attachment holds the file's lock."""
+    if not lake.postgres:
+        yield
+        return
+    import psycopg2  # the `deploy` extra; only a PostgreSQL-catalog lake needs it
+
+    session = psycopg2.connect(lake.catalog.removeprefix("ducklake:postgres:"))
+    try:
+        session.autocommit = True
+        key = f"gpuprice warehouse writer {lake.metadata_schema or ''}"
+
+        def take() -> bool:
+            with session.cursor() as cur:
+                cur.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,))
+                return bool(cur.fetchone()[0])
+
+        waiting = Retrying(
+            stop=stop_after_delay(wait_s),
+            wait=wait_random_exponential(multiplier=0.05, max=1.0),
+            retry=retry_if_result(lambda taken: not taken),
+            retry_error_callback=lambda state: state.outcome.result(),
+        )
+        if not waiting(take):
+            raise LakeBusy(
+                f"another process has been writing to the DuckLake {lake.describe()} for "
+                f"more than {wait_s:.0f} s; try again when it finishes"
+            )
+        yield
+    finally:
+        session.close()
+
+
+def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether ``con``'s default database is a DuckLake."""
+    if ducklake_target() is None:
+        return False  # no lake configured: skip the query on every insert into the file
+    rows = con.execute(
+        "SELECT type FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchall()
+    return bool(rows) and rows[0][0] == "ducklake"
+
+
+def insert_new(
+    con: duckdb.DuckDBPyConnection,
+    insert_sql: str,
+    params: Sequence[Any],
+    *,
+    table: str,
+    key: Mapping[str, Any],
+) -> int:
+    """Run ``insert_sql`` (one row, no ON CONFLICT clause) unless a row with ``key`` (column →
+    value) is in ``table`` already; the number of rows inserted (0 or 1)."""
+    if not is_lake(con):
+        return con.execute(f"{insert_sql} ON CONFLICT DO NOTHING", list(params)).fetchall()[0][0]
+    where = " AND ".join(f"{column} = ?" for column in key)
+    found = con.execute(f"SELECT count(*) FROM {table} WHERE {where}", list(key.values()))
+    if found.fetchall()[0][0]:
+        return 0
+    return con.execute(insert_sql, list(params)).fetchall()[0][0]
+
+
+def insert_new_frame(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: pl.DataFrame,
+    *,
+    key: Sequence[str],
+    time_column: str | None = None,
+) -> int:
+    """Insert the rows of ``frame`` (by column name) whose ``key`` is not in ``table`` yet,
+    the first of any repeated within ``frame``; the number inserted. ``time_column``, part
+    of the key, limits what a DuckLake reads of ``table`` to the frame's time range (its
+    files' min/max statistics skip the rest)."""
+    if frame.is_empty():
+        return 0
+    # Read by DuckDB's replacement scan (the local's name), not con.register: DuckDB 2.x
+    # refuses register while the caller's last result on con is not fetched to the end.
+    new_rows = frame
+    if not is_lake(con):
+        sql = f"INSERT INTO {table} BY NAME SELECT * FROM new_rows ON CONFLICT DO NOTHING"
+        return con.execute(sql).fetchall()[0][0]
+    # ON CONFLICT DO NOTHING keeps the first of a key repeated within one INSERT
+    new_rows = frame.unique(subset=list(key), keep="first", maintain_order=True)  # noqa: F841
+    # NOT (NULL) is NULL, not true: a row passes a CHECK that is NULL, as DuckDB's own do.
+    # A loop, not a comprehension: the scan looks for new_rows in this frame.
+    failing = []
+    for expression in checks(table):
+        if con.execute(f"SELECT count(*) FROM new_rows WHERE NOT {expression}").fetchall()[0][0]:
+            failing.append(f"CHECK {expression}")
+    if failing:
+        raise duckdb.ConstraintException(
+            f"Constraint Error: rows for {table} fail {', '.join(failing)} (a DuckLake has no "
+            "CHECK constraints, so they are tested here); nothing was inserted"
+        )
+    columns = ", ".join(key)
+    existing = f"SELECT {columns} FROM {table}"
+    if time_column is not None:
+        existing += (
+            f" WHERE {time_column} BETWEEN (SELECT min({time_column}) FROM new_rows)"
+            f" AND (SELECT max({time_column}) FROM new_rows)"
+        )
+    sql = f"""
+        INSERT INTO {table} BY NAME
+        SELECT n.* FROM new_rows AS n ANTI JOIN ({existing}) AS e USING ({columns})
+    """
+    return con.execute(sql).fetchall()[0][0]
