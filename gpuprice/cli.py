@@ -57,7 +57,7 @@ def print_run_summary(result: RunResult, settings: Settings) -> None:
         console.print(
             "[yellow]SIMULATED: demo-market prices are simulated, not real quotes.[/yellow]"
         )
-    console.print(f"warehouse: {settings.warehouse_path}")
+    console.print(f"warehouse: {escape(settings.warehouse_label)}")
 
 
 @app.command()

@@ -11,7 +11,7 @@ import dagster as dg
 from gpuprice.settings import Settings
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.resources import GpupriceResource
-from warehouse.db import read_frame
+from warehouse.db import WarehouseBusy, WarehouseMissing, read_frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +65,17 @@ class JobRunner:
         return RunResult(result.run_id, result.success, as_of, self._summaries(result.run_id))
 
     def _summaries(self, dagster_run_id: str) -> list[SourceResult]:
-        frame = read_frame(
-            self.settings.warehouse_path,
-            "SELECT source, status, pages, rows, error, reason FROM scrape_run "
-            "WHERE starts_with(run_id, ?) QUALIFY row_number() OVER "
-            "(PARTITION BY source ORDER BY finished_at DESC) = 1 ORDER BY source",
-            [f"{dagster_run_id}-"],
-        )
-        found = {row["source"]: row for row in frame.iter_rows(named=True)}
+        try:
+            frame = read_frame(
+                self.settings.warehouse_path,
+                "SELECT source, status, pages, rows, error, reason FROM scrape_run "
+                "WHERE starts_with(run_id, ?) QUALIFY row_number() OVER "
+                "(PARTITION BY source ORDER BY finished_at DESC) = 1 ORDER BY source",
+                [f"{dagster_run_id}-"],
+            )
+            found = {row["source"]: row for row in frame.iter_rows(named=True)}
+        except (WarehouseMissing, WarehouseBusy):  # the steps could not write: their logs say why
+            found = {}
         results = []
         for source in self.sources:
             row = found.get(source)

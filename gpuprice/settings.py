@@ -437,6 +437,12 @@ class Settings(_Strict):
         return self.home / "gpuprice.duckdb"
 
     @property
+    def warehouse_label(self) -> str:
+        """Where the warehouse is, for people: the file, or the DuckLake (no password)."""
+        lake = ducklake_target()
+        return f"DuckLake {lake.describe()}" if lake else str(self.warehouse_path)
+
+    @property
     def dagster_home(self) -> Path:
         return self.home / "dagster"
 

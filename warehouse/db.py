@@ -50,6 +50,12 @@ class WarehouseBusy(RuntimeError):
         )
 
 
+class WarehouseUnreachable(WarehouseBusy):
+    """The warehouse cannot be opened at all (a DuckLake whose extension will not load or
+    whose catalog does not answer). A WarehouseBusy so that every command and page that
+    handles a busy warehouse shows this message, which says what to fix, and exits."""
+
+
 def is_lock_conflict(exc: BaseException) -> bool:
     """DuckDB could not take the file's lock: another process holds it."""
     return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
@@ -125,6 +131,10 @@ def _open(
 ) -> duckdb.DuckDBPyConnection:
     try:
         return lock_retrying(wait_s)(_connect, path, read_only, local_file)
+    except ducklake.LakeNotCreated:
+        raise  # read_connection says "nothing loaded yet"
+    except ducklake.LakeUnavailable as exc:
+        raise WarehouseUnreachable(str(exc)) from None
     except duckdb.IOException as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy.waited(path, wait_s) from None
@@ -141,6 +151,8 @@ def attach_read_only(con: duckdb.DuckDBPyConnection, path: Path, *, wait_s: floa
             lock_retrying(wait_s)(con.execute, statement)
         else:
             lock_retrying(wait_s)(ducklake.attach, con, lake, read_only=True)
+    except ducklake.LakeUnavailable as exc:
+        raise WarehouseUnreachable(str(exc)) from None
     except duckdb.IOException as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy.waited(path, wait_s) from None

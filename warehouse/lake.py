@@ -118,7 +118,8 @@ def load_extension(con: duckdb.DuckDBPyConnection, name: str) -> None:
     except duckdb.Error as exc:
         errors.append(str(exc).splitlines()[0])
         raise LakeUnavailable(
-            f"DuckDB {duckdb.__version__} cannot load its {name} extension ({'; '.join(errors)}). "
+            f"DuckDB {duckdb.__version__} cannot load its {name} extension "
+            f"({'; '.join(dict.fromkeys(errors))}). "
             f'Install it where this process can reach the network (python -c "import duckdb; '
             f"duckdb.sql('INSTALL {name}')\"), or pip install duckdb-extension-{name} built for "
             f"DuckDB {duckdb.__version__}; or unset GPUPRICE_DUCKLAKE to use the DuckDB file"

@@ -11,7 +11,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
+from gpuprice.cli import app
 from gpuprice.settings import ConfigError, LakeTarget, ducklake_target, load_settings
 from warehouse import lake
 from warehouse.backup import BackupError, backup, restore
@@ -128,3 +130,39 @@ def test_restore_refuses_a_lake_and_touches_nothing(
         restore(path, tmp_path / "bk")
     assert path.read_bytes() == before
     assert not (tmp_path / "lake.ducklake").exists()
+
+
+def test_an_extension_that_will_not_load_says_what_to_do() -> None:
+    con = duckdb.connect()
+    with pytest.raises(lake.LakeUnavailable, match="cannot load its no_such_gpuprice_ext"):
+        lake.load_extension(con, "no_such_gpuprice_ext")
+
+
+def test_an_unreachable_lake_is_a_message_and_exit_1(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def unavailable(*_: object, **__: object) -> None:
+        raise lake.LakeUnavailable("cannot attach the DuckLake x: catalog does not answer")
+
+    env.setattr(lake, "attach", unavailable)
+    env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake host=nowhere password=pw")
+    env.setenv("GPUPRICE_HOME", str(tmp_path))
+    for command in (["sql", "SELECT 1"], ["alerts"]):
+        result = CliRunner().invoke(app, command)
+        assert result.exit_code == 1, (command, result.output)
+        assert "catalog does not answer" in result.output, command
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_a_run_whose_steps_could_not_write_reports_each_source(
+    env: pytest.MonkeyPatch, make_settings
+) -> None:
+    from gpuprice.jobs import JobRunner
+
+    runner = JobRunner(make_settings())
+    assert not runner.settings.warehouse_path.exists()
+    results = runner._summaries("no-such-run")
+    assert [(r.source, r.status) for r in results] == [(s, "failed") for s in runner.sources]
+    assert all("see Dagster logs" in r.error for r in results)
+    env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake password=pw")
+    assert runner.settings.warehouse_label == "DuckLake ducklake:postgres:dbname=lake password=***"
