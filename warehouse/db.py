@@ -231,16 +231,23 @@ def with_more_memory(con: duckdb.DuckDBPyConnection, step: Callable[[], T]) -> t
     An hourly run fits the configured limit many times over. A backlog (the first derive
     after a long backfill, a full recompute, a first serving copy of years of history)
     inserts every new row's primary-key entry in one transaction, and DuckDB cannot spill
-    index entries that are not checkpointed yet."""
-    for limit in (None, *LARGER_MEMORY_LIMITS):
+    index entries that are not checkpointed yet.
+
+    The configured limit is set back afterwards: the setting belongs to the database
+    instance, which a PostgreSQL-catalog lake's attachment keeps for the process's life."""
+    try:
+        for limit in (None, *LARGER_MEMORY_LIMITS):
+            if limit is not None:
+                con.execute(f"SET memory_limit = '{limit}'")
+            try:
+                return step(), limit
+            except duckdb.OutOfMemoryException:
+                if limit == LARGER_MEMORY_LIMITS[-1]:
+                    raise
+        raise AssertionError("unreachable")
+    finally:
         if limit is not None:
-            con.execute(f"SET memory_limit = '{limit}'")
-        try:
-            return step(), limit
-        except duckdb.OutOfMemoryException:
-            if limit == LARGER_MEMORY_LIMITS[-1]:
-                raise
-    raise AssertionError("unreachable")
+            con.execute(f"SET memory_limit = '{duckdb_memory_limit()}'")
 
 
 def drop_work_tables(con: duckdb.DuckDBPyConnection, *tables: str) -> None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from gpuprice.settings import MEMORY_LIMIT_ENV, ConfigError, load_settings
 from tests.metrics.conftest import warehouse as warehouse
-from warehouse.db import LARGER_MEMORY_LIMITS, read_frame, write_connection
+from warehouse.db import LARGER_MEMORY_LIMITS, read_frame, with_more_memory, write_connection
 from warehouse.metrics import derive
 
 # Simulated: 4 platforms x 6 cards x hourly / monthly / 8-card bare metal, every hour of
@@ -82,3 +83,22 @@ def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(
         con.execute(BACKLOG.format(start="2026-08-30", end="2026-08-30 01:00"))
     small = derive(warehouse)
     assert small.offer_snapshots == 4 and small.memory_limit is None
+
+
+def test_the_configured_limit_is_set_back_after_a_larger_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "96MB")
+    tries = []
+
+    def step() -> str:
+        tries.append(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        if len(tries) == 1:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: test")
+        return "done"
+
+    with write_connection(tmp_path / "w.duckdb") as con:
+        assert with_more_memory(con, step) == ("done", LARGER_MEMORY_LIMITS[0])
+        after = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    assert tries[1] != tries[0]  # the second try ran with more room
+    assert after == tries[0]  # and the configured limit is back
