@@ -170,6 +170,8 @@ def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.Du
                 held.enter_context(ducklake.writer_lock(lake, wait_s))
             except ducklake.LakeBusy as exc:
                 raise WarehouseBusy(str(exc)) from None
+            except ducklake.LakeUnavailable as exc:
+                raise WarehouseUnreachable(str(exc)) from None
         con = _open(path, read_only=False, wait_s=wait_s)
         try:
             migrate(con)

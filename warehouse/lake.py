@@ -175,9 +175,20 @@ def writer_lock(lake: LakeTarget, wait_s: float) -> Iterator[None]:
     if not lake.postgres:
         yield
         return
-    import psycopg2  # the `deploy` extra; only a PostgreSQL-catalog lake needs it
-
-    session = psycopg2.connect(lake.catalog.removeprefix("ducklake:postgres:"))
+    try:
+        import psycopg2  # the `deploy` extra; only a PostgreSQL-catalog lake needs it
+    except ImportError:
+        raise LakeUnavailable(
+            "a PostgreSQL-catalog DuckLake needs psycopg2 for its writer lock: "
+            "pip install '.[deploy]'"
+        ) from None
+    try:
+        session = psycopg2.connect(lake.catalog.removeprefix("ducklake:postgres:"))
+    except psycopg2.Error as exc:
+        raise LakeUnavailable(
+            f"cannot reach the DuckLake's catalog {lake.describe()} to take its writer lock: "
+            f"{str(exc).strip().splitlines()[0]}. Check GPUPRICE_DUCKLAKE"
+        ) from None
     try:
         session.autocommit = True
         key = f"gpuprice warehouse writer {lake.metadata_schema or ''}"

@@ -17,7 +17,7 @@ from gpuprice.cli import app
 from gpuprice.settings import ConfigError, LakeTarget, ducklake_target, load_settings
 from warehouse import lake
 from warehouse.backup import BackupError, backup, restore
-from warehouse.db import migration_files, write_connection
+from warehouse.db import WarehouseUnreachable, migration_files, write_connection
 from warehouse.reference import load_reference
 
 LAKE_VARS = ("GPUPRICE_DUCKLAKE", "GPUPRICE_DUCKLAKE_DATA_PATH", "GPUPRICE_DUCKLAKE_SCHEMA")
@@ -166,3 +166,15 @@ def test_a_run_whose_steps_could_not_write_reports_each_source(
     assert all("see Dagster logs" in r.error for r in results)
     env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake password=pw")
     assert runner.settings.warehouse_label == "DuckLake ducklake:postgres:dbname=lake password=***"
+
+
+def test_a_writer_that_cannot_reach_the_catalog_is_a_message(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a closed port on the loopback: the writer lock's session is refused at once
+    env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake host=127.0.0.1 port=1")
+    with (
+        pytest.raises(WarehouseUnreachable, match="cannot reach the DuckLake's catalog"),
+        write_connection(tmp_path / "gpuprice.duckdb"),
+    ):
+        pass
