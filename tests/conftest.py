@@ -40,15 +40,20 @@ def ducklake_env(directory: Path) -> dict[str, str]:
 
 
 @pytest.fixture(autouse=True)
-def _warehouse_on_ducklake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    env = ducklake_env(tmp_path / "ducklake")
-    for name, value in env.items():
+def _warehouse_on_ducklake(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    if not os.environ.get(TEST_DUCKLAKE_ENV):
+        yield  # the usual run: warehouse files, nothing to set up
+        return
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    for name, value in ducklake_env(tmp_path / "ducklake").items():
         monkeypatch.setenv(name, value)
     yield
-    # On a lake the test's warehouse was the lake: no warehouse file was written (a backup
-    # of the lake, a DuckDB file beside its manifest, is one by design).
+    # The test's warehouse was the lake: no warehouse file was written (a backup of the
+    # lake, a DuckDB file beside its manifest, is one by design).
     written = [p for p in tmp_path.rglob("gpuprice.duckdb") if not (p.parent / MANIFEST).exists()]
-    assert not env or not written, f"a warehouse file was written: {written}"
+    assert not written, f"a warehouse file was written: {written}"
 
 
 @pytest.fixture
