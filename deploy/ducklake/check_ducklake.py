@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS = ROOT / "warehouse" / "migrations"
 
 sys.path.insert(0, str(ROOT))
-# The product's own stripping of the constraints DuckLake lacks (warehouse/lake.py).
-from warehouse.lake import without_constraints  # noqa: E402
+# The product's own stripping of the constraints DuckLake lacks and extension loading
+# (warehouse/lake.py).
+from warehouse.lake import load_extension, without_constraints  # noqa: E402
 
 
 def statements(path: Path) -> list[str]:
@@ -44,20 +45,11 @@ def statements(path: Path) -> list[str]:
     return [s.strip() for s in text.split(";") if s.strip()]
 
 
-def extension(package: str, name: str) -> str:
-    """The ``.duckdb_extension`` file an extension wheel from PyPI installs."""
-    module = __import__(package)
-    found = sorted(Path(module.__file__).parent.glob(f"extensions/v*/{name}.duckdb_extension"))
-    if not found:
-        raise SystemExit(f"{package} holds no {name}.duckdb_extension: reinstall it")
-    return str(found[-1])
-
-
 def attach(catalog: str, data_path: str) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    con.execute(f"LOAD '{extension('duckdb_extension_ducklake', 'ducklake')}'")
+    load_extension(con, "ducklake")  # from PyPI's wheel, as the product loads it
     if catalog.startswith("postgres:"):
-        con.execute(f"LOAD '{extension('duckdb_extension_postgres_scanner', 'postgres_scanner')}'")
+        load_extension(con, "postgres_scanner")
     con.execute(f"ATTACH 'ducklake:{catalog}' AS lake (DATA_PATH '{data_path}')")
     con.execute("USE lake")
     return con
