@@ -189,19 +189,15 @@ def read_connection(
     lake = None if local_file else ducklake_target()
     if lake is None and not path.exists():
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
-    missing = WarehouseMissing(
-        f"the DuckLake {lake.describe() if lake else ''} has no tables yet: "
-        "run `gpuprice run` or `make up` first"
-    )
     if lake is not None and not ducklake.catalog_exists(lake):
-        raise missing
+        raise _empty_lake(lake)
     try:
         con = _open(path, read_only=True, wait_s=wait_s, local_file=local_file)
     except ducklake.LakeNotCreated:
-        raise missing from None
+        raise _empty_lake(lake) from None
     try:
         if lake is not None and not _migrated(con):
-            raise missing
+            raise _empty_lake(lake)
         yield con
     finally:
         con.close()
@@ -270,6 +266,13 @@ def migration_files() -> list[tuple[int, str, str]]:
         if match:
             found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
     return sorted(found)
+
+
+def _empty_lake(lake: LakeTarget | None) -> WarehouseMissing:
+    where = lake.describe() if lake else "warehouse"
+    return WarehouseMissing(
+        f"the DuckLake {where} has no tables yet: run `gpuprice run` or `make up` first"
+    )
 
 
 def _migrated(con: duckdb.DuckDBPyConnection) -> bool:
