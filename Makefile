@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: up test test-ducklake lint bench bench-more install clean browser-deps postgres-deps ducklake-deps
+.PHONY: up test test-ducklake test-docker docker-deps lint bench bench-more install clean browser-deps postgres-deps ducklake-deps
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuprice needs Python 3.11 or newer")'
@@ -59,12 +59,24 @@ $(LAKE_STAMP): deploy/ducklake/requirements.txt deploy/ducklake/product_requirem
 
 ducklake-deps: $(LAKE_STAMP)
 
-# Every warehouse test module on a PostgreSQL-catalog DuckLake (make test runs a selection).
+# Every warehouse test module on a PostgreSQL-catalog DuckLake, and make test's lake selection
+# with the data path in S3 (a moto server); make test runs a selection of each.
 test-ducklake: install postgres-deps ducklake-deps
-	GPUPRICE_DUCKLAKE_FULL=1 $(BIN)/pytest tests/deploy/test_ducklake_product.py
+	GPUPRICE_DUCKLAKE_FULL=1 $(BIN)/pytest tests/deploy/test_ducklake_product.py \
+		tests/deploy/test_ducklake_s3.py
 
 test: lint browser-deps postgres-deps ducklake-deps
 	$(BIN)/pytest
+
+# deploy/ as a user runs it, on a Docker engine this target installs and starts (as root:
+# Debian's docker.io, the compose plugin from PyPI, local stand-ins for the two Docker Hub
+# images; tests/deploy/docker/setup.sh). ~5 min from a fresh machine; .ci/run runs it after
+# `make test`.
+docker-deps:
+	bash tests/deploy/docker/setup.sh
+
+test-docker: install docker-deps
+	GPUPRICE_DOCKER_TEST=1 $(BIN)/pytest tests/deploy/test_docker_deploy.py
 
 # Issue 8's figures beside their baselines (docs/PERFORMANCE.md): one and five years of
 # history in one run (~30 min on 2 cores, ~33 GB of temporary disk, removed at the end);

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
+from urllib.parse import urlsplit
 
 from croniter import croniter
 from pydantic import (
@@ -82,15 +83,51 @@ DUCKLAKE_ENV = "GPUPRICE_DUCKLAKE"
 DUCKLAKE_DATA_PATH_ENV = "GPUPRICE_DUCKLAKE_DATA_PATH"
 DUCKLAKE_SCHEMA_ENV = "GPUPRICE_DUCKLAKE_SCHEMA"
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+# An s3:// data path (AWS S3, or any S3-compatible store: MinIO, R2, GCS's interoperability
+# API) reads its keys from the variables every AWS tool reads, and the store's address from
+# GPUPRICE_S3_ENDPOINT when it is not AWS. Keys only: an IAM role's credential chain needs
+# DuckDB's aws extension, which the product does not load.
+S3_ENDPOINT_ENV = "GPUPRICE_S3_ENDPOINT"
+S3_KEY_ENV, S3_SECRET_ENV, S3_TOKEN_ENV = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+)
+S3_REGION_ENVS = ("AWS_REGION", "AWS_DEFAULT_REGION")
+DEFAULT_S3_REGION = "us-east-1"  # AWS's default, and what MinIO and moto sign with
+# A bucket name as the S3-compatible stores allow them (AWS: 3-63 of a-z 0-9 . -; older AWS
+# buckets and GCS also upper case and _): catches "s3://", "s3:///x" and stray spaces.
+_BUCKET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{1,220}[A-Za-z0-9]$")
+_REMOTE_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+@dataclass(frozen=True)
+class S3Access:
+    """How DuckDB reaches an s3:// data path: its keys, region and (not AWS) endpoint."""
+
+    key_id: str
+    secret: str = field(repr=False)  # never in a repr, a message or a log
+    region: str = DEFAULT_S3_REGION
+    session_token: str | None = field(default=None, repr=False)
+    endpoint: str | None = None  # host[:port] of an S3-compatible store; None: AWS S3
+    use_ssl: bool = True
+
+    def describe(self) -> str:
+        """Where, for messages: the endpoint and the key's id, never the secret."""
+        scheme = "https" if self.use_ssl else "http"
+        where = f"{scheme}://{self.endpoint}" if self.endpoint else f"AWS S3 ({self.region})"
+        return f"{where} with key {self.key_id}"
 
 
 @dataclass(frozen=True)
 class LakeTarget:
-    """Where a DuckLake warehouse is: its catalog, its data path, its catalog schema."""
+    """Where a DuckLake warehouse is: its catalog, its data path, its catalog schema, and
+    for an s3:// data path how to reach it."""
 
     catalog: str
     data_path: str | None = None
     metadata_schema: str | None = None
+    s3: S3Access | None = None
 
     @property
     def postgres(self) -> bool:
@@ -100,6 +137,69 @@ class LakeTarget:
         """The catalog without a password, for messages and logs."""
         shown = re.sub(r"(password\s*=\s*)\S+", r"\1***", self.catalog, flags=re.IGNORECASE)
         return shown + (f" (schema {self.metadata_schema})" if self.metadata_schema else "")
+
+
+def _endpoint_problem(value: str) -> str | None:
+    """What is wrong with ``value`` as an S3 endpoint URL, or None."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- the property raises ValueError for a port that is not one
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https"):
+        return "the scheme must be http:// or https://"
+    if not parts.hostname:
+        return "no host"
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return "a path, query or fragment: the bucket goes in the data path"
+    if parts.username or parts.password:
+        return f"user info: the keys go in {S3_KEY_ENV} and {S3_SECRET_ENV}"
+    return None
+
+
+def _s3_endpoint(value: str) -> tuple[str, bool]:
+    """``GPUPRICE_S3_ENDPOINT`` (``http://host:port`` or ``https://host[:port]``) as DuckDB's
+    ENDPOINT (host[:port]: DuckDB takes no scheme, but USE_SSL) and whether to use TLS."""
+    problem = _endpoint_problem(value)
+    if problem:
+        shown = re.sub(r"//[^/@]*@", "//***@", value)  # a key written into the URL: not shown
+        raise ConfigError(
+            f"{S3_ENDPOINT_ENV}={shown!r} is not an S3 endpoint ({problem}): use the store's "
+            "address such as http://127.0.0.1:9000 or https://minio.internal:9000, or unset "
+            "it for AWS S3"
+        )
+    parts = urlsplit(value)
+    return parts.netloc, parts.scheme == "https"
+
+
+def _s3_access(data_path: str) -> S3Access:
+    """The S3 settings of an s3:// ``data_path`` from the environment; ConfigError naming what
+    is missing or malformed (never showing the secret)."""
+    bucket = data_path.removeprefix("s3://").split("/", 1)[0]
+    if not _BUCKET.match(bucket):
+        raise ConfigError(
+            f"{DUCKLAKE_DATA_PATH_ENV}={data_path!r} does not name an S3 bucket: use "
+            "s3://bucket/prefix/ (the bucket: letters, digits, '.', '-' and '_')"
+        )
+    key_id = os.environ.get(S3_KEY_ENV, "").strip()
+    secret = os.environ.get(S3_SECRET_ENV, "").strip()
+    if not (key_id and secret):
+        missing = " and ".join(
+            n for n, v in ((S3_KEY_ENV, key_id), (S3_SECRET_ENV, secret)) if not v
+        )
+        raise ConfigError(
+            f"{DUCKLAKE_DATA_PATH_ENV} is {data_path} but {missing} "
+            f"{'is' if ' and ' not in missing else 'are'} not set: give the object store's "
+            f"access key in {S3_KEY_ENV} and {S3_SECRET_ENV} (and {S3_ENDPOINT_ENV} for a store "
+            "that is not AWS S3)"
+        )
+    region = next(
+        (v for n in S3_REGION_ENVS if (v := os.environ.get(n, "").strip())), DEFAULT_S3_REGION
+    )
+    token = os.environ.get(S3_TOKEN_ENV, "").strip() or None
+    endpoint_value = os.environ.get(S3_ENDPOINT_ENV, "").strip()
+    endpoint, use_ssl = _s3_endpoint(endpoint_value) if endpoint_value else (None, True)
+    return S3Access(key_id, secret, region, token, endpoint, use_ssl)
 
 
 def ducklake_target() -> LakeTarget | None:
@@ -126,7 +226,15 @@ def ducklake_target() -> LakeTarget | None:
             f"{DUCKLAKE_SCHEMA_ENV}={schema!r} is not a schema name: letters, digits and _ "
             "(at most 63), not starting with a digit"
         )
-    return LakeTarget(catalog, data_path, schema)
+    remote = _REMOTE_SCHEME.match(data_path or "")
+    if remote and remote.group(1) != "s3":
+        raise ConfigError(
+            f"{DUCKLAKE_DATA_PATH_ENV}={data_path!r}: the data path is a local directory or "
+            f"s3://bucket/prefix/ (any S3-compatible store, with {S3_ENDPOINT_ENV}); "
+            f"{remote.group(1)}:// is not supported"
+        )
+    s3 = _s3_access(data_path) if remote else None
+    return LakeTarget(catalog, data_path, schema, s3)
 
 
 class _Strict(BaseModel):

@@ -20,6 +20,10 @@ from warehouse.backup import MANIFEST
 # DuckDB-file catalog, or a PostgreSQL connection string (one catalog schema per lake). Each
 # test gets a lake of its own, as it gets a warehouse file of its own in tmp_path.
 TEST_DUCKLAKE_ENV = "GPUPRICE_TEST_DUCKLAKE"
+# With GPUPRICE_TEST_DUCKLAKE_DATA=s3://bucket each lake's Parquet files go under a prefix of
+# its own in that bucket instead of tmp_path (tests/deploy/test_ducklake_s3.py; the endpoint
+# and keys are in the environment as a deployment's would be).
+TEST_DUCKLAKE_DATA_ENV = "GPUPRICE_TEST_DUCKLAKE_DATA"
 _lake_schemas = itertools.count()
 
 
@@ -29,13 +33,15 @@ def ducklake_env(directory: Path) -> dict[str, str]:
     if not catalog:
         return {}
     directory.mkdir(parents=True, exist_ok=True)
-    env = {"GPUPRICE_DUCKLAKE_DATA_PATH": f"{directory / 'data'}/"}
+    name = f"t{os.getpid()}_{next(_lake_schemas)}"
+    remote = os.environ.get(TEST_DUCKLAKE_DATA_ENV, "").rstrip("/")
+    data_path = f"{remote}/{name}/" if remote else f"{directory / 'data'}/"
+    env = {"GPUPRICE_DUCKLAKE_DATA_PATH": data_path}
     if catalog == "duckdb":
         return env | {"GPUPRICE_DUCKLAKE": f"ducklake:{directory / 'catalog.ducklake'}"}
-    schema = f"t{os.getpid()}_{next(_lake_schemas)}"
     return env | {
         "GPUPRICE_DUCKLAKE": f"ducklake:postgres:{catalog}",
-        "GPUPRICE_DUCKLAKE_SCHEMA": schema,
+        "GPUPRICE_DUCKLAKE_SCHEMA": name,
     }
 
 

@@ -15,6 +15,10 @@ for both. What DuckLake lacks, and what is done instead:
   answers without a scan. Upserts are DELETE + INSERT or read-then-write, on both;
 - no lock between writers: :func:`writer_lock` (a PostgreSQL advisory lock).
 
+An ``s3://`` data path is reached with the key from the environment (gpuprice.settings
+``S3Access``): :func:`attach` gives the attachment a temporary DuckDB secret and probes the
+path before ATTACH (:func:`reach_data_path`).
+
 With a PostgreSQL catalog readers on other processes or hosts read while a writer holds the
 lake (no file lock).
 """
@@ -32,7 +36,12 @@ import duckdb
 import polars as pl
 from tenacity import Retrying, retry_if_result, stop_after_delay, wait_random_exponential
 
-from gpuprice.settings import LakeTarget, ducklake_target
+from gpuprice.settings import (
+    DUCKLAKE_DATA_PATH_ENV,
+    S3_ENDPOINT_ENV,
+    LakeTarget,
+    ducklake_target,
+)
 
 ALIAS = "warehouse"
 
@@ -135,11 +144,77 @@ def catalog_exists(lake: LakeTarget) -> bool:
     return Path(location).exists()
 
 
+# The probe of an s3:// data path before ATTACH (:func:`reach_data_path`) waits at most this
+# long: DuckDB's own default (30 s per request, 3 retries) would keep a process ~2 min on an
+# endpoint that accepts connections and never answers. The lake's reads and writes keep it.
+PROBE_TIMEOUT_S, PROBE_RETRIES = 5, 1
+_PROBE_PREFIX = ".gpuprice-probe/"  # matches no object: the listing is one short request
+
+
+def s3_secret(con: duckdb.DuckDBPyConnection, lake: LakeTarget) -> None:
+    """Give ``con`` (its DuckDB instance, for as long as it lives; never persisted) the S3 key
+    of ``lake``'s data path, scoped to its bucket."""
+    s3 = lake.s3
+    assert s3 is not None and lake.data_path is not None
+    load_extension(con, "httpfs")
+    bucket = "s3://" + lake.data_path.removeprefix("s3://").split("/", 1)[0]
+    options = [
+        "TYPE s3",
+        f"KEY_ID {sql_string(s3.key_id)}",
+        f"SECRET {sql_string(s3.secret)}",
+        f"REGION {sql_string(s3.region)}",
+        f"SCOPE {sql_string(bucket)}",
+    ]
+    if s3.session_token:
+        options.append(f"SESSION_TOKEN {sql_string(s3.session_token)}")
+    if s3.endpoint:
+        # S3-compatible stores (MinIO, moto) serve buckets as paths, not as host names
+        options += [f"ENDPOINT {sql_string(s3.endpoint)}", "URL_STYLE 'path'"]
+        options.append(f"USE_SSL {'true' if s3.use_ssl else 'false'}")
+    try:
+        con.execute(f"CREATE OR REPLACE TEMPORARY SECRET gpuprice_lake ({', '.join(options)})")
+    except duckdb.Error as exc:
+        # DuckDB quotes the statement, key included, in a parser error: never pass it on
+        raise LakeUnavailable(
+            f"DuckDB refused the S3 settings of the DuckLake's data path {lake.data_path} "
+            f"({type(exc).__name__}); check {S3_ENDPOINT_ENV} and AWS_REGION"
+        ) from None
+
+
+def reach_data_path(con: duckdb.DuckDBPyConnection, lake: LakeTarget) -> None:
+    """Fail now, with what to fix, when ``lake``'s s3:// data path cannot be listed (bucket
+    missing, key refused, endpoint down), rather than inside a load or a query after its
+    catalog was written. One listing of a prefix that holds nothing, at most ~10 s."""
+    assert lake.s3 is not None and lake.data_path is not None
+    prefix = lake.data_path.rstrip("/") + "/" + _PROBE_PREFIX
+    con.execute(f"SET http_timeout = {PROBE_TIMEOUT_S}")
+    con.execute(f"SET http_retries = {PROBE_RETRIES}")
+    try:
+        con.execute(f"SELECT count(*) FROM glob({sql_string(prefix + '*')})").fetchall()
+    except duckdb.Error as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        # the first line says what failed; S3's own error, when there is one, says why
+        detail = "; ".join(lines[:1] + [ln for ln in lines[1:2] if not ln.startswith("LINE")])
+        detail = detail.rstrip(".")
+        raise LakeUnavailable(
+            f"cannot reach the DuckLake's data path {lake.data_path} at {lake.s3.describe()}: "
+            f"{detail}. Check {DUCKLAKE_DATA_PATH_ENV} (the bucket must exist), "
+            f"{S3_ENDPOINT_ENV}, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+        ) from None
+    finally:
+        con.execute("RESET http_timeout")
+        con.execute("RESET http_retries")
+
+
 def attach(con: duckdb.DuckDBPyConnection, lake: LakeTarget, *, read_only: bool) -> None:
-    """Attach ``lake`` on ``con`` as ``warehouse``."""
+    """Attach ``lake`` on ``con`` as ``warehouse``. An s3:// data path is given its key and
+    probed first, so that a store that cannot be reached leaves the catalog untouched."""
     load_extension(con, "ducklake")
     if lake.postgres:
         load_extension(con, "postgres_scanner")
+    if lake.s3 is not None:
+        s3_secret(con, lake)
+        reach_data_path(con, lake)
     options = []
     if lake.data_path:
         options.append(f"DATA_PATH {sql_string(lake.data_path)}")

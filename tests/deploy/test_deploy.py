@@ -2,8 +2,9 @@
 shape. PostgreSQL comes from Debian's packages (apt-get install postgresql); the test starts
 its own server on a free port in a temporary directory and stops it at the end
 (conftest.py), and skips with a message when the binaries are not there. The Docker run
-launcher is only instantiated (its config validated), never launched: this machine has no
-Docker engine. DuckLake: test_ducklake.py."""
+launcher is only instantiated here (its config validated); test_docker_deploy.py (`make
+test-docker`) runs the whole compose deployment on a Docker engine. DuckLake:
+test_ducklake*.py."""
 
 from __future__ import annotations
 
@@ -86,3 +87,17 @@ def test_compose_file_is_consistent() -> None:
     dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
     for package in ("gpuprice", "scrapers", "warehouse", "pipelines", "dashboard", "recommender"):
         assert f"COPY {package} {package}" in dockerfile
+    # The containers' configuration sends the demo profile's sources to the demo-market
+    # service, on the ports it serves, and is valid for the product.
+    from urllib.parse import urlsplit
+
+    from gpuprice.settings import load_settings
+
+    settings = load_settings(DEPLOY / "gpuprice.toml")
+    market = settings.file.demo_market
+    ports = {"jygpu": market.jygpu_port, "smm": market.smm_port}
+    for name, port in ports.items():
+        url = urlsplit(settings.file.sources[name].demo_url)
+        assert (url.hostname, url.port) == ("demo-market", port)
+    assert "demo" in compose["services"]["demo-market"]["profiles"]
+    assert "COMPOSE_PROFILES" in env_example

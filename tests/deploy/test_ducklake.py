@@ -9,8 +9,8 @@ the product's own migration runner; ``ON CONFLICT`` and ``INSERT OR REPLACE`` ar
 their documented replacements (an anti-join load, DELETE + INSERT) keep one copy of a page
 loaded twice; ``SET SORTED BY``; a second process reading while the writer holds the lake
 (Postgres catalog); the serving copy ATTACHed from the lake's connection. The product's
-own code on a DuckLake: test_ducklake_product.py. Not covered: object storage (``s3://``)
-as the data path.
+own code on a DuckLake: test_ducklake_product.py; with an ``s3://`` data path:
+test_ducklake_s3.py.
 """
 
 from __future__ import annotations

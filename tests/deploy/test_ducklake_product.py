@@ -4,8 +4,8 @@ DuckDB 1.5.5, the ducklake and postgres extensions from PyPI, the product's othe
 dependencies) with ``GPUPRICE_TEST_DUCKLAKE`` set, which gives every test a lake of its own
 instead of a warehouse file and fails it if a warehouse file was written (tests/conftest.py).
 On a PostgreSQL catalog (the deployment's; conftest.py's server, one catalog schema per test)
-and, shorter, on a DuckDB-file catalog; the rows are Parquet files in a local data path (not
-``s3://``: no object store here).
+and, shorter, on a DuckDB-file catalog; the rows are Parquet files in a local data path
+(an ``s3://`` data path on a moto S3 server: test_ducklake_s3.py).
 
 A lake costs ~2 s to create and migrate and every transaction a few catalog round trips, so
 ``make test`` runs a selection (QUICK: loading, the Dagster pipeline, which derives, with
@@ -63,7 +63,11 @@ DESELECTED = [
 FULL_RUN = os.environ.get("GPUPRICE_DUCKLAKE_FULL") == "1"  # make test-ducklake
 
 
-def _run_on_lake(catalog: str, tests: list[str], tmp_path: Path) -> dict[str, int]:
+def run_on_lake(
+    catalog: str, tests: list[str], tmp_path: Path, env: dict[str, str] | None = None
+) -> dict[str, int]:
+    """Run ``tests`` in the DuckLake environment, each on a new lake in ``catalog`` (with
+    ``env`` added: test_ducklake_s3.py's object store); the junit counts."""
     if not LAKE_PYTHON.exists():
         pytest.skip("the DuckLake environment is not built: run `make ducklake-deps`")
     report = tmp_path / "lake-tests.xml"
@@ -72,7 +76,7 @@ def _run_on_lake(catalog: str, tests: list[str], tmp_path: Path) -> dict[str, in
          # pyproject's warning filters name dagster's classes; harmless where it is missing
          "-W", "ignore::pytest.PytestConfigWarning", f"--junitxml={report}",
          *tests, *(f"--deselect={t}" for t in DESELECTED)],
-        cwd=ROOT, env=os.environ | {"GPUPRICE_TEST_DUCKLAKE": catalog},
+        cwd=ROOT, env=os.environ | {"GPUPRICE_TEST_DUCKLAKE": catalog} | (env or {}),
         capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
@@ -88,7 +92,7 @@ def test_the_warehouse_tests_pass_on_a_postgres_catalog(
         f"dbname={LAKE_DB} host=127.0.0.1 port={postgres['DAGSTER_PG_PORT']} "
         f"user={PG_USER} password={PG_PASSWORD}"
     )
-    counts = _run_on_lake(dsn, FULL if FULL_RUN else QUICK, tmp_path)
+    counts = run_on_lake(dsn, FULL if FULL_RUN else QUICK, tmp_path)
     assert counts["failures"] == counts["errors"] == counts["skipped"] == 0, counts
     assert counts["tests"] > (120 if FULL_RUN else 60), counts  # not an empty selection
     # The lakes' catalogs were PostgreSQL's: one schema per test, with DuckLake's tables and
@@ -104,6 +108,6 @@ def test_the_warehouse_tests_pass_on_a_postgres_catalog(
 
 
 def test_the_load_tests_pass_on_a_duckdb_file_catalog(tmp_path: Path) -> None:
-    counts = _run_on_lake("duckdb", ON_DUCKDB_FILE, tmp_path)
+    counts = run_on_lake("duckdb", ON_DUCKDB_FILE, tmp_path)
     assert counts["failures"] == counts["errors"] == counts["skipped"] == 0, counts
     assert counts["tests"] >= 12, counts

@@ -14,18 +14,33 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
-from gpuprice.settings import ConfigError, LakeTarget, ducklake_target, load_settings
+from gpuprice.settings import (
+    ConfigError,
+    LakeTarget,
+    S3Access,
+    ducklake_target,
+    load_settings,
+)
 from warehouse import lake
 from warehouse.backup import BackupError, backup, restore
 from warehouse.db import WarehouseUnreachable, migration_files, write_connection
 from warehouse.reference import load_reference
 
 LAKE_VARS = ("GPUPRICE_DUCKLAKE", "GPUPRICE_DUCKLAKE_DATA_PATH", "GPUPRICE_DUCKLAKE_SCHEMA")
+S3_VARS = (
+    "GPUPRICE_S3_ENDPOINT",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+)
+PG_LAKE = "ducklake:postgres:dbname=lake host=pg password=s3cret"
 
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in LAKE_VARS:
+    for name in LAKE_VARS + S3_VARS:
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
 
@@ -34,16 +49,111 @@ def test_unset_means_the_duckdb_file(env: pytest.MonkeyPatch) -> None:
     assert ducklake_target() is None
 
 
-def test_a_postgres_catalog_with_data_path_and_schema(env: pytest.MonkeyPatch) -> None:
-    env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake host=pg password=s3cret")
-    env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", "s3://gpuprice-lake/")
+def test_a_postgres_catalog_with_data_path_and_schema(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    env.setenv("GPUPRICE_DUCKLAKE", PG_LAKE)
+    env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", f"{tmp_path}/data/")
     env.setenv("GPUPRICE_DUCKLAKE_SCHEMA", "prod")
     target = ducklake_target()
-    assert target == LakeTarget(
-        "ducklake:postgres:dbname=lake host=pg password=s3cret", "s3://gpuprice-lake/", "prod"
-    )
-    assert target.postgres
+    assert target == LakeTarget(PG_LAKE, f"{tmp_path}/data/", "prod")
+    assert target.postgres and target.s3 is None
     assert "s3cret" not in target.describe() and "password=***" in target.describe()
+
+
+def test_an_s3_data_path_on_aws_takes_the_aws_variables(env: pytest.MonkeyPatch) -> None:
+    env.setenv("GPUPRICE_DUCKLAKE", PG_LAKE)
+    env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", "s3://gpuprice-lake/prod/")
+    env.setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
+    env.setenv("AWS_SECRET_ACCESS_KEY", "very-secret-key")
+    env.setenv("AWS_SESSION_TOKEN", "session-token-value")
+    env.setenv("AWS_DEFAULT_REGION", "ap-east-1")
+    target = ducklake_target()
+    assert target.s3 == S3Access(
+        "AKIAEXAMPLE", "very-secret-key", "ap-east-1", "session-token-value", None, True
+    )
+    assert target.s3.describe() == "AWS S3 (ap-east-1) with key AKIAEXAMPLE"
+    env.setenv("AWS_REGION", "eu-west-1")  # AWS_REGION first, as the AWS SDKs read them
+    assert ducklake_target().s3.region == "eu-west-1"
+    # never shown: not in a repr (a failed comparison, a log line), not in describe()
+    for shown in (repr(ducklake_target()), target.describe(), target.s3.describe()):
+        assert "very-secret-key" not in shown and "session-token-value" not in shown
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "address", "tls"),
+    [
+        ("http://127.0.0.1:9000", "127.0.0.1:9000", False),
+        ("https://minio.internal:9000/", "minio.internal:9000", True),
+        ("https://storage.googleapis.com", "storage.googleapis.com", True),
+    ],
+)
+def test_an_s3_compatible_endpoint(
+    env: pytest.MonkeyPatch, endpoint: str, address: str, tls: bool
+) -> None:
+    env.setenv("GPUPRICE_DUCKLAKE", PG_LAKE)
+    env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", "s3://lake/")
+    env.setenv("AWS_ACCESS_KEY_ID", "minio")
+    env.setenv("AWS_SECRET_ACCESS_KEY", "minio-secret")
+    env.setenv("GPUPRICE_S3_ENDPOINT", endpoint)
+    s3 = ducklake_target().s3
+    assert (s3.endpoint, s3.use_ssl, s3.region) == (address, tls, "us-east-1")
+    assert s3.describe() == f"{'https' if tls else 'http'}://{address} with key minio"
+
+
+S3_LAKE = {"GPUPRICE_DUCKLAKE": PG_LAKE, "GPUPRICE_DUCKLAKE_DATA_PATH": "s3://gpuprice-lake/x/"}
+KEYS = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "very-secret-key"}
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        (S3_LAKE, "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set"),
+        (S3_LAKE | {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE"}, "AWS_SECRET_ACCESS_KEY is not set"),
+        (S3_LAKE | {"AWS_SECRET_ACCESS_KEY": "very-secret-key"}, "AWS_ACCESS_KEY_ID is not set"),
+        (
+            S3_LAKE | KEYS | {"GPUPRICE_DUCKLAKE_DATA_PATH": "s3:///gpuprice-lake/x/"},
+            "does not name an S3 bucket",
+        ),
+        (S3_LAKE | KEYS | {"GPUPRICE_DUCKLAKE_DATA_PATH": "s3://"}, "does not name an S3 bucket"),
+        (
+            S3_LAKE | KEYS | {"GPUPRICE_DUCKLAKE_DATA_PATH": "s3://my lake/x/"},
+            "does not name an S3 bucket",
+        ),
+        (
+            S3_LAKE | KEYS | {"GPUPRICE_DUCKLAKE_DATA_PATH": "gs://gpuprice-lake/"},
+            "gs:// is not supported",
+        ),
+        (S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "minio:9000"}, "scheme must be http"),
+        (S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "ftp://minio:9000"}, "scheme must be http"),
+        (S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "http://:9000"}, "no host"),
+        (S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "http://minio:port"}, "Port could not be"),
+        (S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "http://minio:99999"}, "out of range"),
+        (S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "http://minio:9000/bucket"}, "a path"),
+        (
+            S3_LAKE | KEYS | {"GPUPRICE_S3_ENDPOINT": "http://k:very-secret-key@minio:9000"},
+            "user info",
+        ),
+    ],
+)
+def test_bad_s3_settings_stop_every_entry_point(
+    env: pytest.MonkeyPatch, tmp_path: Path, variables: dict[str, str], expected: str
+) -> None:
+    for name, value in variables.items():
+        env.setenv(name, value)
+    with pytest.raises(ConfigError, match=expected) as raised:
+        load_settings(None, home=tmp_path)
+    assert "very-secret-key" not in str(raised.value)
+
+
+def test_an_endpoint_without_an_s3_data_path_is_ignored(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    env.setenv("GPUPRICE_S3_ENDPOINT", "http://127.0.0.1:9000")
+    assert ducklake_target() is None
+    env.setenv("GPUPRICE_DUCKLAKE", PG_LAKE)
+    env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", f"{tmp_path}/data/")
+    assert ducklake_target().s3 is None
 
 
 @pytest.mark.parametrize(
