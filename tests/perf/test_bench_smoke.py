@@ -31,6 +31,9 @@ def test_scale_bench_runs_every_section(tmp_path: Path) -> None:
     assert sections == {"parse", "derive", "ingest", "query", "memory"}
     parsed = {f["what"].split()[0].rstrip(",") for f in figures if f["section"] == "parse"}
     assert parsed == {"jygpu", "smm", "runpod", "generic", "vastai", "matpool", "autodl"}
+    # RunPod's two layouts are also measured one by one, each against its own baseline.
+    pages = [f for f in figures if f["what"].startswith("runpod, runpod_pricing")]
+    assert len(pages) == 2 and all(f["ratio"] > 0 for f in pages), pages
     assert not [f for f in figures if f["value"] == "failed"], figures
     queries = [f["what"] for f in figures if f["section"] == "query"]
     assert any("warehouse path" in q for q in queries)
