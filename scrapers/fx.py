@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from scrapers.rows import ParseError
 
-__all__ = ["CONFIGURED_DEFAULT", "FxRate", "FxRates", "parse_rates"]
+__all__ = ["CONFIGURED_DEFAULT", "FxRate", "FxRates", "cny_at", "parse_rates"]
 
 RATE_QUANTUM = Decimal("0.000001")
 # How a configured default is labelled in fx_rate.source (a fetched rate names its URL).
@@ -78,8 +78,14 @@ class FxRates:
 
     def to_cny(self, amount: Decimal, currency: str, day: date) -> Decimal:
         """``amount`` in CNY at the day's rate, 6 decimals (half-up)."""
-        rate = self.rate(currency, day).cny_per_unit
-        return (amount * rate).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
+        return cny_at(amount, self.rate(currency, day).cny_per_unit)
+
+
+def cny_at(amount: Decimal, cny_per_unit: Decimal) -> Decimal:
+    """``amount`` in CNY at a rate already looked up, 6 decimals (half-up): what
+    :meth:`FxRates.to_cny` gives, for a parser that converts many prices of one currency
+    and day (it looks the rate up once per page: a lookup costs several times this)."""
+    return (amount * cny_per_unit).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
 
 
 def parse_rates(body: bytes, url: str, currencies: tuple[str, ...] = ("USD",)) -> list[FxRate]:

@@ -83,12 +83,34 @@ def _normalise(name: str) -> str:
     return name.upper().strip()
 
 
+_LOOKAROUND = re.compile(r"\(\?<?[=!][^()]*\)")
+_ALNUM = re.compile(r"[0-9A-Za-z]+")
+
+
+def _literal(pattern: re.Pattern[str]) -> str | None:
+    """The text every match of ``pattern`` contains, when the pattern is one alphanumeric
+    literal between lookarounds (every pattern of :data:`MODELS`); else ``None``."""
+    rest = _LOOKAROUND.sub("", pattern.pattern)
+    if pattern.flags & re.IGNORECASE or not _ALNUM.fullmatch(rest):
+        return None
+    return rest
+
+
+# Each model with the literal its pattern needs: a name without "4090" cannot match the 4090
+# pattern, and ``in`` decides that for a fraction of a regex search (most names name one model).
+_KEYED: tuple[tuple[str | None, GpuModel], ...] = tuple((_literal(m.pattern), m) for m in MODELS)
+
+
 def _model(text: str) -> GpuModel | None:
     """The one model a normalised name names, or ``None`` (no model, two models, a variant)."""
-    matches = [m for m in MODELS if m.pattern.search(text)]
-    if len(matches) != 1:
+    model = None
+    for key, candidate in _KEYED:
+        if (key is None or key in text) and candidate.pattern.search(text):
+            if model is not None:
+                return None  # two models
+            model = candidate
+    if model is None:
         return None
-    model = matches[0]
     if model.exclude is not None and model.exclude.search(text):
         return None
     return model

@@ -9,7 +9,7 @@ anywhere: top level, in lists, under ``@graph``, nested in other items.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,49 +49,44 @@ def types_of(item: dict[str, Any]) -> set[str]:
 _NESTED = (dict, list)
 
 
-def _of_type(objects: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    """The objects with ``name in types_of(object)``, in order, without building a set for
-    each: this runs over every object of every block, and nearly all of them have one plain
-    string ``@type``."""
-    suffix = "/" + name
-    found = []
-    for item in objects:
-        kind = item.get("@type")
-        if type(kind) is str:
-            if kind == name or kind.endswith(suffix):
-                found.append(item)
-        elif name in types_of(item):
-            found.append(item)
-    return found
+def _objects_of_types(value: Any, names: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
+    """For each of ``names``, the JSON objects in ``value`` with ``name in types_of(object)``,
+    depth first (an object before what it holds, in document order).
 
-
-def _objects(value: Any) -> list[dict[str, Any]]:
-    """Every JSON object in ``value``, depth first (the order :func:`walk` yields them).
-
-    A plain recursive function filling one list: a chain of nested generators costs a frame
-    switch per level for every object, several times the work of visiting it. Values are
-    nearly all ``str``, ``dict`` or ``list`` straight from ``json.loads``, so exact type
-    tests come first and ``isinstance`` (for subclasses) only after them."""
-    found: list[dict[str, Any]] = []
-    append = found.append
+    A plain recursive function filling lists: a chain of nested generators costs a frame
+    switch per level for every object, several times the work of visiting it. The type
+    filter runs during the walk, without building a set for each object (nearly all have one
+    plain string ``@type``, compared as it is; ``types_of`` keeps the part after the last
+    "/"). Values are nearly all ``str``, ``dict`` or ``list`` straight from ``json.loads``,
+    so exact type tests come first and ``isinstance`` (for subclasses) only after them."""
+    found: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
 
     def visit(node: Any) -> None:
         if isinstance(node, dict):
-            append(node)
+            kind = node.get("@type")
+            if type(kind) is str:
+                if kind in found:
+                    found[kind].append(node)
+                elif "/" in kind:
+                    tail = kind.rsplit("/", 1)[-1]
+                    if tail in found:
+                        found[tail].append(node)
+            elif kind is not None:  # a list of types, or something odd: types_of decides
+                kinds = types_of(node)
+                for name in names:
+                    if name in kinds:
+                        found[name].append(node)
             node = node.values()
         for child in node:
             kind = type(child)
-            if kind is dict or kind is list or (kind is not str and isinstance(child, _NESTED)):
+            if kind is str:
+                continue
+            if kind is dict or kind is list or isinstance(child, _NESTED):
                 visit(child)
 
     if isinstance(value, _NESTED):
         visit(value)
     return found
-
-
-def walk(value: Any) -> Iterator[dict[str, Any]]:
-    """Every JSON object in ``value``, depth first."""
-    return iter(_objects(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,28 +104,41 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def offers_of(product: dict[str, Any]) -> list[LdOffer]:
-    """The Offers of one Product, through an AggregateOffer where there is one. An
-    AggregateOffer without an ``offers`` list gives one offer at its ``lowPrice``."""
-    found = []
-    for item in _as_list(product.get("offers")):
+def offer_pairs(product: dict[str, Any]) -> list[tuple[dict[str, Any], Any]]:
+    """What :func:`offers_of` gives, as ``(offer, currency)`` pairs: for a caller that needs
+    no :class:`LdOffer` (building one per offer costs more than reading it)."""
+    found: list[tuple[dict[str, Any], Any]] = []
+    items = product.get("offers")
+    for item in items if isinstance(items, list) else () if items is None else (items,):
         if not isinstance(item, dict):
             continue
-        kinds = types_of(item)
+        kind = item.get("@type")
+        if type(kind) is str:  # what types_of gives, without building a set
+            kinds: Collection[str] = (kind.rsplit("/", 1)[-1],) if kind else ()
+        else:
+            kinds = types_of(item)
         if "AggregateOffer" in kinds:
             currency = item.get("priceCurrency")
-            inner = [o for o in _as_list(item.get("offers")) if isinstance(o, dict)]
-            if inner:
-                found += [LdOffer(product, o, o.get("priceCurrency") or currency) for o in inner]
-            elif item.get("lowPrice") is not None:
-                found.append(LdOffer(product, item | {"price": item["lowPrice"]}, currency))
+            inner = item.get("offers")
+            before = len(found)
+            for o in inner if isinstance(inner, list) else () if inner is None else (inner,):
+                if isinstance(o, dict):
+                    found.append((o, o.get("priceCurrency") or currency))
+            if len(found) == before and item.get("lowPrice") is not None:  # no inner offers
+                found.append((item | {"price": item["lowPrice"]}, currency))
         elif "Offer" in kinds or not kinds:
-            found.append(LdOffer(product, item, item.get("priceCurrency")))
+            found.append((item, item.get("priceCurrency")))
     return found
 
 
+def offers_of(product: dict[str, Any]) -> list[LdOffer]:
+    """The Offers of one Product, through an AggregateOffer where there is one. An
+    AggregateOffer without an ``offers`` list gives one offer at its ``lowPrice``."""
+    return [LdOffer(product, offer, currency) for offer, currency in offer_pairs(product)]
+
+
 def products(items: list[Any]) -> list[dict[str, Any]]:
-    return _of_type(_objects(items), "Product")
+    return _objects_of_types(items, ("Product",))["Product"]
 
 
 def all_offers(items: list[Any]) -> list[LdOffer]:
@@ -138,8 +146,8 @@ def all_offers(items: list[Any]) -> list[LdOffer]:
     thing), each once."""
     found: list[LdOffer] = []
     claimed: set[int] = set()
-    every = _objects(items)
-    for product in _of_type(every, "Product"):
+    typed = _objects_of_types(items, ("Product", "Offer"))
+    for product in typed["Product"]:
         for ld in offers_of(product):
             claimed.add(id(ld.offer))
             found.append(ld)
@@ -147,7 +155,7 @@ def all_offers(items: list[Any]) -> list[LdOffer]:
             if isinstance(aggregate, dict):
                 claimed.update(id(o) for o in _as_list(aggregate.get("offers")))
                 claimed.add(id(aggregate))
-    for item in _of_type(every, "Offer"):
+    for item in typed["Offer"]:
         if id(item) in claimed:
             continue
         offered = item.get("itemOffered")
@@ -160,7 +168,8 @@ def all_offers(items: list[Any]) -> list[LdOffer]:
 def properties(product: dict[str, Any]) -> dict[str, str]:
     """``additionalProperty`` PropertyValues by lower-case name: {"vram": "80 GB", ...}."""
     found = {}
-    for prop in _as_list(product.get("additionalProperty")):
+    props = product.get("additionalProperty")
+    for prop in props if isinstance(props, list) else () if props is None else (props,):
         if isinstance(prop, dict):
             name = prop.get("name")
             value = prop.get("value")
@@ -176,7 +185,8 @@ PERIOD_CODES = {"HUR": "/hr", "DAY": "/day", "MON": "/month"}
 def unit_of(offer: dict[str, Any]) -> str | None:
     """The billing period an Offer states (``priceSpecification``), as a unit text like
     ``/hr``; ``None`` when it states none."""
-    for spec in _as_list(offer.get("priceSpecification")):
+    specs = offer.get("priceSpecification")
+    for spec in specs if isinstance(specs, list) else () if specs is None else (specs,):
         if not isinstance(spec, dict):
             continue
         code = str(spec.get("unitCode") or "").upper()

@@ -38,7 +38,7 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.fx import FxRates
+from scrapers.fx import FxRates, cny_at
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
@@ -83,7 +83,6 @@ _HEADER_NOISE = re.compile(r"[\s:：*]")
 _COUNT = re.compile(r"(\d+)")
 _VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*(?:GB|G|GIB)?\b", re.IGNORECASE)
 PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
-CNY_QUANTUM = Decimal("0.000001")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +150,12 @@ class GenericAdapter:
         observed = naive_utc(fetched_at)
         simulated = is_simulated(tree)
         rows: list[OfferRow] = []
+        rates: dict[str, Decimal] = {}  # this page's: one rate lookup per currency
         if self.options.jsonld:
-            rows += self._from_jsonld(tree, url, observed, simulated)
+            rows += self._from_jsonld(tree, url, observed, simulated, rates)
         headers_seen: list[list[str]] = []
         if self.options.tables:
-            rows += self._from_tables(tree, url, observed, simulated, headers_seen)
+            rows += self._from_tables(tree, url, observed, simulated, headers_seen, rates)
         if not rows:
             seen = "; ".join(" | ".join(h) for h in headers_seen[:5]) or "no tables"
             raise ParseError(
@@ -173,7 +173,12 @@ class GenericAdapter:
     # -- JSON-LD -------------------------------------------------------------------------
 
     def _from_jsonld(
-        self, tree: LexborHTMLParser, url: str, observed: datetime, simulated: bool
+        self,
+        tree: LexborHTMLParser,
+        url: str,
+        observed: datetime,
+        simulated: bool,
+        rates: dict[str, Decimal],
     ) -> list[OfferRow]:
         rows = []
         for n, ld in enumerate(_jsonld.all_offers(_jsonld.blocks(tree, url)), 1):
@@ -199,7 +204,7 @@ class GenericAdapter:
             try:
                 row = self._row(
                     observed, simulated, key, name, canonical_gpu(name, vram), vram, count, None,
-                    price, currency, unit, label,
+                    price, currency, unit, label, rates,
                 )  # fmt: skip
             except ParseError as exc:
                 raise ParseError(f"{what}: {exc}") from None
@@ -215,6 +220,7 @@ class GenericAdapter:
         observed: datetime,
         simulated: bool,
         headers_seen: list[list[str]],
+        rates: dict[str, Decimal],
     ) -> list[OfferRow]:
         rows = []
         selector = self.options.table_selector
@@ -286,7 +292,7 @@ class GenericAdapter:
                     try:
                         row = self._row(
                             observed, simulated, key, name, gpu, vram, count, region, price,
-                            currency, unit, headers[c],
+                            currency, unit, headers[c], rates,
                         )  # fmt: skip
                     except ParseError as exc:
                         raise ParseError(
@@ -309,14 +315,20 @@ class GenericAdapter:
         currency: str,
         unit: str,
         label: str,
+        rates: dict[str, Decimal],
     ) -> OfferRow:
-        """One row; a ``ParseError`` here is the caller's to prefix with where it was."""
+        """One row; a ``ParseError`` here is the caller's to prefix with where it was.
+        ``rates`` remembers each currency's CNY rate for one page (the same for every row)."""
         hours, per = parse_period(unit)
         listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
         norm_unit, native = per_card_hour(
             listed, currency, hours, count, per or self.options.price_per
         )
-        cny = self.fx.to_cny(native, currency, observed.date()).quantize(CNY_QUANTUM, ROUND_HALF_UP)
+        rate = rates.get(currency)
+        if rate is None:  # looked up (or raising) where fx.to_cny would first have
+            rate = rates[currency] = self.fx.rate(currency, observed.date()).cny_per_unit
+        # What fx.to_cny gives, rounded to its 6 decimals (the warehouse keeps as many).
+        cny = cny_at(native, rate)
         billing = _billing(hours, label)
         return OfferRow(
             observed_at=observed,

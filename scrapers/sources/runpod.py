@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from selectolax.lexbor import LexborNode
 
-from scrapers.fx import FxRates
+from scrapers.fx import FxRates, cny_at
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
@@ -42,7 +42,6 @@ _GB = re.compile(r"(\d+(?:\.\d+)?)\s*GB", re.IGNORECASE)
 _INT = re.compile(r"(\d+)")
 _VRAM_TEXT = re.compile(r"[\d.]+\s*GB\s*VRAM", re.IGNORECASE)
 USD_QUANTUM = Decimal("0.0001")
-CNY_QUANTUM = Decimal("0.000001")
 
 
 def _billing(cloud: str) -> Billing:
@@ -158,6 +157,7 @@ class RunpodAdapter:
         self, found: list[dict[str, Any]], url: str, observed: datetime
     ) -> list[OfferRow]:
         rows = []
+        rates: dict[str, Decimal] = {}  # this page's: one rate lookup per currency
         for product in found:
             name = str(product["name"]).strip()
             card = PRODUCT_NAME.match(name)["card"]  # type: ignore[index]
@@ -166,12 +166,11 @@ class RunpodAdapter:
             vram = _gb(props.get("vram") or _vram_in(product))
             ram = _gb(props.get("ram"))
             vcpu = _int(props.get("vcpu") or props.get("vcpus"))
-            offers = _jsonld.offers_of(product)
+            offers = _jsonld.offer_pairs(product)
             if not offers:
                 raise ParseError(f"{what}: no offers")
             gpu = canonical_gpu(card, vram)  # one card, whichever cloud
-            for ld in offers:
-                offer = ld.offer
+            for offer, offer_currency in offers:
                 cloud = str(offer.get("name") or "").strip()
                 if not cloud:
                     raise ParseError(
@@ -183,7 +182,7 @@ class RunpodAdapter:
                 price = _positive(raw_price)
                 if price is None:  # not a positive number: number() raises with the reason
                     price = number(raw_price, f"{what} / {cloud}: price")
-                currency = str(ld.currency or "").upper()
+                currency = str(offer_currency or "").upper()
                 if not currency:
                     raise ParseError(f"{what} / {cloud}: no priceCurrency")
                 unit = _jsonld.unit_of(offer) or "/hr"
@@ -191,7 +190,9 @@ class RunpodAdapter:
                 if hours != 1 or per == "machine":
                     raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
                 rows.append(
-                    self._row(observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu)
+                    self._row(
+                        observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu, rates
+                    )
                 )
         return rows
 
@@ -201,6 +202,7 @@ class RunpodAdapter:
         self, pricing_rows: list[LexborNode], url: str, observed: datetime
     ) -> list[OfferRow]:
         rows = []
+        rates: dict[str, Decimal] = {}  # this page's: one rate lookup per currency
         for n, block in enumerate(pricing_rows, 1):
             parts, prices = _parts(block)
             card = _spec(parts, "gpu-name") or ""
@@ -229,7 +231,9 @@ class RunpodAdapter:
                 if hours != 1 or per == "machine":
                     raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
                 rows.append(
-                    self._row(observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu)
+                    self._row(
+                        observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu, rates
+                    )
                 )
         return rows
 
@@ -245,10 +249,17 @@ class RunpodAdapter:
         unit_raw: str,
         ram: int | None,
         vcpu: int | None,
+        rates: dict[str, Decimal],
     ) -> OfferRow:
+        """One row; ``rates`` remembers each currency's CNY rate for one page (the same for
+        every card)."""
         try:
             listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
-            cny = self.fx.to_cny(listed, currency, observed.date()).quantize(CNY_QUANTUM)
+            rate = rates.get(currency)
+            if rate is None:  # looked up (or raising) where fx.to_cny would first have
+                rate = rates[currency] = self.fx.rate(currency, observed.date()).cny_per_unit
+            # What fx.to_cny gives, rounded to its 6 decimals (the warehouse keeps as many).
+            cny = cny_at(listed, rate)
         except ArithmeticError:  # decimal.InvalidOperation: a garbled, absurdly long number
             raise ParseError(f"price {price} of {card} ({cloud}) is out of range") from None
         return OfferRow(

