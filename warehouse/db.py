@@ -126,37 +126,43 @@ def warehouse_exists(path: Path) -> bool:
     return ducklake_target() is not None or path.exists()
 
 
-def _open(
-    path: Path, *, read_only: bool, wait_s: float, local_file: bool = False
-) -> duckdb.DuckDBPyConnection:
+@contextmanager
+def _as_warehouse_errors(
+    path: Path, wait_s: float, *, keep: tuple[type[Exception], ...] = ()
+) -> Iterator[None]:
+    """What opening or attaching the warehouse raises, as the product's errors: a lake that
+    cannot be reached, a file another process still holds after ``wait_s``. ``keep``: raised
+    as they are (for the caller to say better)."""
     try:
-        return lock_retrying(wait_s)(_connect, path, read_only, local_file)
-    except ducklake.LakeNotCreated:
-        raise  # read_connection says "nothing loaded yet"
+        yield
+    except keep:
+        raise
     except ducklake.LakeUnavailable as exc:
         raise WarehouseUnreachable(str(exc)) from None
     except duckdb.IOException as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy.waited(path, wait_s) from None
         raise
+
+
+def _open(
+    path: Path, *, read_only: bool, wait_s: float, local_file: bool = False
+) -> duckdb.DuckDBPyConnection:
+    # LakeNotCreated kept: read_connection says "nothing loaded yet"
+    with _as_warehouse_errors(path, wait_s, keep=(ducklake.LakeNotCreated,)):
+        return lock_retrying(wait_s)(_connect, path, read_only, local_file)
 
 
 def attach_read_only(con: duckdb.DuckDBPyConnection, path: Path, *, wait_s: float) -> None:
     """Attach the warehouse read-only as ``warehouse`` on a private in-memory connection
     (backup, the SQL sandbox), waiting up to ``wait_s`` while a writer holds it."""
     lake = ducklake_target()
-    try:
+    with _as_warehouse_errors(path, wait_s):
         if lake is None:
             statement = f"ATTACH {ducklake.sql_string(str(path))} AS warehouse (READ_ONLY)"
             lock_retrying(wait_s)(con.execute, statement)
         else:
             lock_retrying(wait_s)(ducklake.attach, con, lake, read_only=True)
-    except ducklake.LakeUnavailable as exc:
-        raise WarehouseUnreachable(str(exc)) from None
-    except duckdb.IOException as exc:
-        if is_lock_conflict(exc):
-            raise WarehouseBusy.waited(path, wait_s) from None
-        raise
 
 
 @contextmanager
