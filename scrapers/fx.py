@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from scrapers.rows import ParseError
 
-__all__ = ["CONFIGURED_DEFAULT", "FxRate", "FxRates", "cny_at", "parse_rates"]
+__all__ = ["CONFIGURED_DEFAULT", "FxRate", "FxRates", "parse_rates"]
 
 RATE_QUANTUM = Decimal("0.000001")
 # How a configured default is labelled in fx_rate.source (a fetched rate names its URL).
@@ -80,11 +81,24 @@ class FxRates:
         """``amount`` in CNY at the day's rate, 6 decimals (half-up)."""
         return cny_at(amount, self.rate(currency, day).cny_per_unit)
 
+    def converter(self, day: date) -> Callable[[Decimal, str], Decimal]:
+        """``to_cny`` for one day, each currency's rate looked up once: for a parser
+        converting one page's prices (a lookup costs several times a conversion). Make one
+        per page: it is a memo of that page only. Raises as ``to_cny`` does, at the first
+        price in a currency without a rate."""
+        rates: dict[str, Decimal] = {}
+
+        def convert(amount: Decimal, currency: str) -> Decimal:
+            rate = rates.get(currency)
+            if rate is None:
+                rate = rates[currency] = self.rate(currency, day).cny_per_unit
+            return cny_at(amount, rate)
+
+        return convert
+
 
 def cny_at(amount: Decimal, cny_per_unit: Decimal) -> Decimal:
-    """``amount`` in CNY at a rate already looked up, 6 decimals (half-up): what
-    :meth:`FxRates.to_cny` gives, for a parser that converts many prices of one currency
-    and day (it looks the rate up once per page: a lookup costs several times this)."""
+    """``amount`` in CNY at a rate already looked up, 6 decimals (half-up)."""
     return (amount * cny_per_unit).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
 
 

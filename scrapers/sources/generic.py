@@ -31,6 +31,7 @@ card, memory, count, region, price column), so it is stable from day to day.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -38,7 +39,7 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.fx import FxRates, cny_at
+from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
@@ -150,12 +151,12 @@ class GenericAdapter:
         observed = naive_utc(fetched_at)
         simulated = is_simulated(tree)
         rows: list[OfferRow] = []
-        rates: dict[str, Decimal] = {}  # this page's: one rate lookup per currency
+        to_cny = self.fx.converter(observed.date())  # this page's rates
         if self.options.jsonld:
-            rows += self._from_jsonld(tree, url, observed, simulated, rates)
+            rows += self._from_jsonld(tree, url, observed, simulated, to_cny)
         headers_seen: list[list[str]] = []
         if self.options.tables:
-            rows += self._from_tables(tree, url, observed, simulated, headers_seen, rates)
+            rows += self._from_tables(tree, url, observed, simulated, headers_seen, to_cny)
         if not rows:
             seen = "; ".join(" | ".join(h) for h in headers_seen[:5]) or "no tables"
             raise ParseError(
@@ -178,7 +179,7 @@ class GenericAdapter:
         url: str,
         observed: datetime,
         simulated: bool,
-        rates: dict[str, Decimal],
+        to_cny: Callable[[Decimal, str], Decimal],
     ) -> list[OfferRow]:
         rows = []
         for n, ld in enumerate(_jsonld.all_offers(_jsonld.blocks(tree, url)), 1):
@@ -204,7 +205,7 @@ class GenericAdapter:
             try:
                 row = self._row(
                     observed, simulated, key, name, canonical_gpu(name, vram), vram, count, None,
-                    price, currency, unit, label, rates,
+                    price, currency, unit, label, to_cny,
                 )  # fmt: skip
             except ParseError as exc:
                 raise ParseError(f"{what}: {exc}") from None
@@ -220,7 +221,7 @@ class GenericAdapter:
         observed: datetime,
         simulated: bool,
         headers_seen: list[list[str]],
-        rates: dict[str, Decimal],
+        to_cny: Callable[[Decimal, str], Decimal],
     ) -> list[OfferRow]:
         rows = []
         selector = self.options.table_selector
@@ -292,7 +293,7 @@ class GenericAdapter:
                     try:
                         row = self._row(
                             observed, simulated, key, name, gpu, vram, count, region, price,
-                            currency, unit, headers[c], rates,
+                            currency, unit, headers[c], to_cny,
                         )  # fmt: skip
                     except ParseError as exc:
                         raise ParseError(
@@ -315,20 +316,16 @@ class GenericAdapter:
         currency: str,
         unit: str,
         label: str,
-        rates: dict[str, Decimal],
+        to_cny: Callable[[Decimal, str], Decimal],
     ) -> OfferRow:
         """One row; a ``ParseError`` here is the caller's to prefix with where it was.
-        ``rates`` remembers each currency's CNY rate for one page (the same for every row)."""
+        ``to_cny``: the page's converter (``FxRates.converter``)."""
         hours, per = parse_period(unit)
         listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
         norm_unit, native = per_card_hour(
             listed, currency, hours, count, per or self.options.price_per
         )
-        rate = rates.get(currency)
-        if rate is None:  # looked up (or raising) where fx.to_cny would first have
-            rate = rates[currency] = self.fx.rate(currency, observed.date()).cny_per_unit
-        # What fx.to_cny gives, rounded to its 6 decimals (the warehouse keeps as many).
-        cny = cny_at(native, rate)
+        cny = to_cny(native, currency)
         billing = _billing(hours, label)
         return OfferRow(
             observed_at=observed,

@@ -21,13 +21,14 @@ way: nothing depends on the URL.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal
 
 from selectolax.lexbor import LexborNode
 
-from scrapers.fx import FxRates, cny_at
+from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
@@ -157,7 +158,7 @@ class RunpodAdapter:
         self, found: list[dict[str, Any]], url: str, observed: datetime
     ) -> list[OfferRow]:
         rows = []
-        rates: dict[str, Decimal] = {}  # this page's: one rate lookup per currency
+        to_cny = self.fx.converter(observed.date())  # this page's rates
         for product in found:
             name = str(product["name"]).strip()
             card = PRODUCT_NAME.match(name)["card"]  # type: ignore[index]
@@ -191,7 +192,7 @@ class RunpodAdapter:
                     raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
                 rows.append(
                     self._row(
-                        observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu, rates
+                        observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu, to_cny
                     )
                 )
         return rows
@@ -202,7 +203,7 @@ class RunpodAdapter:
         self, pricing_rows: list[LexborNode], url: str, observed: datetime
     ) -> list[OfferRow]:
         rows = []
-        rates: dict[str, Decimal] = {}  # this page's: one rate lookup per currency
+        to_cny = self.fx.converter(observed.date())  # this page's rates
         for n, block in enumerate(pricing_rows, 1):
             parts, prices = _parts(block)
             card = _spec(parts, "gpu-name") or ""
@@ -232,7 +233,7 @@ class RunpodAdapter:
                     raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
                 rows.append(
                     self._row(
-                        observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu, rates
+                        observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu, to_cny
                     )
                 )
         return rows
@@ -249,17 +250,12 @@ class RunpodAdapter:
         unit_raw: str,
         ram: int | None,
         vcpu: int | None,
-        rates: dict[str, Decimal],
+        to_cny: Callable[[Decimal, str], Decimal],
     ) -> OfferRow:
-        """One row; ``rates`` remembers each currency's CNY rate for one page (the same for
-        every card)."""
+        """One row; ``to_cny``: the page's converter (``FxRates.converter``)."""
         try:
             listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
-            rate = rates.get(currency)
-            if rate is None:  # looked up (or raising) where fx.to_cny would first have
-                rate = rates[currency] = self.fx.rate(currency, observed.date()).cny_per_unit
-            # What fx.to_cny gives, rounded to its 6 decimals (the warehouse keeps as many).
-            cny = cny_at(listed, rate)
+            cny = to_cny(listed, currency)
         except ArithmeticError:  # decimal.InvalidOperation: a garbled, absurdly long number
             raise ParseError(f"price {price} of {card} ({cloud}) is out of range") from None
         return OfferRow(

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from scrapers import gpu_names, units
-from scrapers.fx import FxRate, FxRates, cny_at
+from scrapers.fx import FxRate, FxRates
 from scrapers.gpu_names import MODELS, canonical_gpu
 from scrapers.rows import HOURS_PER_MONTH, UNKNOWN_GPU, OfferRow, ParseError
 from scrapers.sources import _jsonld
@@ -241,16 +241,21 @@ def test_every_model_pattern_has_its_literal() -> None:
     assert all(key for key, _ in gpu_names._KEYED)
 
 
-def test_fx_cny_at_is_to_cny_at_the_looked_up_rate() -> None:
+def test_fx_converter_is_to_cny_with_each_rate_looked_up_once() -> None:
     fx = FxRates((FxRate(date(2026, 9, 1), "USD", Decimal("7.123456"), "x"),))
+    day = date(2026, 9, 10)
+    to_cny = fx.converter(day)
     for amount in ("2.69", "0.0001", "1234567.891234", "3.3333333333333333333"):
         for currency in ("USD", "usd", "CNY"):
-            day = date(2026, 9, 10)
-            rate = fx.rate(currency, day).cny_per_unit
-            assert cny_at(Decimal(amount), rate) == fx.to_cny(Decimal(amount), currency, day)
-            assert str(cny_at(Decimal(amount), rate)) == str(
-                fx.to_cny(Decimal(amount), currency, day)
-            )
+            got = to_cny(Decimal(amount), currency)
+            assert got == fx.to_cny(Decimal(amount), currency, day)
+            assert str(got) == str(fx.to_cny(Decimal(amount), currency, day))
+    # A currency without a rate raises as to_cny does, at its first price.
+    with pytest.raises(ParseError, match="no EUR→CNY rate") as raised:
+        to_cny(Decimal("1"), "EUR")
+    with pytest.raises(ParseError) as again:
+        fx.to_cny(Decimal("1"), "EUR", day)
+    assert str(raised.value) == str(again.value)
 
 
 # -- OfferRow's hand-written __init__ against the one dataclass would generate ---------------
