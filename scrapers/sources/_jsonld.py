@@ -108,8 +108,7 @@ def offer_pairs(product: dict[str, Any]) -> list[tuple[dict[str, Any], Any]]:
     """What :func:`offers_of` gives, as ``(offer, currency)`` pairs: for a caller that needs
     no :class:`LdOffer` (building one per offer costs more than reading it)."""
     found: list[tuple[dict[str, Any], Any]] = []
-    items = product.get("offers")
-    for item in items if isinstance(items, list) else () if items is None else (items,):
+    for item in _as_list(product.get("offers")):
         if not isinstance(item, dict):
             continue
         kind = item.get("@type")
@@ -119,9 +118,8 @@ def offer_pairs(product: dict[str, Any]) -> list[tuple[dict[str, Any], Any]]:
             kinds = types_of(item)
         if "AggregateOffer" in kinds:
             currency = item.get("priceCurrency")
-            inner = item.get("offers")
             before = len(found)
-            for o in inner if isinstance(inner, list) else () if inner is None else (inner,):
+            for o in _as_list(item.get("offers")):
                 if isinstance(o, dict):
                     found.append((o, o.get("priceCurrency") or currency))
             if len(found) == before and item.get("lowPrice") is not None:  # no inner offers
@@ -168,8 +166,7 @@ def all_offers(items: list[Any]) -> list[LdOffer]:
 def properties(product: dict[str, Any]) -> dict[str, str]:
     """``additionalProperty`` PropertyValues by lower-case name: {"vram": "80 GB", ...}."""
     found = {}
-    props = product.get("additionalProperty")
-    for prop in props if isinstance(props, list) else () if props is None else (props,):
+    for prop in _as_list(product.get("additionalProperty")):
         if isinstance(prop, dict):
             name = prop.get("name")
             value = prop.get("value")
@@ -185,8 +182,7 @@ PERIOD_CODES = {"HUR": "/hr", "DAY": "/day", "MON": "/month"}
 def unit_of(offer: dict[str, Any]) -> str | None:
     """The billing period an Offer states (``priceSpecification``), as a unit text like
     ``/hr``; ``None`` when it states none."""
-    specs = offer.get("priceSpecification")
-    for spec in specs if isinstance(specs, list) else () if specs is None else (specs,):
+    for spec in _as_list(offer.get("priceSpecification")):
         if not isinstance(spec, dict):
             continue
         code = str(spec.get("unitCode") or "").upper()
