@@ -28,7 +28,8 @@ def _pg_bin() -> Path | None:
     return found[-1].parent if found else None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback port nothing listens on (the OS's pick, released at once)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -52,7 +53,7 @@ def postgres() -> Iterator[dict[str, str]]:
             pytest.skip("running as root without a postgres user to run PostgreSQL as")
         shutil.chown(root, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
-    data, port = root / "data", _free_port()
+    data, port = root / "data", free_port()
     pwfile = root / "pw"
     pwfile.write_text(PG_PASSWORD)
     if as_user:

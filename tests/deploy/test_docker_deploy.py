@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -27,15 +26,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.deploy.conftest import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 RUN_TIMEOUT_S = 600
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Deployment:
@@ -108,7 +103,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         or subprocess.run(["docker", "info"], capture_output=True).returncode
     ):
         pytest.fail("no Docker engine answers: run `make docker-deps` (as root) first")
-    ports = _free_port(), _free_port()
+    ports = free_port(), free_port()
     env = tmp_path_factory.mktemp("docker") / "deploy.env"
     _env_file(env, *ports)
     d = Deployment(env, *ports)
@@ -119,11 +114,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         yield d
     finally:
         for run_id in d.run_ids:  # run containers are the launcher's, not compose's
-            ids = subprocess.run(
-                ["docker", "ps", "-aq", "--filter", f"label=dagster/run_id={run_id}"],
-                capture_output=True,
-                text=True,
-            ).stdout.split()
+            ids = [c["ID"] for c in _run_containers(run_id)]
             if ids:
                 subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
         d.compose("down", "-v", "--remove-orphans")

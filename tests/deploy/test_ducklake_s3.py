@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
+from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, free_port, pg_count
 from tests.deploy.test_ducklake_product import FULL_RUN, LAKE_PYTHON, QUICK, ROOT, run_on_lake
 
 BUCKET = "gpuprice-lake"
@@ -181,12 +181,6 @@ def test_load_derive_and_read_back_on_s3(
     assert secrets.returncode == 2 and s3.secret not in secrets.stdout + secrets.stderr
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def silent_endpoint() -> Iterator[str]:
     """An endpoint that accepts connections and never answers."""
@@ -214,7 +208,7 @@ def test_an_unreachable_data_path_is_a_message_and_nothing_is_written(
         "wrong secret": {"AWS_SECRET_ACCESS_KEY": "not-the-secret"},
         "unknown key": {"AWS_ACCESS_KEY_ID": "AKIAUNKNOWNKEY000000"},
         "no such bucket": {"GPUPRICE_DUCKLAKE_DATA_PATH": f"s3://no-such-bucket/{schema}/"},
-        "endpoint down": {"GPUPRICE_S3_ENDPOINT": f"http://127.0.0.1:{_closed_port()}"},
+        "endpoint down": {"GPUPRICE_S3_ENDPOINT": f"http://127.0.0.1:{free_port()}"},
     }[case]
     # the writer (pruning raw pages); and once a reader (the SQL sandbox), which attaches
     # read-only through the same code
