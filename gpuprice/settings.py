@@ -172,11 +172,15 @@ def _s3_endpoint(value: str) -> tuple[str, bool]:
     return parts.netloc, parts.scheme == "https"
 
 
+def s3_bucket(data_path: str) -> str:
+    """The bucket of an ``s3://bucket/prefix/`` data path."""
+    return data_path.removeprefix("s3://").split("/", 1)[0]
+
+
 def _s3_access(data_path: str) -> S3Access:
     """The S3 settings of an s3:// ``data_path`` from the environment; ConfigError naming what
     is missing or malformed (never showing the secret)."""
-    bucket = data_path.removeprefix("s3://").split("/", 1)[0]
-    if not _BUCKET.match(bucket):
+    if not _BUCKET.match(s3_bucket(data_path)):
         raise ConfigError(
             f"{DUCKLAKE_DATA_PATH_ENV}={data_path!r} does not name an S3 bucket: use "
             "s3://bucket/prefix/ (the bucket: letters, digits, '.', '-' and '_')"

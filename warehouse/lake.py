@@ -41,6 +41,7 @@ from gpuprice.settings import (
     S3_ENDPOINT_ENV,
     LakeTarget,
     ducklake_target,
+    s3_bucket,
 )
 
 ALIAS = "warehouse"
@@ -157,7 +158,7 @@ def s3_secret(con: duckdb.DuckDBPyConnection, lake: LakeTarget) -> None:
     s3 = lake.s3
     assert s3 is not None and lake.data_path is not None
     load_extension(con, "httpfs")
-    bucket = "s3://" + lake.data_path.removeprefix("s3://").split("/", 1)[0]
+    bucket = "s3://" + s3_bucket(lake.data_path)
     options = [
         "TYPE s3",
         f"KEY_ID {sql_string(s3.key_id)}",
