@@ -134,6 +134,22 @@ def nominal_vram_gb(name: str, memory_mib: float) -> int:
     return round(gib)
 
 
+def _size_possible(text: str) -> bool:
+    """Whether ``_VRAM`` can match ``text``: only where a "G" follows a digit, whitespace
+    between allowed (``\\d`` is ``str.isdecimal`` and ``\\s`` is ``str.isspace``). A name
+    like "NVIDIA GEFORCE RTX 4090" has a G but no size, and this costs a fraction of the
+    search."""
+    at = text.find("G")
+    while at >= 0:
+        before = at - 1
+        while before >= 0 and text[before].isspace():
+            before -= 1
+        if before >= 0 and text[before].isdecimal():
+            return True
+        at = text.find("G", at + 1)
+    return False
+
+
 def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     """Canonical id for a GPU as spelled by a source, or ``"unknown"`` when not certain.
 
@@ -147,11 +163,11 @@ def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     if model is None:
         return UNKNOWN_GPU
 
-    # _VRAM needs a "G": most names without a size skip the regex.
-    sizes_in_name = {int(s) for s in _VRAM.findall(text)} if "G" in text else set()
-    if len(sizes_in_name) > 1:
-        return UNKNOWN_GPU
-    size = sizes_in_name.pop() if sizes_in_name else None
+    # _VRAM needs a digit before a "G": most names without a size skip the regex.
+    sizes = _VRAM.findall(text) if "G" in text and _size_possible(text) else ()
+    size = int(sizes[0]) if sizes else None
+    if len(sizes) > 1 and any(int(other) != size for other in sizes[1:]):
+        return UNKNOWN_GPU  # two sizes
     if vram_gb is not None:
         if size is not None and size != vram_gb:
             return UNKNOWN_GPU

@@ -177,9 +177,30 @@ _PERIOD_WORDS: dict[str, int] = {
 }
 _NO_MONEY = frozenset({"contact us", "contact sales", "n/a", "sold out"})
 _PER_WORD = re.compile(r"\bper\s+")
-_CURRENCY_LEAD = re.compile(r"^(usd|cny|rmb|元|\$|¥)")
 _WHO = re.compile(r"^(卡|台|gpu|card|server|machine|node|instance)[-_]?")
 _WHO_FIRST = "卡台gcsmni"  # the first characters of _WHO's words
+# Currency marks a unit may start with ("元/时", "$/hr"): none starts another, and only 元, $
+# and ¥ are one character long.
+_LEADS = ("usd", "cny", "rmb", "元", "$", "¥")
+
+
+# The currency marks parse_money's fast path takes: those one character long.
+_FAST_MARKS = {mark: _CURRENCY_PREFIX[mark] for mark in ("$", "¥")}
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")  # _MONEY's first number form, before any "."
+
+
+def _plain_number(text: str) -> Decimal | None:
+    """The value of ``text`` when it is one number and nothing else, as ``_MONEY``'s ``num``
+    reads it (thousands separators well-formed); else ``None``. (``str.isdecimal`` is
+    exactly what ``\\d`` matches.)"""
+    whole, dot, fraction = text.partition(".")
+    if dot and not fraction.isdecimal():
+        return None
+    if whole.isdecimal():
+        return Decimal(text)
+    if _THOUSANDS.fullmatch(whole) is not None:
+        return Decimal(text.replace(",", ""))
+    return None
 
 
 def parse_money(text: str) -> tuple[Decimal, str | None, str]:
@@ -188,6 +209,12 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
     ``(1.96, "CNY", "/时")``; ``"7.75 元/卡时"`` → ``(7.75, "CNY", "/卡时")``.
     Placeholders ("面议", "Contact us") and non-positive values raise ``ParseError``."""
     raw = (text if text.isascii() else unicodedata.normalize("NFKC", text)).strip()  # _nfkc
+    # Most cells hold a number alone, or after "$" / "¥": decided here without the regex.
+    # (An error, or anything else, takes the long way below.)
+    mark = _FAST_MARKS.get(raw[:1])
+    value = _plain_number(raw[1:] if mark else raw)
+    if value is not None and value > 0:
+        return value, mark, ""
     if raw in _NO_PRICE or raw.lower() in _NO_MONEY:
         raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
     m = _MONEY.match(raw)
@@ -210,6 +237,25 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
 
 
 _PERIOD_ALIASES = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}
+# Words that name a card or a machine in a unit ("/GPU/hr", "元/台/月").
+_CARD_WORDS = ("卡", "gpu", "card")
+_MACHINE_WORDS = ("台", "server", "machine", "node", "instance")
+
+
+def _is_bare(word: str) -> bool:
+    """Whether parse_period gives ``(hours, None)`` for "/" + ``word`` and "元/" + ``word``
+    with the word as it is: nothing to normalise or strip, no "per", no card or machine."""
+    return (
+        word.isalpha()  # no whitespace, "/", "." or "·"
+        and word == word.lower() == unicodedata.normalize("NFKC", word)
+        and "per" not in word
+        and _WHO.match(word) is None
+        and not any(name in word for name in _CARD_WORDS + _MACHINE_WORDS)
+    )
+
+
+# The period words parse_period's first step decides alone ("/hr", "元/时"): most units.
+_BARE_PERIODS = {word: hours for word, hours in _PERIOD_WORDS.items() if _is_bare(word)}
 
 
 # Memoised: a page states the same few units on every row ("/hr", "元/时"), and this is pure.
@@ -221,6 +267,15 @@ def parse_period(unit: str) -> tuple[int, Per | None]:
     ``"元/台/月"`` → ``(720, "machine")``. ``ParseError`` when no period is named."""
     # The same steps as regex substitutions would take, each skipped when a cheap test shows
     # it would change nothing: this runs once or more for every price row.
+    lead, slash, word = unit.partition("/")
+    if slash and (lead == "" or lead == "元"):  # what the steps below keep of either lead
+        hours = _BARE_PERIODS.get(word)
+        if hours is not None:
+            return hours, None
+    elif unit[:4].lower() == "per " and unit.isascii():  # "per hour": "/hour" below
+        hours = _BARE_PERIODS.get(unit[4:].strip().lower())
+        if hours is not None:
+            return hours, None
     key = (unit if unit.isascii() else unicodedata.normalize("NFKC", unit)).strip().lower()
     if "per" in key:
         key = _PER_WORD.sub("/", key)
@@ -230,7 +285,8 @@ def parse_period(unit: str) -> tuple[int, Per | None]:
     if "·" in key:
         key = key.replace("·", "")
     if not key.startswith("/"):
-        key = _CURRENCY_LEAD.sub("", key)
+        if key.startswith(_LEADS):  # a currency mark before the "/": drop it
+            key = key[1:] if key[0] in "元$¥" else key[3:]
         key = _PERIOD_ALIASES.get(key, key)
         if not key.startswith("/"):
             raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
@@ -243,11 +299,13 @@ def parse_period(unit: str) -> tuple[int, Per | None]:
     hours = _PERIOD_WORDS.get(last)
     if hours is None:
         raise ParseError(f"unknown billing period in unit {unit!r} (known: hour, day, month)")
+    if len(segments) == 1 and segments[0] in _BARE_PERIODS:
+        return hours, None  # "per hour", "usd/hr": no card or machine named
     joined = "/".join(segments)
     per: Per | None = None
-    if "卡" in joined or "gpu" in joined or "card" in joined:
+    if "卡" in joined or "gpu" in joined or "card" in joined:  # _CARD_WORDS
         per = "card"
-    elif (
+    elif (  # _MACHINE_WORDS
         "台" in joined
         or "server" in joined
         or "machine" in joined

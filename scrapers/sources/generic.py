@@ -31,6 +31,7 @@ card, memory, count, region, price column), so it is stable from day to day.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
@@ -45,14 +46,7 @@ from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number
-from scrapers.sources._page import (
-    child_elements,
-    is_simulated,
-    load_html,
-    naive_utc,
-    nfkc,
-    text_of,
-)
+from scrapers.sources._page import is_simulated, load_html, naive_utc, nfkc
 from scrapers.units import parse_money, parse_period, per_card_hour
 
 Per = Literal["card", "machine"]
@@ -99,18 +93,39 @@ class GenericOptions:
     price_per: Per = "machine"
 
 
+def _roles_by_word(synonyms: dict[str, frozenset[str]]) -> dict[str, str]:
+    """Each synonym's role; a word under two roles has the first, as a search in order finds."""
+    found: dict[str, str] = {}
+    for role, words in synonyms.items():
+        for word in words:
+            found.setdefault(word, role)
+    return found
+
+
+_ROLE_OF = _roles_by_word(SYNONYMS)  # one lookup per header instead of a search of them all
+
+
 def _key(header: str) -> tuple[str, str | None]:
-    """A header's comparable name and the unit hint in its parentheses, if any."""
-    text = nfkc(header)
-    hint = _HINT.search(text)
-    name = _HINT.sub("", text) if hint else text  # no match, nothing to remove
-    return _HEADER_NOISE.sub("", name).lower(), (hint["hint"].strip() if hint else None)
+    """A header's comparable name and the unit hint in its parentheses, if any. ``header`` is
+    a cell's text as :func:`_texts` gives it: already NFKC with single spaces (``nfkc`` would
+    return it unchanged, so it is not called again)."""
+    # Cheap tests first: most headers have no brackets, and most no _HEADER_NOISE but spaces
+    # (none of its characters is alphanumeric).
+    name, hint = header, None
+    if "(" in header or "[" in header or "（" in header:
+        parts = _HINT.split(header)  # the text around each hint, and each hint
+        name = "".join(parts[::2])
+        hint = parts[1].strip() if len(parts) > 1 else None
+    if not name.isalnum():
+        spaced = name.replace(" ", "")
+        name = spaced if spaced.isalnum() else _HEADER_NOISE.sub("", name)
+    return name.lower(), hint
 
 
 def _role(name: str, hint: str | None) -> str | None:
-    for role, words in SYNONYMS.items():
-        if name in words:
-            return role
+    role = _ROLE_OF.get(name)
+    if role is not None:
+        return role
     if not name and hint and "/" in hint:
         return "price"  # a header that is only a unit, e.g. "(元/时)"
     return None
@@ -163,6 +178,8 @@ class GenericAdapter:
                 f"{url}: no schema.org Offer and no table with a GPU-model and a price column "
                 f"(headers seen: {seen})"
             )
+        if len({row.offer_id for row in rows}) == len(rows):
+            return rows  # the usual page: no listing twice, nothing to number
         # The same listing twice on one page keeps both, numbered.
         counts: dict[str, int] = {}
         unique = []
@@ -181,8 +198,11 @@ class GenericAdapter:
         simulated: bool,
         to_cny: Callable[[Decimal, str], Decimal],
     ) -> list[OfferRow]:
-        rows = []
-        for n, ld in enumerate(_jsonld.all_offers(_jsonld.blocks(tree, url)), 1):
+        rows: list[OfferRow] = []
+        items = _jsonld.blocks(tree, url)
+        if not items:
+            return rows  # most pages have no JSON-LD: nothing for all_offers to walk
+        for n, ld in enumerate(_jsonld.all_offers(items), 1):
             item = ld.product or {}
             name = str(item.get("name") or ld.offer.get("name") or "").strip()
             label = str(ld.offer.get("name") or "").strip()
@@ -201,7 +221,7 @@ class GenericAdapter:
             props = _jsonld.properties(item)
             vram = _vram(props.get("vram") or props.get("gpu memory") or "")
             count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
-            key = "|".join(p for p in ("ld", name, label) if p)
+            key = f"ld|{name}|{label}" if label else f"ld|{name}"  # name is never empty here
             try:
                 row = self._row(
                     observed, simulated, key, name, canonical_gpu(name, vram), vram, count, None,
@@ -223,7 +243,7 @@ class GenericAdapter:
         headers_seen: list[list[str]],
         to_cny: Callable[[Decimal, str], Decimal],
     ) -> list[OfferRow]:
-        rows = []
+        rows: list[OfferRow] = []
         selector = self.options.table_selector
         # The default needs no CSS engine (_page.py says why); a configured selector does.
         tables = tree.tags("table") if selector == "table" else tree.css(selector)
@@ -231,75 +251,110 @@ class GenericAdapter:
             header_cells, body_rows = _split(table)
             if not header_cells:
                 continue
-            headers = [text_of(c) for c in header_cells]
+            headers = _texts(header_cells)
             headers_seen.append(headers)
+            if not body_rows:
+                continue  # a header alone (or a one-row notice) gives no rows, whatever it says
             keys = [_key(h) for h in headers]
             roles = [_role(name, hint) for name, hint in keys]
             if "gpu" not in roles or "price" not in roles:
                 continue
-            col = {role: roles.index(role) for role in roles if role and role != "price"}
-            price_cols = [i for i, role in enumerate(roles) if role == "price"]
-            several = len(price_cols) > 1
-            # What a price column's header says (currency), worked out once per table.
-            hint_currency = {c: _currency_in(keys[c][1]) for c in price_cols}
-            for r, tr in enumerate(body_rows, 1):
-                cells = [text_of(td) for td in _cells(tr)]
-                if not any(cells):
-                    continue
-                # Messages are built only when raised: most rows raise none.
-                if len(cells) != len(headers):
-                    raise ParseError(
-                        f"{url}: table {t} row {r}: {len(cells)} cells for {len(headers)} columns"
-                    )
-                name = cells[col["gpu"]]
-                if not name:
-                    raise ParseError(f"{url}: table {t} row {r}: empty GPU model")
-                vram = _vram(cells[col["vram"]]) if "vram" in col else None
-                count = _count(cells[col["count"]]) if "count" in col else 1
-                if count is None:
-                    raise ParseError(
-                        f"{url}: table {t} row {r}: unreadable GPU count {cells[col['count']]!r}"
-                    )
-                region = cells[col["region"]] or None if "region" in col else None
-                unit_cell = cells[col["unit"]] if "unit" in col else ""
-                # The offer id's parts up to the price column's name, the same for each column.
-                listing = "|".join([str(p) for p in (f"t{t}", name, vram, count, region) if p])
-                gpu = canonical_gpu(name, vram)  # one card, whichever price column
-                for c in price_cols:
-                    text = cells[c]
-                    if several and text in {"", "-", "—", "--"}:
-                        continue  # this listing has no price in this mode
-                    try:
-                        price, currency, unit = parse_money(text)
-                    except ParseError as exc:
-                        raise ParseError(
-                            f"{url}: table {t} row {r} ({headers[c]}): {exc}"
-                        ) from None
-                    hint = keys[c][1]
-                    if not currency:  # only then do the header and unit column matter
-                        currency = hint_currency[c] or _currency_in(unit_cell)
+            rows += self._table_rows(
+                url, t, headers, keys, roles, body_rows, observed, simulated, to_cny
+            )
+        return rows
+
+    def _table_rows(
+        self,
+        url: str,
+        t: int,
+        headers: list[str],
+        keys: list[tuple[str, str | None]],
+        roles: list[str | None],
+        body_rows: list[LexborNode],
+        observed: datetime,
+        simulated: bool,
+        to_cny: Callable[[Decimal, str], Decimal],
+    ) -> list[OfferRow]:
+        """The rows of table ``t``, whose header names a GPU-model and a price column."""
+        rows: list[OfferRow] = []
+        # Everything the header decides, once per table rather than once per row or price.
+        col = {role: roles.index(role) for role in roles if role and role != "price"}
+        gpu_col = col["gpu"]
+        vram_col = col.get("vram")
+        count_col = col.get("count")
+        region_col = col.get("region")
+        unit_col = col.get("unit")
+        price_cols = [i for i, role in enumerate(roles) if role == "price"]
+        several = len(price_cols) > 1
+        # Per price column: index, header, its part of the offer id, the currency and the
+        # unit its header's parentheses state.
+        columns = [
+            (c, headers[c], keys[c][0], _currency_in(keys[c][1]), _unit_hint(keys[c][1]))
+            for c in price_cols
+        ]
+        default_unit = self.options.unit
+        width = len(headers)
+        gpus: dict[tuple[str, int | None], str] = {}
+        for r, tr in enumerate(body_rows, 1):
+            cells = _row_texts(tr)
+            if not any(cells):
+                continue
+            # Messages are built only when raised: most rows raise none.
+            if len(cells) != width:
+                raise ParseError(
+                    f"{url}: table {t} row {r}: {len(cells)} cells for {len(headers)} columns"
+                )
+            name = cells[gpu_col]
+            if not name:
+                raise ParseError(f"{url}: table {t} row {r}: empty GPU model")
+            vram = None if vram_col is None else _vram(cells[vram_col])
+            count = 1 if count_col is None else _count(cells[count_col])
+            if count is None:
+                raise ParseError(
+                    f"{url}: table {t} row {r}: unreadable GPU count {cells[count_col]!r}"
+                )
+            region = None if region_col is None else cells[region_col] or None
+            unit_cell = "" if unit_col is None else cells[unit_col]
+            # The offer id's parts up to the price column's name, the same for each column
+            # (those present: vram is None or positive, count positive, region None or text).
+            listing = f"t{t}|{name}|{vram}|{count}" if vram else f"t{t}|{name}|{count}"
+            if region:
+                listing = f"{listing}|{region}"
+            # One card, whichever price column; the same name and memory, the same card.
+            gpu = gpus.get((name, vram))
+            if gpu is None:
+                gpu = gpus[name, vram] = canonical_gpu(name, vram)
+            for c, header, suffix, hint_currency, hint_unit in columns:
+                text = cells[c]
+                if several and text in _NO_PRICE_CELL:
+                    continue  # this listing has no price in this mode
+                try:
+                    price, currency, unit = parse_money(text)
+                except ParseError as exc:
+                    raise ParseError(f"{url}: table {t} row {r} ({header}): {exc}") from None
+                # parse_money names USD or CNY or nothing; only then do the header, the unit
+                # column and the configuration matter.
+                if not currency:
+                    currency = hint_currency or _currency_in(unit_cell)
                     currency = (currency or self.options.currency or "").upper()
                     if not currency:
                         raise ParseError(
-                            f"{url}: table {t} row {r} ({headers[c]}): the price names no currency"
+                            f"{url}: table {t} row {r} ({header}): the price names no currency"
                         )
-                    unit = unit or unit_cell or (hint if hint and "/" in hint else None)
-                    unit = unit or self.options.unit
-                    if not unit:
-                        raise ParseError(f"{url}: table {t} row {r} ({headers[c]}): no billing "
-                                         "period in the cell, header, unit column or "
-                                         "[extract].unit")  # fmt: skip
-                    key = f"{listing}|{keys[c][0]}" if keys[c][0] else listing
-                    try:
-                        row = self._row(
-                            observed, simulated, key, name, gpu, vram, count, region, price,
-                            currency, unit, headers[c], to_cny,
-                        )  # fmt: skip
-                    except ParseError as exc:
-                        raise ParseError(
-                            f"{url}: table {t} row {r} ({headers[c]}): {exc}"
-                        ) from None
-                    rows.append(row)
+                unit = unit or unit_cell or hint_unit or default_unit
+                if not unit:
+                    raise ParseError(f"{url}: table {t} row {r} ({header}): no billing "
+                                     "period in the cell, header, unit column or "
+                                     "[extract].unit")  # fmt: skip
+                try:
+                    row = self._row(
+                        observed, simulated, f"{listing}|{suffix}" if suffix else listing, name,
+                        gpu, vram, count, region, price, currency, unit, header, to_cny,
+                    )  # fmt: skip
+                except ParseError as exc:
+                    raise ParseError(f"{url}: table {t} row {r} ({header}): {exc}") from None
+                rows.append(row)
         return rows
 
     def _row(
@@ -327,32 +382,54 @@ class GenericAdapter:
         )
         cny = to_cny(native, currency)
         billing = _billing(hours, label)
+        # The required fields by position, the rest by name: a row per price, and keywords
+        # cost a fifth of building one (the order is checked by the equivalence tests).
         return OfferRow(
-            observed_at=observed,
-            source=self.name,
-            offer_id=offer_id,
-            gpu=gpu,
-            gpu_name_raw=name,
-            gpu_count=count,
-            vram_gb=vram,
-            billing=billing,
-            price=listed,
-            currency=currency,
-            unit=norm_unit,
-            unit_raw=unit,
-            cny_per_card_hour=cny,
-            list_price=listed,
-            region=region,
-            simulated=simulated,
-        )
+            observed, self.name, offer_id, gpu, name, count, vram, billing, listed, currency,
+            norm_unit, unit, cny, list_price=listed, region=region, simulated=simulated,
+        )  # fmt: skip
 
 
-_CELLS = ("td", "th")
+_NO_PRICE_CELL = frozenset({"", "-", "—", "--"})
+
+
+def _unit_hint(hint: str | None) -> str | None:
+    """A header hint that is a unit ("元/时" in "价格(元/时)"), else ``None``."""
+    return hint if hint and "/" in hint else None
+
+
+def _tag_ids() -> dict[str, int]:
+    # lexbor's ids of the table tags, as this lexbor numbers them: comparing a node's
+    # ``tag_id`` costs less than building its ``tag`` name, and a table walk compares many.
+    tree = LexborHTMLParser("<table><thead><tr><th></th></tr></thead><tbody><tr><td>")
+    return {tag: tree.tags(tag)[0].tag_id for tag in ("thead", "tbody", "tr", "th", "td")}
+
+
+_TAG_IDS = _tag_ids()
+_THEAD, _TBODY, _TR, _TH, _TD = (_TAG_IDS[t] for t in ("thead", "tbody", "tr", "th", "td"))
+_CELL_IDS = frozenset((_TD, _TH))
 
 
 def _cells(tr: LexborNode) -> list[LexborNode]:
     """A row's own cells (a table nested in a cell is part of that cell's text)."""
-    return child_elements(tr, _CELLS)
+    return [cell for cell in tr.iter() if cell.tag_id in _CELL_IDS]
+
+
+def _texts(nodes: list[LexborNode]) -> list[str]:
+    """Each node's ``text_of`` (NFKC, whitespace collapsed), without a call per node."""
+    return _normalised([node.text(True, " ") for node in nodes])  # deep, separator
+
+
+def _row_texts(tr: LexborNode) -> list[str]:
+    """``_texts(_cells(tr))`` in one pass."""
+    return _normalised([cell.text(True, " ") for cell in tr.iter() if cell.tag_id in _CELL_IDS])
+
+
+def _normalised(texts: list[str]) -> list[str]:
+    # The texts come unstripped (text_of strips each piece): the split drops the same
+    # whitespace, and NFKC joins nothing across whitespace, so the result is text_of's.
+    normalize = unicodedata.normalize
+    return [" ".join((t if t.isascii() else normalize("NFKC", t)).split()) for t in texts]
 
 
 def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
@@ -366,14 +443,16 @@ def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
     rows: list[LexborNode] = []
     # HTML parsing puts rows written straight under <table> into a tbody (the HTML standard's
     # "in table" insertion mode), so every row is in a thead, tbody or tfoot.
-    for section in child_elements(table, ("thead", "tbody")):
-        trs = child_elements(section, ("tr",))
-        if section.tag == "thead":
-            head += [cell for tr in trs for cell in _cells(tr)]
-        else:
-            rows += trs
+    for section in table.iter():
+        kind = section.tag_id
+        if kind == _TBODY:
+            rows += [tr for tr in section.iter() if tr.tag_id == _TR]
+        elif kind == _THEAD:
+            for tr in section.iter():
+                if tr.tag_id == _TR:
+                    head += _cells(tr)
     if head:
-        headers = [cell for cell in head if cell.tag == "th"]
+        headers = [cell for cell in head if cell.tag_id == _TH]
         return headers or head, rows
     if not rows:
         return [], []
@@ -381,22 +460,37 @@ def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
 
 
 def _vram(text: str) -> int | None:
-    m = _VRAM.search(nfkc(text))
-    if m is None:
-        return None
-    digits = m[1]
-    if "." not in digits:  # whole digits: int() is the Decimal's value, far cheaper
-        whole = int(digits)
-        return whole if whole > 0 else None
-    value = Decimal(digits)
-    return int(value) if value == value.to_integral_value() and value > 0 else None
+    # NFKC only: collapsing whitespace, as nfkc() also does, changes no match of _VRAM.
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    # "24GB", "80 GB", "24": the number is all _VRAM would take, found without it.
+    digits = text[:-2].rstrip() if text[-2:] in _GB else text
+    if not digits.isdecimal():
+        m = _VRAM.search(text)
+        if m is None:
+            return None
+        digits = m[1]
+        if "." in digits:
+            value = Decimal(digits)
+            return int(value) if value == value.to_integral_value() and value > 0 else None
+    whole = int(digits)  # whole digits: int() is the Decimal's value, far cheaper
+    return whole if whole > 0 else None
+
+
+_GB = frozenset({"GB", "Gb", "gB", "gb"})  # what _VRAM's "GB" matches (it ignores case)
 
 
 def _count(text: str) -> int | None:
-    m = _COUNT.search(nfkc(text))
-    if m is None:
-        return None
-    value = int(m[1])
+    # NFKC only, as in _vram: whitespace changes no match of _COUNT.
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    if text.isdecimal():  # a count alone ("8"): what _COUNT would match, found without it
+        value = int(text)
+    else:
+        m = _COUNT.search(text)
+        if m is None:
+            return None
+        value = int(m[1])
     return value if value > 0 else None
 
 
