@@ -50,11 +50,41 @@ def _billing(cloud: str) -> Billing:
     return "spot" if "spot" in low or "interruptible" in low else "hourly"
 
 
+class _Labels:
+    """The billing mode, unit and shown unit of each cloud's price on one page: every card
+    has the same two or three clouds, so each is worked out once, not once per row."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str, str], tuple[Billing, str, str]] = {}
+
+    def of(self, cloud: str, currency: str, unit_raw: str) -> tuple[Billing, str, str]:
+        key = (cloud, currency, unit_raw)
+        found = self._seen.get(key)
+        if found is None:
+            mark = "$" if currency == "USD" else currency
+            found = self._seen[key] = (
+                _billing(cloud),
+                f"{currency}/card-hour",
+                f"{mark}{unit_raw} per GPU ({cloud})",
+            )
+        return found
+
+
+_GB_UNIT = frozenset({"GB", "Gb", "gB", "gb"})  # what _GB's "GB" matches (it ignores case)
+
+
 def _gb(text: str | None) -> int | None:
-    m = _GB.search(text or "")
-    if m is None:
+    if not text:
         return None
-    digits = m[1]
+    # "141 GB", "80GB": the number is what _GB would find, read without the regex.
+    digits = text[:-2].rstrip() if text[-2:] in _GB_UNIT else ""
+    if not digits.isdecimal():
+        m = _GB.search(text)
+        if m is None:
+            return None
+        digits = m[1]
     # int() of whole digits equals Decimal's integral value, at a fraction of the cost.
     return int(Decimal(digits).to_integral_value()) if "." in digits else int(digits)
 
@@ -108,6 +138,8 @@ def _spec(parts: dict[str, LexborNode], name: str) -> str | None:
 
 
 def _int(text: str | None) -> int | None:
+    if text and text.isdecimal():  # "24": what _INT would find, without the regex
+        return int(text)
     m = _INT.search(text or "")
     return None if m is None else int(m[1])
 
@@ -128,9 +160,12 @@ class RunpodAdapter:
         tree = load_html(body, url)
         observed = naive_utc(fetched_at)
         items = _jsonld.blocks(tree, url)
-        gpu_products = [
-            p for p in _jsonld.products(items) if PRODUCT_NAME.match(str(p.get("name") or ""))
-        ]
+        gpu_products = []
+        for product in _jsonld.products(items):
+            name = str(product.get("name") or "").strip()
+            named = PRODUCT_NAME.match(name)
+            if named:
+                gpu_products.append((product, name, named["card"]))
         if gpu_products:
             rows = self._from_jsonld(gpu_products, url, observed)
         elif pricing_rows := tree.css(".gpu-pricing-row"):
@@ -155,13 +190,13 @@ class RunpodAdapter:
     # -- layout 1: JSON-LD ---------------------------------------------------------------
 
     def _from_jsonld(
-        self, found: list[dict[str, Any]], url: str, observed: datetime
+        self, found: list[tuple[dict[str, Any], str, str]], url: str, observed: datetime
     ) -> list[OfferRow]:
+        """Rows of the ``(product, its name, the card it names)`` found on the page."""
         rows = []
         to_cny = self.fx.converter(observed.date())  # this page's rates
-        for product in found:
-            name = str(product["name"]).strip()
-            card = PRODUCT_NAME.match(name)["card"]  # type: ignore[index]
+        labels = _Labels()
+        for product, name, card in found:
             what = f"{url}: {name}"
             props = _jsonld.properties(product)
             vram = _gb(props.get("vram") or _vram_in(product))
@@ -190,11 +225,11 @@ class RunpodAdapter:
                 hours, per = parse_period(unit)
                 if hours != 1 or per == "machine":
                     raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
-                rows.append(
-                    self._row(
-                        observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu, to_cny
-                    )
-                )
+                row = self._row(
+                    observed, card, gpu, cloud, vram, price, currency, "/hr", ram, vcpu, to_cny,
+                    labels,
+                )  # fmt: skip
+                rows.append(row)
         return rows
 
     # -- layout 2: pricing rows ----------------------------------------------------------
@@ -204,6 +239,7 @@ class RunpodAdapter:
     ) -> list[OfferRow]:
         rows = []
         to_cny = self.fx.converter(observed.date())  # this page's rates
+        labels = _Labels()
         for n, block in enumerate(pricing_rows, 1):
             parts, prices = _parts(block)
             card = _spec(parts, "gpu-name") or ""
@@ -231,11 +267,11 @@ class RunpodAdapter:
                     raise ParseError(f"{what} / {cloud}: price names no currency")
                 if hours != 1 or per == "machine":
                     raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
-                rows.append(
-                    self._row(
-                        observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu, to_cny
-                    )
-                )
+                row = self._row(
+                    observed, card, gpu, cloud, vram, value, currency, unit, ram, vcpu, to_cny,
+                    labels,
+                )  # fmt: skip
+                rows.append(row)
         return rows
 
     def _row(
@@ -251,28 +287,19 @@ class RunpodAdapter:
         ram: int | None,
         vcpu: int | None,
         to_cny: Callable[[Decimal, str], Decimal],
+        labels: _Labels,
     ) -> OfferRow:
-        """One row; ``to_cny``: the page's converter (``FxRates.converter``)."""
+        """One row; ``to_cny``: the page's converter (``FxRates.converter``); ``labels``: the
+        page's ``_Labels``."""
+        billing, unit, unit_shown = labels.of(cloud, currency, unit_raw)
         try:
             listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
             cny = to_cny(listed, currency)
         except ArithmeticError:  # decimal.InvalidOperation: a garbled, absurdly long number
             raise ParseError(f"price {price} of {card} ({cloud}) is out of range") from None
+        # The required fields by position (a row per price; keywords cost a fifth of building
+        # one), in OfferRow's order (tests/scrapers/test_generic_speedups_equivalence.py).
         return OfferRow(
-            observed_at=observed,
-            source=self.name,
-            offer_id=f"{card}/{cloud}",
-            gpu=gpu,
-            gpu_name_raw=card,
-            gpu_count=1,
-            vram_gb=vram,
-            billing=_billing(cloud),
-            price=listed,
-            currency=currency,
-            unit=f"{currency}/card-hour",
-            unit_raw=f"{'$' if currency == 'USD' else currency}{unit_raw} per GPU ({cloud})",
-            cny_per_card_hour=cny,
-            list_price=listed,
-            cpu_cores=vcpu,
-            ram_gb=ram,
-        )
+            observed, self.name, f"{card}/{cloud}", gpu, card, 1, vram, billing, listed,
+            currency, unit, unit_shown, cny, list_price=listed, cpu_cores=vcpu, ram_gb=ram,
+        )  # fmt: skip

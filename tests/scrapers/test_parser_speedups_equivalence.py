@@ -22,7 +22,7 @@ from scrapers import gpu_names, units
 from scrapers.fx import FxRate, FxRates
 from scrapers.gpu_names import MODELS, canonical_gpu
 from scrapers.rows import HOURS_PER_MONTH, UNKNOWN_GPU, OfferRow, ParseError
-from scrapers.sources import _jsonld
+from scrapers.sources import _jsonld, runpod
 from tests.scrapers.live_fixtures import LIVE_DIR
 
 # -- the plain versions ----------------------------------------------------------------------
@@ -234,6 +234,26 @@ def test_offer_pairs_are_offers_of_without_the_wrapper() -> None:
             assert _jsonld.offer_pairs(product) == [
                 (ld.offer, ld.currency) for ld in _jsonld.offers_of(product)
             ]
+
+
+def _ref_runpod_gb(text: str | None) -> int | None:
+    m = runpod._GB.search(text or "")
+    if m is None:
+        return None
+    return int(Decimal(m[1]).to_integral_value())
+
+
+def _ref_runpod_int(text: str | None) -> int | None:
+    m = runpod._INT.search(text or "")
+    return None if m is None else int(m[1])
+
+
+def test_runpod_sizes_and_counts_match_the_regex_versions() -> None:
+    sizes = ["141 GB", "80GB", "80 gb", "24 Gb", "0 GB", "1.5 GB", "80", "GB", "", " GB", "8 0 GB",
+             "about 80 GB", "80 GB VRAM", "８０GB", "²GB", "80\u3000GB", "12 TB", None]  # fmt: skip
+    for text in [*sizes, *CORPUS]:
+        assert runpod._gb(text) == _ref_runpod_gb(text), text
+        assert runpod._int(text) == _ref_runpod_int(text), text
 
 
 def test_every_model_pattern_has_its_literal() -> None:
