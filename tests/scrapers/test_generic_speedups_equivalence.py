@@ -1,6 +1,7 @@
 """The generic extractor's fast paths (scrapers/sources/generic.py, and the parts of
 scrapers/units.py and scrapers/gpu_names.py it leans on) give what the plain versions they
-replaced give. Each ``_ref_*`` below is the earlier, straightforward implementation, kept
+replaced give. Each ``_ref_*`` below (and ``ref_*`` of tests/scrapers/plain_versions.py,
+shared with the other equivalence tests) is the earlier, straightforward implementation, kept
 here as the specification; the fast one must agree with it on every input, errors included
 (type and message). The whole extractor is compared too: ``_RefAdapter`` is the extractor as
 it was, run beside today's on the fixture pages and on generated ones."""
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import fields
 from datetime import date, datetime
@@ -22,8 +22,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers import gpu_names, units
 from scrapers.fx import FxRate, FxRates
-from scrapers.gpu_names import MODELS, canonical_gpu
-from scrapers.rows import UNKNOWN_GPU, OfferRow, ParseError
+from scrapers.gpu_names import canonical_gpu
+from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import _jsonld, generic
 from scrapers.sources._json import number
 from scrapers.sources._page import (
@@ -37,6 +37,11 @@ from scrapers.sources._page import (
 from scrapers.sources.generic import SYNONYMS, GenericAdapter, GenericOptions
 from tests.scrapers.fixture_pages import PAGES_DIR
 from tests.scrapers.live_fixtures import LIVE_DIR
+from tests.scrapers.plain_versions import (
+    ref_canonical_gpu,
+    ref_parse_money,
+    ref_parse_period,
+)
 
 FETCHED = datetime(2026, 9, 10, 3, 0)
 FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
@@ -98,76 +103,6 @@ def _ref_count(text: str) -> int | None:
     return value if value > 0 else None
 
 
-def _ref_nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).strip()
-
-
-def _ref_parse_money(text: str) -> tuple[Decimal, str | None, str]:
-    raw = _ref_nfkc(text)
-    if raw in units._NO_PRICE or raw.lower() in {"contact us", "contact sales", "n/a", "sold out"}:
-        raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
-    m = units._MONEY.match(raw)
-    if m is None:
-        raise ParseError(f"not a price: {text!r}")
-    value = Decimal(m["num"].replace(",", ""))
-    if value <= 0:
-        raise ParseError(f"price must be positive, got {text!r}")
-    pre = units._CURRENCY_PREFIX[m["pre"].upper()] if m["pre"] else None
-    post = (
-        units._CURRENCY_SUFFIX[m["post"] if m["post"] == "元" else m["post"].upper()]
-        if m["post"]
-        else None
-    )
-    if pre and post and pre != post:
-        raise ParseError(f"price {text!r} names two currencies")
-    return value, pre or post, re.sub(r"\s+", " ", m["unit"]).strip()
-
-
-def _ref_parse_period(unit: str) -> tuple[int, str | None]:
-    key = re.sub(r"\bper\s+", "/", _ref_nfkc(unit).lower())
-    key = re.sub(r"[\s.·]", "", key)
-    key = re.sub(r"^(usd|cny|rmb|元|\$|¥)", "", key)
-    key = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}.get(key, key)
-    if not key.startswith("/"):
-        raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
-    segments = [part for part in key.split("/") if part]
-    last = units._WHO.sub("", segments[-1]) if segments else ""
-    if last not in units._PERIOD_WORDS:
-        raise ParseError(f"unknown billing period in unit {unit!r} (known: hour, day, month)")
-    joined = "/".join(segments)
-    per = None
-    if re.search(r"(卡|gpu|card)", joined):
-        per = "card"
-    elif re.search(r"(台|server|machine|node|instance)", joined):
-        per = "machine"
-    return units._PERIOD_WORDS[last], per
-
-
-def _ref_canonical_gpu(name: str, vram_gb: int | None = None) -> str:
-    text = unicodedata.normalize("NFKC", name).upper().strip()
-    if not text:
-        return UNKNOWN_GPU
-    matches = [m for m in MODELS if m.pattern.search(text)]
-    if len(matches) != 1:
-        return UNKNOWN_GPU
-    model = matches[0]
-    if model.exclude is not None and model.exclude.search(text):
-        return UNKNOWN_GPU
-    sizes = {int(s) for s in gpu_names._VRAM.findall(text)}
-    if len(sizes) > 1:
-        return UNKNOWN_GPU
-    size = sizes.pop() if sizes else None
-    if vram_gb is not None:
-        if size is not None and size != vram_gb:
-            return UNKNOWN_GPU
-        size = vram_gb
-    if size is None:
-        size = model.default_vram
-    if size is None:
-        return UNKNOWN_GPU
-    return model.sizes.get(size, UNKNOWN_GPU)
-
-
 class _RefAdapter(GenericAdapter):
     """The extractor as it was before its fast paths, on the plain helpers above."""
 
@@ -221,7 +156,7 @@ class _RefAdapter(GenericAdapter):
             key = "|".join(p for p in ("ld", name, label) if p)
             try:
                 row = self._ref_row(
-                    observed, simulated, key, name, _ref_canonical_gpu(name, vram), vram, count,
+                    observed, simulated, key, name, ref_canonical_gpu(name, vram), vram, count,
                     None, price, currency, unit, label, to_cny,
                 )  # fmt: skip
             except ParseError as exc:
@@ -275,14 +210,14 @@ class _RefAdapter(GenericAdapter):
                 region = cells[col["region"]] or None if "region" in col else None
                 unit_cell = cells[col["unit"]] if "unit" in col else ""
                 listing = "|".join([str(p) for p in (f"t{t}", name, vram, count, region) if p])
-                gpu = _ref_canonical_gpu(name, vram)
+                gpu = ref_canonical_gpu(name, vram)
                 for c in price_cols:
                     text = cells[c]
                     if several and text in {"", "-", "—", "--"}:
                         continue
                     where = f"{url}: table {t} row {r} ({headers[c]})"
                     try:
-                        price, currency, unit = _ref_parse_money(text)
+                        price, currency, unit = ref_parse_money(text)
                     except ParseError as exc:
                         raise ParseError(f"{where}: {exc}") from None
                     hint = keys[c][1]
@@ -323,7 +258,7 @@ class _RefAdapter(GenericAdapter):
         label: str,
         to_cny: Any,
     ) -> OfferRow:
-        hours, per = _ref_parse_period(unit)
+        hours, per = ref_parse_period(unit)
         listed = price.quantize(generic.PRICE_QUANTUM, ROUND_HALF_UP)
         norm_unit, native = units.per_card_hour(
             listed, currency, hours, count, per or self.options.price_per
@@ -540,7 +475,7 @@ def _numbers() -> list[str]:
 
 def test_parse_money_matches_the_plain_version() -> None:
     for text in TEXTS + _numbers():
-        assert _outcome(units.parse_money, text) == _outcome(_ref_parse_money, text), text
+        assert _outcome(units.parse_money, text) == _outcome(ref_parse_money, text), text
 
 
 def test_plain_number_is_what_the_price_pattern_reads() -> None:
@@ -579,14 +514,14 @@ def _units() -> list[str]:
 def test_parse_period_matches_the_plain_version() -> None:
     for text in _units():
         units.parse_period.cache_clear()
-        assert _outcome(units.parse_period, text) == _outcome(_ref_parse_period, text), text
+        assert _outcome(units.parse_period, text) == _outcome(ref_parse_period, text), text
 
 
 def test_the_bare_period_words_are_the_ones_the_long_way_keeps() -> None:
     for word, hours in units._PERIOD_WORDS.items():
         bare = word in units._BARE_PERIODS
         for unit in ("/" + word, "元/" + word):
-            assert (_ref_parse_period(unit) == (hours, None)) or not bare, unit
+            assert (ref_parse_period(unit) == (hours, None)) or not bare, unit
     assert {"hr", "小时", "时", "month", "月"} <= set(units._BARE_PERIODS)
 
 
@@ -601,7 +536,7 @@ def _names() -> list[str]:
 @pytest.mark.parametrize("vram", [None, 24, 40, 80, 141])
 def test_canonical_gpu_matches_the_plain_version(vram: int | None) -> None:
     for name in _names():
-        assert canonical_gpu(name, vram) == _ref_canonical_gpu(name, vram), name
+        assert canonical_gpu(name, vram) == ref_canonical_gpu(name, vram), name
 
 
 def test_size_possible_is_false_only_where_the_size_pattern_cannot_match() -> None:

@@ -10,7 +10,6 @@ The reference for both is the plain version: ``json.loads``, and a walk of every
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,23 +20,14 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.rows import ParseError
 from scrapers.sources import _jsonld
 from tests.scrapers.live_fixtures import LIVE_DIR
+from tests.scrapers.plain_versions import ref_walk
 
 # -- the plain versions ----------------------------------------------------------------------
 
 
-def _ref_walk(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for child in value.values():
-            yield from _ref_walk(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _ref_walk(child)
-
-
 def _ref_products(items: list[Any]) -> list[dict[str, Any]]:
     found = []
-    for item in _ref_walk(items):
+    for item in ref_walk(items):
         kind = item.get("@type")
         names = kind if isinstance(kind, list) else [kind]
         if "Product" in {str(k).rsplit("/", 1)[-1] for k in names if k}:

@@ -1,6 +1,7 @@
-"""The fast paths in units, gpu_names, _jsonld, fx and rows give what the plain versions they replaced
-give. Each ``_ref_*`` below is the earlier, straightforward implementation, kept here as the
-specification; the fast one must agree with it on every input, errors included."""
+"""The fast paths in units, gpu_names, _jsonld, fx, rows and runpod give what the plain versions
+they replaced give. The plain versions (the earlier, straightforward implementations) are the
+specification, in tests/scrapers/plain_versions.py or as ``_ref_*`` here; the fast one must
+agree with its plain version on every input, errors included."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import json
 import pickle
 import random
 import re
-import unicodedata
-from collections.abc import Iterator
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -20,99 +19,17 @@ import pytest
 
 from scrapers import gpu_names, units
 from scrapers.fx import FxRate, FxRates
-from scrapers.gpu_names import MODELS, canonical_gpu
-from scrapers.rows import HOURS_PER_MONTH, UNKNOWN_GPU, OfferRow, ParseError
+from scrapers.gpu_names import canonical_gpu
+from scrapers.rows import HOURS_PER_MONTH, OfferRow, ParseError
 from scrapers.sources import _jsonld, runpod
 from tests.scrapers.live_fixtures import LIVE_DIR
-
-# -- the plain versions ----------------------------------------------------------------------
-
-
-def _ref_nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).strip()
-
-
-def _ref_parse_money(text: str) -> tuple[Decimal, str | None, str]:
-    raw = _ref_nfkc(text)
-    if raw in units._NO_PRICE or raw.lower() in {"contact us", "contact sales", "n/a", "sold out"}:
-        raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
-    m = units._MONEY.match(raw)
-    if m is None:
-        raise ParseError(f"not a price: {text!r}")
-    value = Decimal(m["num"].replace(",", ""))
-    if value <= 0:
-        raise ParseError(f"price must be positive, got {text!r}")
-    pre = units._CURRENCY_PREFIX[m["pre"].upper()] if m["pre"] else None
-    post = (
-        units._CURRENCY_SUFFIX[m["post"] if m["post"] == "元" else m["post"].upper()]
-        if m["post"]
-        else None
-    )
-    if pre and post and pre != post:
-        raise ParseError(f"price {text!r} names two currencies")
-    return value, pre or post, re.sub(r"\s+", " ", m["unit"]).strip()
-
-
-def _ref_parse_period(unit: str) -> tuple[int, str | None]:
-    key = re.sub(r"\bper\s+", "/", _ref_nfkc(unit).lower())
-    key = re.sub(r"[\s.·]", "", key)
-    key = re.sub(r"^(usd|cny|rmb|元|\$|¥)", "", key)
-    key = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}.get(key, key)
-    if not key.startswith("/"):
-        raise ParseError(f"unit {unit!r} names no billing period (expected e.g. /hr, /时, /月)")
-    segments = [part for part in key.split("/") if part]
-    last = units._WHO.sub("", segments[-1]) if segments else ""
-    if last not in units._PERIOD_WORDS:
-        raise ParseError(f"unknown billing period in unit {unit!r} (known: hour, day, month)")
-    joined = "/".join(segments)
-    per = None
-    if re.search(r"(卡|gpu|card)", joined):
-        per = "card"
-    elif re.search(r"(台|server|machine|node|instance)", joined):
-        per = "machine"
-    return units._PERIOD_WORDS[last], per
-
-
-def _ref_canonical_gpu(name: str, vram_gb: int | None = None) -> str:
-    text = unicodedata.normalize("NFKC", name).upper().strip()
-    if not text:
-        return UNKNOWN_GPU
-    matches = [m for m in MODELS if m.pattern.search(text)]
-    if len(matches) != 1:
-        return UNKNOWN_GPU
-    model = matches[0]
-    if model.exclude is not None and model.exclude.search(text):
-        return UNKNOWN_GPU
-    sizes = {int(s) for s in gpu_names._VRAM.findall(text)}
-    if len(sizes) > 1:
-        return UNKNOWN_GPU
-    size = sizes.pop() if sizes else None
-    if vram_gb is not None:
-        if size is not None and size != vram_gb:
-            return UNKNOWN_GPU
-        size = vram_gb
-    if size is None:
-        size = model.default_vram
-    if size is None:
-        return UNKNOWN_GPU
-    return model.sizes.get(size, UNKNOWN_GPU)
-
-
-def _ref_walk(value: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(value, dict):
-        yield value
-        for child in value.values():
-            yield from _ref_walk(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _ref_walk(child)
-
-
-def _ref_types_of(item: dict[str, Any]) -> set[str]:
-    kind = item.get("@type")
-    names = kind if isinstance(kind, list) else [kind]
-    return {str(k).rsplit("/", 1)[-1] for k in names if k}
-
+from tests.scrapers.plain_versions import (
+    ref_canonical_gpu,
+    ref_parse_money,
+    ref_parse_period,
+    ref_types_of,
+    ref_walk,
+)
 
 # -- inputs ----------------------------------------------------------------------------------
 
@@ -165,18 +82,18 @@ def _outcome(fn, *args):
 
 def test_parse_money_matches_the_plain_version() -> None:
     for text in CORPUS:
-        assert _outcome(units.parse_money, text) == _outcome(_ref_parse_money, text), text
+        assert _outcome(units.parse_money, text) == _outcome(ref_parse_money, text), text
 
 
 def test_parse_period_matches_the_plain_version() -> None:
     for text in CORPUS:
-        assert _outcome(units.parse_period, text) == _outcome(_ref_parse_period, text), text
+        assert _outcome(units.parse_period, text) == _outcome(ref_parse_period, text), text
 
 
 @pytest.mark.parametrize("vram", [None, 24, 40, 80, 141])
 def test_canonical_gpu_matches_the_plain_version(vram: int | None) -> None:
     for text in CORPUS:
-        assert canonical_gpu(text, vram) == _ref_canonical_gpu(text, vram), text
+        assert canonical_gpu(text, vram) == ref_canonical_gpu(text, vram), text
 
 
 def _ld_samples() -> list[Any]:
@@ -204,10 +121,10 @@ def _ld_samples() -> list[Any]:
 def test_jsonld_walk_and_searches_match_the_plain_versions() -> None:
     for sample in _ld_samples():
         items = [sample, sample]
-        expected_products = [d for d in _ref_walk(items) if "Product" in _ref_types_of(d)]
+        expected_products = [d for d in ref_walk(items) if "Product" in ref_types_of(d)]
         assert [id(p) for p in _jsonld.products(items)] == [id(p) for p in expected_products]
-        for item in _ref_walk(items):
-            assert _jsonld.types_of(item) == _ref_types_of(item)
+        for item in ref_walk(items):
+            assert _jsonld.types_of(item) == ref_types_of(item)
         offers = _jsonld.all_offers(items)
         claimed = {id(ld.offer) for p in expected_products for ld in _jsonld.offers_of(p)}
         for p in expected_products:
@@ -215,7 +132,7 @@ def test_jsonld_walk_and_searches_match_the_plain_versions() -> None:
                 if isinstance(aggregate, dict):
                     claimed |= {id(o) for o in _jsonld._as_list(aggregate.get("offers"))}
                     claimed.add(id(aggregate))
-        free = [d for d in _ref_walk(items) if id(d) not in claimed and "Offer" in _ref_types_of(d)]
+        free = [d for d in ref_walk(items) if id(d) not in claimed and "Offer" in ref_types_of(d)]
         under = [ld for p in expected_products for ld in _jsonld.offers_of(p)]
         # By value: an AggregateOffer with only a lowPrice gives a new dict on each call.
         assert [(ld.offer, ld.currency) for ld in offers] == [
