@@ -211,10 +211,10 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
     raw = (text if text.isascii() else unicodedata.normalize("NFKC", text)).strip()  # _nfkc
     # Most cells hold a number alone, or after "$" / "¥": decided here without the regex.
     # (An error, or anything else, takes the long way below.)
-    mark = _FAST_MARKS.get(raw[:1])
-    value = _plain_number(raw[1:] if mark else raw)
+    currency = _FAST_MARKS.get(raw[:1])
+    value = _plain_number(raw[1:] if currency else raw)
     if value is not None and value > 0:
-        return value, mark, ""
+        return value, currency, ""
     if raw in _NO_PRICE or raw.lower() in _NO_MONEY:
         raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
     m = _MONEY.match(raw)

@@ -103,6 +103,17 @@ def child_elements(node: LexborNode, tags: tuple[str, ...]) -> list[LexborNode]:
     return [child for child in node.iter() if child.tag in tags]
 
 
+# What "GB" in a size pattern matches when the pattern ignores case.
+_GB_SPELLINGS = frozenset({"GB", "Gb", "gB", "gb"})
+
+
+def before_gb(text: str) -> str | None:
+    """``text`` without a trailing "GB" (any case) and the spaces before it: "141 GB" → "141",
+    "80GB" → "80"; ``None`` when it does not end so. For the adapters' fast path for the usual
+    sizes, ahead of their size regex."""
+    return text[:-2].rstrip() if text[-2:] in _GB_SPELLINGS else None
+
+
 def text_of(node: LexborNode) -> str:
     # nfkc() inlined: this runs for every cell and label of every page.
     text = node.text(deep=True, separator=" ", strip=True)

@@ -46,7 +46,7 @@ from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number
-from scrapers.sources._page import is_simulated, load_html, naive_utc, nfkc
+from scrapers.sources._page import before_gb, is_simulated, load_html, naive_utc, nfkc
 from scrapers.units import parse_money, parse_period, per_card_hour
 
 Per = Literal["card", "machine"]
@@ -426,10 +426,9 @@ def _row_texts(tr: LexborNode) -> list[str]:
 
 
 def _normalised(texts: list[str]) -> list[str]:
-    # The texts come unstripped (text_of strips each piece): the split drops the same
+    # The texts come unstripped (text_of strips each piece): nfkc's split drops the same
     # whitespace, and NFKC joins nothing across whitespace, so the result is text_of's.
-    normalize = unicodedata.normalize
-    return [" ".join((t if t.isascii() else normalize("NFKC", t)).split()) for t in texts]
+    return [nfkc(t) for t in texts]
 
 
 def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
@@ -464,7 +463,9 @@ def _vram(text: str) -> int | None:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     # "24GB", "80 GB", "24": the number is all _VRAM would take, found without it.
-    digits = text[:-2].rstrip() if text[-2:] in _GB else text
+    digits = before_gb(text)
+    if digits is None:
+        digits = text
     if not digits.isdecimal():
         m = _VRAM.search(text)
         if m is None:
@@ -475,9 +476,6 @@ def _vram(text: str) -> int | None:
             return int(value) if value == value.to_integral_value() and value > 0 else None
     whole = int(digits)  # whole digits: int() is the Decimal's value, far cheaper
     return whole if whole > 0 else None
-
-
-_GB = frozenset({"GB", "Gb", "gB", "gb"})  # what _VRAM's "GB" matches (it ignores case)
 
 
 def _count(text: str) -> int | None:

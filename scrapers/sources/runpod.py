@@ -34,7 +34,7 @@ from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number
-from scrapers.sources._page import load_html, naive_utc, text_of
+from scrapers.sources._page import before_gb, load_html, naive_utc, text_of
 from scrapers.units import parse_money, parse_period
 
 PRICING_PATH = "/pricing"
@@ -72,14 +72,11 @@ class _Labels:
         return found
 
 
-_GB_UNIT = frozenset({"GB", "Gb", "gB", "gb"})  # what _GB's "GB" matches (it ignores case)
-
-
 def _gb(text: str | None) -> int | None:
     if not text:
         return None
     # "141 GB", "80GB": the number is what _GB would find, read without the regex.
-    digits = text[:-2].rstrip() if text[-2:] in _GB_UNIT else ""
+    digits = before_gb(text) or ""
     if not digits.isdecimal():
         m = _GB.search(text)
         if m is None:
