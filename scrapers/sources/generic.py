@@ -33,11 +33,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
+from msgspec.structs import replace
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.fx import FxRates

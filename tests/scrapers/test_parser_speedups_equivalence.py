@@ -1,17 +1,14 @@
-"""The fast paths in units, gpu_names, _jsonld, fx, rows and runpod give what the plain versions
+"""The fast paths in units, gpu_names, _jsonld, fx and runpod give what the plain versions
 they replaced give. The plain versions (the earlier, straightforward implementations) are the
 specification, in tests/scrapers/plain_versions.py or as ``_ref_*`` here; the fast one must
 agree with its plain version on every input, errors included."""
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import json
-import pickle
 import random
 import re
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -20,7 +17,7 @@ import pytest
 from scrapers import gpu_names, units
 from scrapers.fx import FxRate, FxRates
 from scrapers.gpu_names import canonical_gpu
-from scrapers.rows import HOURS_PER_MONTH, OfferRow, ParseError
+from scrapers.rows import HOURS_PER_MONTH, ParseError
 from scrapers.sources import _jsonld, runpod
 from tests.scrapers.live_fixtures import LIVE_DIR
 from tests.scrapers.plain_versions import (
@@ -193,65 +190,3 @@ def test_fx_converter_is_to_cny_with_each_rate_looked_up_once() -> None:
     with pytest.raises(ParseError) as again:
         fx.to_cny(Decimal("1"), "EUR", day)
     assert str(raised.value) == str(again.value)
-
-
-# -- OfferRow's hand-written __init__ against the one dataclass would generate ---------------
-
-
-def _generated_offer_row() -> type:
-    """A class with OfferRow's fields and the ``__init__`` ``dataclass`` writes for them."""
-    specs = [
-        (f.name, f.type)
-        if f.default is dataclasses.MISSING
-        else (f.name, f.type, dataclasses.field(default=f.default))
-        for f in dataclasses.fields(OfferRow)
-    ]
-    return dataclasses.make_dataclass("OfferRow", specs, frozen=True, slots=True)
-
-
-def test_offer_row_init_has_the_generated_signature() -> None:
-    generated = _generated_offer_row()
-    assert inspect.signature(OfferRow) == inspect.signature(generated)
-    assert OfferRow.__init__.__annotations__ == generated.__init__.__annotations__
-    assert OfferRow.__init__.__qualname__ == "OfferRow.__init__"
-    assert OfferRow.__match_args__ == generated.__match_args__
-    # Every field is set by the hand-written one: none is left unset.
-    assert [f.name for f in dataclasses.fields(OfferRow)] == list(OfferRow.__slots__)
-
-
-def test_offer_row_init_builds_what_the_generated_one_builds() -> None:
-    generated = _generated_offer_row()
-    rnd = random.Random(20261130)
-    values: dict[str, list[Any]] = {
-        "observed_at": [datetime(2026, 9, 10), datetime(2026, 9, 10, 8, 30)],
-        "gpu_count": [1, 8],
-        "vram_gb": [None, 24, 80],
-        "price": [Decimal("2.69"), Decimal("7920")],
-        "cny_per_card_hour": [Decimal("19.099"), Decimal("1.375000")],
-        "simulated": [False, True],
-    }
-    names = [f.name for f in dataclasses.fields(OfferRow)]
-    for _ in range(200):
-        kwargs = {
-            name: rnd.choice(values.get(name, [None, f"{name}-{rnd.randrange(3)}"]))
-            for name in names
-            if rnd.random() < 0.8
-            or dataclasses.fields(OfferRow)[names.index(name)].default is dataclasses.MISSING
-        }
-        row = OfferRow(**kwargs)
-        positional = OfferRow(*[kwargs[n] for n in names[:13]], **{
-            n: v for n, v in kwargs.items() if n not in names[:13]
-        })  # fmt: skip
-        reference = generated(**kwargs)
-        as_values = [getattr(reference, n) for n in names]
-        assert [getattr(row, n) for n in names] == as_values
-        assert [getattr(positional, n) for n in names] == as_values
-        assert row == positional and hash(row) == hash(positional)
-        assert repr(row) == repr(reference)
-        assert dataclasses.asdict(row) == dataclasses.asdict(reference)
-        assert dataclasses.replace(row, offer_id="x") == OfferRow(**(kwargs | {"offer_id": "x"}))
-        assert pickle.loads(pickle.dumps(row)) == row
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            row.gpu = "x"  # type: ignore[misc]
-    with pytest.raises(TypeError):
-        OfferRow(datetime(2026, 9, 10))  # type: ignore[call-arg]
