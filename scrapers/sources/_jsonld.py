@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -54,7 +53,9 @@ def blocks(tree: LexborHTMLParser, url: str) -> Blocks:
             continue
         found.append(_decode(raw, url, n))
         if found.product_marks is not None:
-            if "\\u" in raw and _ESCAPED_LETTER.search(raw):
+            # A one-character search is a memchr, a tenth of the cost of a two-character one:
+            # most blocks have no backslash at all.
+            if "\\" in raw and _ESCAPED_LETTER.search(raw):
                 found.product_marks = None
             else:
                 found.product_marks += raw.count(_PRODUCT_MARK)
@@ -131,9 +132,9 @@ def _objects_of_types(value: Any, names: tuple[str, ...]) -> dict[str, list[dict
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class LdOffer:
-    """One schema.org Offer with what it inherits: its Product and its AggregateOffer."""
+class LdOffer(msgspec.Struct, frozen=True):
+    """One schema.org Offer with what it inherits: its Product and its AggregateOffer. (A
+    Struct, as the rows are: one is built per offer, at a fraction of a dataclass's cost.)"""
 
     product: dict[str, Any] | None
     offer: dict[str, Any]

@@ -46,7 +46,7 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
-from scrapers.sources._json import number
+from scrapers.sources._json import number, positive_number
 from scrapers.sources._page import before_gb, is_simulated, load_html, naive_utc, nfkc
 from scrapers.units import parse_money, parse_period, per_card_hour
 
@@ -207,18 +207,26 @@ class GenericAdapter:
             item = ld.product or {}
             name = str(item.get("name") or ld.offer.get("name") or "").strip()
             label = str(ld.offer.get("name") or "").strip()
-            what = f"{url}: JSON-LD offer {n} ({name or 'unnamed'})"
             if not name:
-                raise ParseError(f"{what}: names no product")
-            if ld.offer.get("price") is None:
-                raise ParseError(f"{what}: no price")
-            price = number(ld.offer["price"], f"{what}: price")
+                raise ParseError(f"{url}: JSON-LD offer {n} (unnamed): names no product")
+            # Messages are built only when raised: most offers raise none.
+            raw_price = ld.offer.get("price")
+            if raw_price is None:
+                raise ParseError(f"{url}: JSON-LD offer {n} ({name}): no price")
+            price = positive_number(raw_price)
+            if price is None:  # not a positive number: number() raises with the reason
+                price = number(raw_price, f"{url}: JSON-LD offer {n} ({name}): price")
             currency = (ld.currency or self.options.currency or "").upper()
             if not currency:
-                raise ParseError(f"{what}: no priceCurrency and no [extract].currency")
+                raise ParseError(
+                    f"{url}: JSON-LD offer {n} ({name}): no priceCurrency and no [extract].currency"
+                )
             unit = _jsonld.unit_of(ld.offer) or self.options.unit
             if not unit:
-                raise ParseError(f"{what}: no priceSpecification period and no [extract].unit")
+                raise ParseError(
+                    f"{url}: JSON-LD offer {n} ({name}): no priceSpecification period and no "
+                    "[extract].unit"
+                )
             props = _jsonld.properties(item)
             vram = _vram(props.get("vram") or props.get("gpu memory") or "")
             count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
@@ -229,7 +237,7 @@ class GenericAdapter:
                     price, currency, unit, label, to_cny,
                 )  # fmt: skip
             except ParseError as exc:
-                raise ParseError(f"{what}: {exc}") from None
+                raise ParseError(f"{url}: JSON-LD offer {n} ({name}): {exc}") from None
             rows.append(row)
         return rows
 
@@ -428,8 +436,9 @@ def _row_texts(tr: LexborNode) -> list[str]:
 
 def _normalised(texts: list[str]) -> list[str]:
     # The texts come unstripped (text_of strips each piece): nfkc's split drops the same
-    # whitespace, and NFKC joins nothing across whitespace, so the result is text_of's.
-    return [nfkc(t) for t in texts]
+    # whitespace, and NFKC joins nothing across whitespace, so the result is text_of's. An
+    # ASCII cell (most of them) is nfkc'd here, without a call per cell.
+    return [" ".join(t.split()) if t.isascii() else nfkc(t) for t in texts]
 
 
 def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
@@ -460,6 +469,8 @@ def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
 
 
 def _vram(text: str) -> int | None:
+    if not text:
+        return None  # what the steps below give "" (no property, no cell), without them
     # NFKC only: collapsing whitespace, as nfkc() also does, changes no match of _VRAM.
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
@@ -480,6 +491,8 @@ def _vram(text: str) -> int | None:
 
 
 def _count(text: str) -> int | None:
+    if not text:
+        return None  # as in _vram
     # NFKC only, as in _vram: whitespace changes no match of _COUNT.
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)

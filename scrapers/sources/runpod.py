@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from selectolax.lexbor import LexborNode
@@ -33,7 +33,7 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
-from scrapers.sources._json import number
+from scrapers.sources._json import number, positive_number
 from scrapers.sources._page import before_gb, load_html, naive_utc, text_of
 from scrapers.units import parse_money, parse_period
 
@@ -50,25 +50,20 @@ def _billing(cloud: str) -> Billing:
     return "spot" if "spot" in low or "interruptible" in low else "hourly"
 
 
-class _Labels:
-    """The billing mode, unit and shown unit of each cloud's price on one page: every card
-    has the same two or three clouds, so each is worked out once, not once per row."""
+class _Labels(dict[tuple[str, str, str], tuple[Billing, str, str]]):
+    """The billing mode, unit and shown unit of each cloud's price on one page, by (cloud,
+    currency, unit as shown): every card has the same two or three clouds, so each is worked
+    out once, not once per row. A dict that fills itself, so a row's lookup is one
+    subscript."""
 
-    __slots__ = ("_seen",)
-
-    def __init__(self) -> None:
-        self._seen: dict[tuple[str, str, str], tuple[Billing, str, str]] = {}
-
-    def of(self, cloud: str, currency: str, unit_raw: str) -> tuple[Billing, str, str]:
-        key = (cloud, currency, unit_raw)
-        found = self._seen.get(key)
-        if found is None:
-            mark = "$" if currency == "USD" else currency
-            found = self._seen[key] = (
-                _billing(cloud),
-                f"{currency}/card-hour",
-                f"{mark}{unit_raw} per GPU ({cloud})",
-            )
+    def __missing__(self, key: tuple[str, str, str]) -> tuple[Billing, str, str]:
+        cloud, currency, unit_raw = key
+        mark = "$" if currency == "USD" else currency
+        found = self[key] = (
+            _billing(cloud),
+            f"{currency}/card-hour",
+            f"{mark}{unit_raw} per GPU ({cloud})",
+        )
         return found
 
 
@@ -90,18 +85,6 @@ def _vram_in(product: dict[str, Any]) -> str | None:
     """The "80GB VRAM" of a Product's description, read only when no property gives it."""
     in_text = _VRAM_TEXT.search(str(product.get("description") or ""))
     return in_text[0] if in_text else None
-
-
-def _positive(value: Any) -> Decimal | None:
-    """What ``number(value, ...)`` returns for the usual price, a numeric string, without
-    building its error message first; ``None`` for anything else (let ``number`` decide)."""
-    if type(value) is not str:
-        return None
-    try:
-        result = Decimal(value.strip())
-    except InvalidOperation:
-        return None
-    return result if result.is_finite() and result > 0 else None
 
 
 _PART_CLASSES = ("gpu-name", "gpu-vram", "gpu-ram", "gpu-vcpu")
@@ -212,7 +195,7 @@ class RunpodAdapter:
                 raw_price = offer.get("price")
                 if raw_price is None:
                     raise ParseError(f"{what} / {cloud}: no price")
-                price = _positive(raw_price)
+                price = positive_number(raw_price)
                 if price is None:  # not a positive number: number() raises with the reason
                     price = number(raw_price, f"{what} / {cloud}: price")
                 currency = str(offer_currency or "").upper()
@@ -288,7 +271,7 @@ class RunpodAdapter:
     ) -> OfferRow:
         """One row; ``to_cny``: the page's converter (``FxRates.converter``); ``labels``: the
         page's ``_Labels``."""
-        billing, unit, unit_shown = labels.of(cloud, currency, unit_raw)
+        billing, unit, unit_shown = labels[cloud, currency, unit_raw]
         try:
             listed = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
             cny = to_cny(listed, currency)

@@ -19,6 +19,7 @@ from scrapers.fx import FxRate, FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.rows import HOURS_PER_MONTH, ParseError
 from scrapers.sources import _jsonld, runpod
+from scrapers.sources._json import number, positive_number
 from tests.scrapers.live_fixtures import LIVE_DIR
 from tests.scrapers.plain_versions import (
     ref_canonical_gpu,
@@ -168,6 +169,42 @@ def test_runpod_sizes_and_counts_match_the_regex_versions() -> None:
     for text in [*sizes, *CORPUS]:
         assert runpod._gb(text) == _ref_runpod_gb(text), text
         assert runpod._int(text) == _ref_runpod_int(text), text
+
+
+class _Text(str):
+    """A str subclass: number() takes it, positive_number leaves it to number()."""
+
+
+def _number_or_error(value: Any) -> Decimal | str:
+    try:
+        return number(value, "price")
+    except ParseError as exc:
+        return f"ParseError: {exc}"
+
+
+def test_positive_number_is_number_without_the_message() -> None:
+    values: list[Any] = [
+        "2.69", " 2.69 ", "2.690", "0.44", "7920", "1,074", "1_000", "0", "-1", "-0.0", "+3",
+        "1e3", "1E-2", "NaN", "nan", "Infinity", "-inf", "sNaN", "", "  ", "面议", "２.５", "$2",
+        2, 0, -5, 4150, 10**30, 7.2, 0.1, 1e-300, 1e300, float("inf"), float("nan"), -0.0,
+        True, False, None, [2], {"price": 2}, Decimal("2.5"), _Text("2.5"),
+    ]  # fmt: skip
+    rnd = random.Random(20261130)
+    values += [f"{rnd.uniform(-5, 50):.{rnd.randrange(6)}f}" for _ in range(300)]
+    values += [rnd.uniform(0, 1e4) for _ in range(100)] + [
+        rnd.randrange(-9, 10**6) for _ in range(100)
+    ]
+    taken = 0
+    for value in values:
+        fast = positive_number(value)
+        plain = _number_or_error(value)
+        if fast is None:
+            # Left to number(): it refuses it, or takes a type the fast path does not.
+            assert isinstance(plain, str) or type(value) not in (str, int, float), value
+        else:
+            taken += 1
+            assert isinstance(plain, Decimal) and str(fast) == str(plain), value
+    assert taken > 450
 
 
 def test_every_model_pattern_has_its_literal() -> None:
