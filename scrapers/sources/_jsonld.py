@@ -25,16 +25,36 @@ class Blocks(list[Any]):
     """The decoded JSON-LD blocks of a page, in page order (a plain list of them), and how
     often their text holds ``Product"``: the end of every string naming the type Product,
     which lets :func:`products` find them without walking every object (see there).
-    ``product_marks`` is ``None`` when the text may spell the type with escapes."""
+    ``product_marks`` is ``None`` when the text may spell the type with escapes.
 
-    __slots__ = ("product_marks",)
+    The blocks' texts are kept too, for :func:`all_offers` to count ``Offer"`` in the same
+    way: only when it is called (RunPod's adapter asks for Products alone, and counting is a
+    cost on every page), and once."""
+
+    __slots__ = ("_offer_marks", "_texts", "product_marks")
 
     def __init__(self) -> None:
         super().__init__()
         self.product_marks: int | None = 0
+        self._texts: list[str] = []  # of the blocks, while product_marks is not None
+        self._offer_marks = -1  # not counted yet
+
+    def offer_marks(self) -> int | None:
+        """How often the blocks' text holds ``Offer"`` (the end of every string naming the
+        type Offer or AggregateOffer); ``None`` when ``product_marks`` is, for the same
+        reason (a ``\\u`` escape of a letter can hide a type or key from the count)."""
+        if self.product_marks is None:
+            return None
+        if self._offer_marks < 0:
+            count = 0
+            for text in self._texts:
+                count += text.count(_OFFER_MARK)
+            self._offer_marks = count
+        return self._offer_marks
 
 
 _PRODUCT_MARK = 'Product"'
+_OFFER_MARK = 'Offer"'
 # A \u escape of an ASCII letter can spell a key or type ("Pr\u006fduct") that counting the
 # text cannot see; other escapes (Next.js writes < > & as \u003c \u003e \u0026) cannot.
 _ESCAPED_LETTER = re.compile(r"\\u00(?:[46][1-9a-fA-F]|[57][0-9aA])")
@@ -57,8 +77,10 @@ def blocks(tree: LexborHTMLParser, url: str) -> Blocks:
             # most blocks have no backslash at all.
             if "\\" in raw and _ESCAPED_LETTER.search(raw):
                 found.product_marks = None
+                found._texts = []  # nothing will count them
             else:
                 found.product_marks += raw.count(_PRODUCT_MARK)
+                found._texts.append(raw)
     return found
 
 
@@ -215,7 +237,120 @@ def _top_level_products(items: list[Any]) -> list[dict[str, Any]]:
 
 def all_offers(items: list[Any]) -> list[LdOffer]:
     """Offers under Products, plus free-standing Offers (with ``itemOffered`` naming the
-    thing), each once."""
+    thing), each once: for each Product (depth first in document order) its
+    :func:`offers_of`, then every object of type Offer anywhere that is not one of those, nor
+    an item or inner offer of a Product's ``offers``, in document order.
+
+    Given the :class:`Blocks` of a page, this is found without walking every object when the
+    text allows, as :func:`products` does (a page's Offers sit under its Products or at the top
+    of a block); see :func:`_shallow_offers`. Any other page, or a plain list, is walked."""
+    if isinstance(items, Blocks) and items.product_marks is not None:
+        shallow = _shallow_offers(items)
+        if shallow is not None:
+            return shallow
+    return _walked_offers(items)
+
+
+def _shallow_offers(items: Blocks) -> list[LdOffer] | None:
+    """What :func:`_walked_offers` gives, when the text shows it is all in a few places;
+    ``None`` when it may not be.
+
+    The places: the top of each block, the items of a block that is a list and of a block's
+    ``@graph`` (where :func:`products` looks), and under each Product found there, the items
+    of its ``offers`` and their own ``offers`` items (what :func:`offers_of` and the walk's
+    claiming read). Why nothing else can matter, when the counts agree:
+
+    * Products: as many there as the text has ``Product"`` means every Product is there
+      (:func:`products` says why), in walk order.
+    * Offers: every object typed Offer or AggregateOffer has a type string ending so
+      (:func:`types_of` reads a type that is not a string through ``str()``, which never ends
+      so), which ends in ``Offer"`` in the text (with no ``\\u`` escape of a letter:
+      ``product_marks`` is ``None`` otherwise), and no two objects share one (decoded JSON is
+      a tree: each object is its own stretch of text; a list of types may give one object
+      more marks, which only makes the counts differ). The places are different paths in
+      that tree, so no object is seen twice. So when the objects so typed seen there are as
+      many as the marks (other strings ending ``Offer"`` only add marks), none is elsewhere,
+      and the walk's Offers are exactly those seen.
+    * Which are claimed: those under a Product's ``offers`` are (the walk claims every
+      ``offers`` item and its ``offers`` items, whatever their type). One at a block's top
+      or in its ``@graph`` is not: its path holds no ``offers`` key, so it is none of those.
+      So the free-standing ones are the Offers seen at the tops, in the order a walk meets
+      them (a block, then its ``@graph`` items).
+
+    Counting the marks waits until here (see :class:`Blocks`). When the counts differ, the
+    answer is the walk's, at the cost of this look (a few objects)."""
+    product_marks = items.product_marks
+    products: list[dict[str, Any]] = []
+    free: list[dict[str, Any]] = []
+    seen = 0  # objects typed Offer or AggregateOffer
+    for block in items:
+        for node in (block, block.get("@graph")) if type(block) is dict else (block,):
+            # A block (or @graph) that is a list holds items; a block that is an object is one.
+            for item in node if type(node) is list else (node,):
+                if type(item) is not dict:
+                    continue
+                kind = item.get("@type")
+                if type(kind) is str:
+                    if "/" in kind:
+                        kind = kind.rsplit("/", 1)[-1]
+                    if kind == "Product":
+                        products.append(item)
+                    elif kind == "Offer":
+                        free.append(item)
+                        seen += 1
+                    elif kind == "AggregateOffer":
+                        seen += 1  # it has a mark; the walk lists type Offer alone
+                elif kind is not None:  # a list of types, or something odd
+                    kinds = types_of(item)
+                    if "Product" in kinds:
+                        products.append(item)
+                    if "Offer" in kinds:
+                        free.append(item)
+                        seen += 1
+                    elif "AggregateOffer" in kinds:
+                        seen += 1
+    if len(products) != product_marks:
+        return None
+    for product in products:
+        offers = product.get("offers")
+        for item in (offers,) if type(offers) is dict else _as_list(offers):
+            if not isinstance(item, dict):
+                continue
+            if _offer_typed(item):
+                seen += 1
+            inner = item.get("offers")
+            if inner is not None:
+                for o in (inner,) if type(inner) is dict else _as_list(inner):
+                    if isinstance(o, dict) and _offer_typed(o):
+                        seen += 1
+    if seen != items.offer_marks():
+        return None
+    found: list[LdOffer] = []
+    for product in products:
+        found += offers_of(product)
+    for item in free:
+        offered = item.get("itemOffered")
+        found.append(
+            LdOffer(offered if isinstance(offered, dict) else None, item, item.get("priceCurrency"))
+        )
+    return found
+
+
+def _offer_typed(item: dict[str, Any]) -> bool:
+    """Whether ``item`` is typed Offer or AggregateOffer (by :func:`types_of`)."""
+    kind = item.get("@type")
+    if type(kind) is str:
+        if "/" in kind:
+            kind = kind.rsplit("/", 1)[-1]
+        return kind == "Offer" or kind == "AggregateOffer"
+    if kind is None:
+        return False
+    kinds = types_of(item)
+    return "Offer" in kinds or "AggregateOffer" in kinds
+
+
+def _walked_offers(items: list[Any]) -> list[LdOffer]:
+    """What :func:`all_offers` gives, found by walking every object."""
     found: list[LdOffer] = []
     claimed: set[int] = set()
     typed = _objects_of_types(items, ("Product", "Offer"))

@@ -3,9 +3,11 @@
 * ``_decode`` (msgspec, falling back to ``json``) gives ``json.loads``'s values and errors;
 * ``products`` on a page's :class:`~scrapers.sources._jsonld.Blocks` (looking only at the top
   of each block and its ``@graph`` when the text shows every Product is there) finds what
-  walking every object finds, in the same order.
+  walking every object finds, in the same order;
+* ``all_offers`` on them (looking only there and under those Products' ``offers`` when the
+  text shows every Offer is there) gives what it gives by walking every object.
 
-The reference for both is the plain version: ``json.loads``, and a walk of every object."""
+The reference for all is the plain version: ``json.loads``, and a walk of every object."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.rows import ParseError
 from scrapers.sources import _jsonld
 from tests.scrapers.live_fixtures import LIVE_DIR
-from tests.scrapers.plain_versions import ref_walk
+from tests.scrapers.plain_versions import ref_types_of, ref_walk
 
 # -- the plain versions ----------------------------------------------------------------------
 
@@ -32,6 +34,31 @@ def _ref_products(items: list[Any]) -> list[dict[str, Any]]:
         names = kind if isinstance(kind, list) else [kind]
         if "Product" in {str(k).rsplit("/", 1)[-1] for k in names if k}:
             found.append(item)
+    return found
+
+
+def _ref_all_offers(items: list[Any]) -> list[_jsonld.LdOffer]:
+    """``all_offers`` as it was before its shortcut: the walk of every object for Products and
+    Offers, then each Product's offers and the Offers none of them claims."""
+    walked = list(ref_walk(items))
+    found: list[_jsonld.LdOffer] = []
+    claimed: set[int] = set()
+    for product in [d for d in walked if "Product" in ref_types_of(d)]:
+        for ld in _jsonld.offers_of(product):
+            claimed.add(id(ld.offer))
+            found.append(ld)
+        for aggregate in _jsonld._as_list(product.get("offers")):
+            if isinstance(aggregate, dict):
+                claimed.update(id(o) for o in _jsonld._as_list(aggregate.get("offers")))
+                claimed.add(id(aggregate))
+    for item in walked:
+        if "Offer" in ref_types_of(item) and id(item) not in claimed:
+            offered = item.get("itemOffered")
+            found.append(
+                _jsonld.LdOffer(
+                    offered if isinstance(offered, dict) else None, item, item.get("priceCurrency")
+                )
+            )
     return found
 
 
@@ -195,3 +222,337 @@ _documents = st.recursive(st.fixed_dictionaries({"@type": _types}), _nodes, max_
 @given(st.lists(_documents, min_size=1, max_size=3), st.booleans())
 def test_products_of_generated_documents(documents: list[Any], ascii_only: bool) -> None:
     _assert_same_products(_page(*(json.dumps(d, ensure_ascii=ascii_only) for d in documents)))
+
+
+# -- the offer search ------------------------------------------------------------------------
+
+# Each block, and whether all_offers finds its offers without the walk (on the block alone).
+OFFER_ADVERSARIAL: dict[str, tuple[str, bool]] = {
+    "a free Offer at the top": (
+        '{"@type": "Offer", "price": 1, "itemOffered": {"@type": "Thing", "name": "x"}}',
+        True,
+    ),
+    "free Offers in @graph around a Product": (
+        '{"@graph": [{"@type": "Offer", "price": 1}, {"@type": "Product", "name": "p", '
+        '"offers": {"@type": "Offer", "price": 2}}, {"@type": "Offer", "price": 3}]}',
+        True,
+    ),
+    # The walk meets the block before its @graph, wherever the key is.
+    "a free Offer at the top and in its @graph": (
+        '{"@graph": [{"@type": "Offer", "price": 2}], "@type": "Offer", "price": 1}',
+        True,
+    ),
+    "an Offer in an ItemList": (
+        '{"@type": "ItemList", "itemListElement": [{"@type": "ListItem", '
+        '"item": {"@type": "Offer", "price": 1}}]}',
+        False,
+    ),
+    "an Offer under a Product field other than offers": (
+        '{"@type": "Product", "name": "p", "offers": {"@type": "Offer", "price": 1}, '
+        '"isRelatedTo": {"@type": "Offer", "price": 2}}',
+        False,
+    ),
+    "an Offer in an Offer": (
+        '{"@graph": [{"@type": "Offer", "price": 1, "addOn": {"@type": "Offer", "price": 2}}]}',
+        False,
+    ),
+    "an AggregateOffer without inner offers": (
+        '{"@type": "Product", "name": "p", "offers": {"@type": "AggregateOffer", '
+        '"lowPrice": 1, "priceCurrency": "USD"}}',
+        True,
+    ),
+    "an AggregateOffer with inner offers": (
+        '{"@graph": [{"@type": "Product", "name": "p", "offers": [{"@type": "AggregateOffer", '
+        '"priceCurrency": "EUR", "offers": [{"@type": "Offer", "price": 1}, '
+        '{"@type": "Offer", "price": 2, "priceCurrency": "USD"}]}]}]}',
+        True,
+    ),
+    "an AggregateOffer whose inner offer is one object": (
+        '{"@type": "Product", "name": "p", "offers": {"@type": "AggregateOffer", '
+        '"lowPrice": 9, "offers": {"@type": "Offer", "price": 1}}}',
+        True,
+    ),
+    "an Offer's own offers under a Product": (
+        '{"@type": "Product", "name": "p", "offers": {"@type": "Offer", "price": 1, '
+        '"offers": [{"@type": "Offer", "price": 2}, 3]}}',
+        True,
+    ),
+    "an untyped offer holding offers": (
+        '{"@type": "Product", "name": "p", "offers": [{"price": 1, '
+        '"offers": [{"@type": "Offer", "price": 2}]}, "x", null]}',
+        True,
+    ),
+    "a free AggregateOffer": ('{"@type": "AggregateOffer", "lowPrice": 1}', True),
+    "a free AggregateOffer with inner offers": (
+        '{"@type": "AggregateOffer", "offers": [{"@type": "Offer", "price": 1}]}',
+        False,
+    ),
+    # Equal JSON twice is two objects: the Product's and a free one.
+    "the same Offer twice": (
+        '{"@graph": [{"@type": "Product", "name": "p", "offers": {"@type": "Offer", '
+        '"price": 1}}, {"@type": "Offer", "price": 1}]}',
+        True,
+    ),
+    "Special Offer in a description": (
+        '{"@type": "Product", "name": "p", "description": "Special Offer", '
+        '"offers": {"@type": "Offer", "price": 1}}',
+        False,
+    ),
+    "a key ending in Offer": (
+        '{"@type": "Organization", "makesOffer": {"@type": "Offer", "price": 1}}',
+        False,
+    ),
+    "a key ending in Offer on an Offer": ('{"@type": "Offer", "price": 1, "makesOffer": 2}', False),
+    "the type spelled with escapes": ('{"@graph": [{"@type": "Off\\u0065r", "price": 1}]}', False),
+    "a nested type spelled with escapes": (
+        '{"@type": "Product", "name": "p", "offers": {"@type": "Offer", "price": 1}, '
+        '"x": {"@type": "Off\\u0065r", "price": 2}}',
+        False,
+    ),
+    "a list of types": ('{"@graph": [{"@type": ["Offer", "Thing"], "price": 1}]}', True),
+    "a list of two offer types": (
+        '{"@graph": [{"@type": ["Offer", "AggregateOffer"], "price": 1}]}',
+        False,
+    ),
+    "a Product that is an Offer": (
+        '{"@type": ["Product", "Offer"], "name": "p", "price": 5, '
+        '"offers": {"@type": "Offer", "price": 1}}',
+        True,
+    ),
+    "a duplicate @type": ('{"@type": "Offer", "@type": "Offer", "price": 1}', False),
+    "schema.org URLs": (
+        '[{"@type": "https://schema.org/Product", "name": "p", "offers": '
+        '{"@type": "http:\\/\\/schema.org\\/AggregateOffer", "lowPrice": 1}}, '
+        '{"@type": "https://schema.org/Offer", "price": 2}]',
+        True,
+    ),
+    "a prefixed type": ('{"@type": "schema:Offer", "price": 1}', False),
+    "Offer as a string": ('{"@type": "Product", "name": "p", "category": "Offer"}', False),
+    "a @graph that is one Offer": ('{"@graph": {"@type": "Offer", "price": 1}}', True),
+    "a block that is a list": (
+        '[{"@type": "Offer", "price": 1}, {"@type": "Product", "name": "p", '
+        '"offers": [{"@type": "Offer", "price": 2}]}]',
+        True,
+    ),
+    "lists in a list": (
+        '[[{"@type": "Offer", "price": 1}], {"@type": "Offer", "price": 2}]',
+        False,
+    ),
+    "an Offer of a Product": (
+        '{"@graph": [{"@type": "Offer", "itemOffered": {"@type": "Product", "name": "c", '
+        '"offers": {"@type": "Offer", "price": 1}}}]}',
+        False,
+    ),
+    # A Product that is not at the top has no Offer mark to miss when its offer is untyped
+    # (offers_of takes it): the Product count must send this to the walk.
+    "a nested Product with an untyped offer": (
+        '{"@type": "ItemList", "itemListElement": [{"@type": "Product", "name": "p", '
+        '"offers": {"price": 1}}]}',
+        False,
+    ),
+    # As many Offer marks as Offer-typed objects seen, if an untyped inner offer were counted.
+    "an untyped inner offer and a hidden Offer": (
+        '{"@type": "Product", "name": "p", "offers": {"@type": "AggregateOffer", '
+        '"offers": [{"price": 1}]}, "isRelatedTo": {"@type": "Offer", "price": 2}}',
+        False,
+    ),
+    "no offers": ('{"@type": "BreadcrumbList", "itemListElement": []}', True),
+}
+
+
+def _offer_key(ld: _jsonld.LdOffer, tree: set[int]) -> tuple[Any, ...]:
+    """An LdOffer by the identity of the objects it holds (an offer made from an
+    AggregateOffer's lowPrice is a new object: by value), its currency as JSON."""
+    offer = id(ld.offer) if id(ld.offer) in tree else json.dumps(ld.offer, allow_nan=True)
+    product = None if ld.product is None else id(ld.product)
+    return product, offer, json.dumps(ld.currency, allow_nan=True)
+
+
+def _assert_same_offers(tree: LexborHTMLParser) -> bool:
+    """all_offers gives the walk's answer on the page's blocks; whether it took the shortcut."""
+    found = _jsonld.blocks(tree, "u")
+    objects = {id(d) for d in ref_walk(list(found))}
+    expected = [_offer_key(ld, objects) for ld in _ref_all_offers(list(found))]
+    assert [_offer_key(ld, objects) for ld in _jsonld.all_offers(found)] == expected
+    assert [_offer_key(ld, objects) for ld in _jsonld.all_offers(list(found))] == expected
+    # And the shortcut itself, asked directly: when it answers, it answers so.
+    shallow = _jsonld._shallow_offers(found) if found.product_marks is not None else None
+    if shallow is not None:
+        assert [_offer_key(ld, objects) for ld in shallow] == expected
+    return shallow is not None
+
+
+_PLAIN_OFFERS = (
+    '{"@graph": [{"@type": "Product", "name": "p", "offers": {"@type": "Offer", "price": 1}}]}'
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "shortcut"), OFFER_ADVERSARIAL.values(), ids=OFFER_ADVERSARIAL.keys()
+)
+def test_offers_found_as_a_walk_finds_them(raw: str, shortcut: bool) -> None:
+    assert _assert_same_offers(_page(raw)) == shortcut
+    # The same block beside a plain one, before and after it: the answer holds either way.
+    assert _assert_same_offers(_page(_PLAIN_OFFERS, raw)) == shortcut
+    assert _assert_same_offers(_page(raw, _PLAIN_OFFERS)) == shortcut
+    assert _assert_same_offers(_page(raw, raw)) == shortcut
+
+
+@pytest.mark.parametrize("raw", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
+def test_offers_of_the_product_cases(raw: str) -> None:
+    _assert_same_offers(_page(raw))
+    _assert_same_offers(_page(_PLAIN_OFFERS, raw))
+    _assert_same_offers(_page(raw, _PLAIN_OFFERS))
+
+
+def test_every_fixture_page_gives_the_walks_offers() -> None:
+    pages = sorted(LIVE_DIR.parent.rglob("*.html"))
+    assert len(pages) > 20
+    for path in pages:
+        tree = LexborHTMLParser(path.read_bytes())
+        try:
+            _assert_same_offers(tree)
+        except ParseError:
+            assert "truncated" in path.name  # the broken-JSON fixture: an error either way
+
+
+def test_generic_jsonld_page_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generic fixture's Offers are under the Products of a @graph: found without the
+    walk (the speedup), and its Offer marks counted once."""
+    tree = LexborHTMLParser((LIVE_DIR / "generic_jsonld.html").read_bytes())
+    found = _jsonld.blocks(tree, "u")
+    objects = {id(d) for d in ref_walk(list(found))}
+    expected = [_offer_key(ld, objects) for ld in _ref_all_offers(list(found))]
+    assert len(expected) == 3
+    assert found.offer_marks() == 3
+
+    def no_walk(*args: object) -> None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(_jsonld, "_objects_of_types", no_walk)
+    assert [_offer_key(ld, objects) for ld in _jsonld.all_offers(found)] == expected
+    assert [_offer_key(ld, objects) for ld in _jsonld.all_offers(found)] == expected
+
+
+def test_offer_marks_are_counted_lazily() -> None:
+    """blocks() does not count Offer marks (RunPod's adapter never asks for them)."""
+    found = _jsonld.blocks(_page('{"@type": "Offer"}', '["Offer"]'), "u")
+    assert found._offer_marks == -1
+    assert found.offer_marks() == 2
+    found._texts.clear()  # the count is kept, not redone
+    assert found.offer_marks() == 2
+    escaped = _jsonld.blocks(
+        _page('{"@type": "Offer"}', ADVERSARIAL["the key spelled with escapes"]), "u"
+    )
+    assert escaped.offer_marks() is None
+    assert len(_jsonld.all_offers(escaped)) == 1
+
+
+# Documents shaped as pages shape them (Products with offers at the top, in @graph, in a list,
+# free Offers beside them), with noise (the generated documents above) at various depths.
+_offer_kinds = st.sampled_from(
+    [
+        "Offer",
+        "Offer",
+        "Offer",
+        "Offer",
+        "AggregateOffer",
+        "https://schema.org/Offer",
+        "Thing",
+        ["Offer", "Thing"],
+        ["Offer", "AggregateOffer"],
+        "xOffer",
+        None,  # offers_of takes an untyped offer: it has no Offer mark
+        None,
+        None,
+    ]
+)
+_product_kinds = st.sampled_from(
+    ["Product", "Product", "Product", "https://schema.org/Product", ["Product", "Offer"], "Thing"]
+)
+_currencies = st.sampled_from([None, "USD", "CNY"])
+# Mostly values that hold no type, so that the shortcut is often taken; sometimes an Offer
+# where only the walk finds it, or a generated document, which may hide a Product or an Offer
+# anywhere.
+_plain_names = st.sampled_from(["", "H100", "A100 80GB"])
+_noise = (
+    st.fixed_dictionaries(
+        {"@type": st.sampled_from(["Thing", "PropertyValue"]), "name": _plain_names}
+    )
+    | st.lists(st.integers(0, 9), max_size=2)
+    | _plain_names
+    | st.fixed_dictionaries({"@type": st.just("Offer"), "price": st.integers(0, 9)})
+    | _documents
+)
+
+
+def _typed(kind: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    return fields if kind is None else {"@type": kind, **fields}
+
+
+_untyped_offer = st.fixed_dictionaries({"price": st.integers(0, 9)})
+_leaf_offers = st.builds(
+    lambda kind, price, currency, extra: _typed(
+        kind, {"price": price, **({"priceCurrency": currency} if currency else {}), **extra}
+    ),
+    _offer_kinds,
+    st.integers(0, 9),
+    _currencies,
+    st.dictionaries(
+        st.sampled_from(["lowPrice", "name", "addOn", "itemOffered"]), _noise, max_size=1
+    ),
+)
+_offers = _leaf_offers | st.builds(
+    lambda kind, low, inner, currency: _typed(
+        kind,
+        {
+            **({"lowPrice": low} if low is not None else {}),
+            **({"offers": inner} if inner is not None else {}),
+            **({"priceCurrency": currency} if currency else {}),
+        },
+    ),
+    st.sampled_from(["AggregateOffer", "AggregateOffer", "Offer", None]),
+    st.none() | st.integers(0, 9),
+    st.none() | _leaf_offers | st.lists(_leaf_offers | _untyped_offer | _noise, max_size=3),
+    _currencies,
+)
+_products = st.builds(
+    lambda kind, name, offers, extra: {
+        "@type": kind,
+        "name": name,
+        **({"offers": offers} if offers is not None else {}),
+        **extra,
+    },
+    _product_kinds,
+    _plain_names | _names,
+    st.none() | _untyped_offer | _offers | st.lists(_offers | _noise, max_size=3),
+    st.dictionaries(_keys.filter(lambda k: k != "offers"), _noise, max_size=1),
+)
+# Products and Offers also below the top, where only the walk finds them.
+_nested = st.builds(
+    lambda kind, key, item: {"@type": kind, key: [item]},
+    st.sampled_from(["ItemList", "Thing", "Offer"]),
+    st.sampled_from(["itemListElement", "itemOffered", "mainEntity"]),
+    _products | _offers,
+)
+_items = _products | _products | _leaf_offers | _offers | _nested | _noise
+_offer_blocks = (
+    st.lists(_items, min_size=1, max_size=4)
+    | st.builds(
+        lambda graph: {"@context": "https://schema.org", "@graph": graph},
+        st.lists(_items, min_size=1, max_size=4),
+    )
+    | st.builds(
+        lambda item, graph: {**item, "@graph": graph},
+        _products | _leaf_offers,
+        st.lists(_items, max_size=3),
+    )
+    | st.builds(lambda item: {"@graph": item}, _items)
+    | _items
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_offer_blocks | _offer_blocks | _documents, min_size=1, max_size=3), st.booleans())
+def test_offers_of_generated_documents(documents: list[Any], ascii_only: bool) -> None:
+    _assert_same_offers(_page(*(json.dumps(d, ensure_ascii=ascii_only) for d in documents)))
