@@ -216,22 +216,30 @@ def products(items: list[Any]) -> list[dict[str, Any]]:
     return _objects_of_types(items, ("Product",))["Product"]
 
 
-def _top_level_products(items: list[Any]) -> list[dict[str, Any]]:
-    """The Products among the blocks, the items of a block that is a list, and the items of
-    a block's ``@graph``: in the order a walk meets them."""
+def _top_items(items: list[Any]) -> list[dict[str, Any]]:
+    """The objects at the tops of the blocks: a block that is an object, the items of a block
+    that is a list, and the items of a block's ``@graph``, in the order a walk meets them.
+    (A list, not a generator: a generator's frame switch per item costs more than the list.)"""
     found = []
     for block in items:
         for node in (block, block.get("@graph")) if type(block) is dict else (block,):
             # A block (or @graph) that is a list holds items; a block that is an object is one.
             for item in node if type(node) is list else (node,):
-                if type(item) is not dict:
-                    continue
-                kind = item.get("@type")
-                if type(kind) is str:
-                    if kind == "Product" or kind.rsplit("/", 1)[-1] == "Product":
-                        found.append(item)
-                elif kind is not None and "Product" in types_of(item):
+                if type(item) is dict:
                     found.append(item)
+    return found
+
+
+def _top_level_products(items: list[Any]) -> list[dict[str, Any]]:
+    """The Products among :func:`_top_items`, in the order a walk meets them."""
+    found = []
+    for item in _top_items(items):
+        kind = item.get("@type")
+        if type(kind) is str:
+            if kind == "Product" or kind.rsplit("/", 1)[-1] == "Product":
+                found.append(item)
+        elif kind is not None and "Product" in types_of(item):
+            found.append(item)
     return found
 
 
@@ -283,32 +291,27 @@ def _shallow_offers(items: Blocks) -> list[LdOffer] | None:
     products: list[dict[str, Any]] = []
     free: list[dict[str, Any]] = []
     seen = 0  # objects typed Offer or AggregateOffer
-    for block in items:
-        for node in (block, block.get("@graph")) if type(block) is dict else (block,):
-            # A block (or @graph) that is a list holds items; a block that is an object is one.
-            for item in node if type(node) is list else (node,):
-                if type(item) is not dict:
-                    continue
-                kind = item.get("@type")
-                if type(kind) is str:
-                    if "/" in kind:
-                        kind = kind.rsplit("/", 1)[-1]
-                    if kind == "Product":
-                        products.append(item)
-                    elif kind == "Offer":
-                        free.append(item)
-                        seen += 1
-                    elif kind == "AggregateOffer":
-                        seen += 1  # it has a mark; the walk lists type Offer alone
-                elif kind is not None:  # a list of types, or something odd
-                    kinds = types_of(item)
-                    if "Product" in kinds:
-                        products.append(item)
-                    if "Offer" in kinds:
-                        free.append(item)
-                        seen += 1
-                    elif "AggregateOffer" in kinds:
-                        seen += 1
+    for item in _top_items(items):
+        kind = item.get("@type")
+        if type(kind) is str:
+            if "/" in kind:
+                kind = kind.rsplit("/", 1)[-1]
+            if kind == "Product":
+                products.append(item)
+            elif kind == "Offer":
+                free.append(item)
+                seen += 1
+            elif kind == "AggregateOffer":
+                seen += 1  # it has a mark; the walk lists type Offer alone
+        elif kind is not None:  # a list of types, or something odd
+            kinds = types_of(item)
+            if "Product" in kinds:
+                products.append(item)
+            if "Offer" in kinds:
+                free.append(item)
+                seen += 1
+            elif "AggregateOffer" in kinds:
+                seen += 1
     if len(products) != product_marks:
         return None
     for product in products:
