@@ -24,6 +24,8 @@ def load_json(body: bytes, url: str) -> Any:
     except json.JSONDecodeError as exc:
         start = text.lstrip()[:40]
         raise ParseError(f"{url}: body is not JSON ({exc.msg}; starts {start!r})") from None
+    except ValueError as exc:  # valid JSON json will not convert: an integer of 4,301+ digits
+        raise ParseError(f"{url}: body cannot be read as JSON ({exc})") from None
 
 
 def obj(value: Any, what: str) -> dict[str, Any]:

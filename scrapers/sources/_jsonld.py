@@ -101,6 +101,8 @@ def _decode(raw: str, url: str, n: int) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ParseError(f"{url}: JSON-LD block {n} is not valid JSON ({exc.msg})") from None
+    except ValueError as exc:  # valid JSON json will not convert: an integer of 4,301+ digits
+        raise ParseError(f"{url}: JSON-LD block {n} cannot be read ({exc})") from None
 
 
 def types_of(item: dict[str, Any]) -> set[str]:

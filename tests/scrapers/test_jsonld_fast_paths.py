@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.rows import ParseError
 from scrapers.sources import _jsonld
+from scrapers.sources._json import load_json
 from tests.scrapers.live_fixtures import LIVE_DIR
 from tests.scrapers.plain_versions import ref_types_of, ref_walk
 
@@ -122,6 +123,18 @@ def test_decode_errors_are_worded_as_json_words_them(raw: str) -> None:
     assert str(ours.value) == (
         f"https://x.invalid/p: JSON-LD block 2 is not valid JSON ({plain.value.msg})"
     )
+
+
+def test_a_number_json_will_not_convert_is_a_parse_error() -> None:
+    # Valid JSON, but json (and so a parser) refuses integers of over 4,300 digits: a recorded
+    # parse error, not a crash.
+    raw = '{"@type": "Product", "sku": ' + "7" * 5000 + "}"
+    with pytest.raises(ValueError, match="4300 digits"):
+        json.loads(raw)
+    with pytest.raises(ParseError, match=r"^u: JSON-LD block 3 cannot be read \(Exceeds"):
+        _jsonld._decode(raw, "u", 3)
+    with pytest.raises(ParseError, match=r"^u: body cannot be read as JSON \(Exceeds"):
+        load_json(raw.encode(), "u")
 
 
 # -- the product search ----------------------------------------------------------------------
