@@ -77,6 +77,13 @@ class FxRates:
             return default or rows[0]
         return rows[at - 1]
 
+    def cny_per_unit(self, currency: str, day: date) -> Decimal:
+        """``rate(currency, day).cny_per_unit``, without building the identity ``FxRate`` of
+        CNY (a frozen dataclass: building one costs as much as converting a page's prices)."""
+        if currency.upper() == "CNY":
+            return Decimal(1)
+        return self.rate(currency, day).cny_per_unit
+
     def to_cny(self, amount: Decimal, currency: str, day: date) -> Decimal:
         """``amount`` in CNY at the day's rate, 6 decimals (half-up)."""
         return cny_at(amount, self.rate(currency, day).cny_per_unit)
@@ -91,7 +98,7 @@ class FxRates:
         def convert(amount: Decimal, currency: str) -> Decimal:
             rate = rates.get(currency)
             if rate is None:
-                rate = rates[currency] = self.rate(currency, day).cny_per_unit
+                rate = rates[currency] = self.cny_per_unit(currency, day)
             # cny_at's body, inlined: this runs for every price of a page.
             return (amount * rate).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
 

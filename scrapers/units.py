@@ -93,6 +93,8 @@ _UNITS: dict[str, tuple[int, Per | None]] = {
     "元/台/月": (HOURS_PER_MONTH, "machine"),
 }
 _PERIOD_NAME = {1: "hour", 24: "day", HOURS_PER_MONTH: "month"}
+# The period names of normalised units ("CNY/card-hour"), for a caller that builds them itself.
+PERIOD_NAMES = _PERIOD_NAME
 
 
 def to_cny_per_card_hour(
@@ -198,8 +200,18 @@ def _plain_number(text: str) -> Decimal | None:
         return None
     if whole.isdecimal():
         return Decimal(text)
-    if _THOUSANDS.fullmatch(whole) is not None:
-        return Decimal(text.replace(",", ""))
+    # _THOUSANDS.fullmatch(whole) without the regex ("1,088"): the first "," after 1 to 3
+    # characters, then one every 4th, no other, and digits everywhere else.
+    first = whole.find(",")
+    if 0 < first <= 3 and (len(whole) - first) % 4 == 0:
+        commas = (len(whole) - first) // 4
+        plain = whole.replace(",", "")
+        if (
+            len(plain) == len(whole) - commas
+            and whole[first::4] == "," * commas
+            and plain.isdecimal()
+        ):
+            return Decimal(text.replace(",", ""))
     return None
 
 

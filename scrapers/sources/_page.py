@@ -43,18 +43,38 @@ _CHARSET_ALIASES = {
 }
 
 
-def declared_charset(body: bytes) -> str | None:
-    """The charset a page declares in a ``<meta>`` of its first 4 KB, as a Python codec name
-    (``None`` when none is declared or the name is unknown)."""
-    m = _META_CHARSET.search(body[:4096])
-    if m is None:
-        return None
-    name = m[1].decode("ascii", "replace").lower()
+def _codec_name(declared: bytes) -> str | None:
+    """A declared charset name as a Python codec name (``None`` for an unknown one)."""
+    name = declared.decode("ascii", "replace").lower()
     name = _CHARSET_ALIASES.get(name, name)
     try:
         return codecs.lookup(name).name
     except LookupError:
         return None
+
+
+# The names nearly every page declares, and what the steps below make of them, worked out
+# once here (a table, not a memo: the same for every page).
+_USUAL_CHARSETS = {
+    name: _codec_name(name)
+    for name in (b"utf-8", b"UTF-8", b"utf8", b"UTF8", b"gbk", b"GBK", b"gb2312", b"GB2312")
+}
+
+
+def declared_charset(body: bytes) -> str | None:
+    """The charset a page declares in a ``<meta>`` of its first 4 KB, as a Python codec name
+    (``None`` when none is declared or the name is unknown)."""
+    # endpos instead of body[:4096]: the same search (the pattern has no lookbehind or end
+    # anchor), without copying the page's start.
+    m = _META_CHARSET.search(body, 0, 4096)
+    if m is None:
+        return None
+    known = _USUAL_CHARSETS.get(m[1])
+    return known if known is not None else _codec_name(m[1])
+
+
+_BOM = codecs.BOM_UTF8
+_UTF8 = frozenset({"utf-8", "utf-8-sig"})  # what a page in UTF-8 declares, as codec names
 
 
 def load_html(body: bytes, url: str) -> LexborHTMLParser:
@@ -65,7 +85,24 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
     if not body or body.isspace():
         raise ParseError(f"{url}: empty body")
     charset = declared_charset(body) or "utf-8"
-    if charset == "utf-8":
+    if charset in _UTF8:
+        # The usual page, decided on its bytes (the str checks below, each implied here):
+        # lexbor parses UTF-8 bytes, so the text is needed only to prove them UTF-8, which an
+        # ASCII page is without decoding; and a "<html" within its first 2,000 bytes lies
+        # within the text's first 2,000 characters (no character is shorter than its byte).
+        # The utf-8 codec, not utf-8-sig: that one is Python code around it (a third of the
+        # cost of decoding a small page), and only drops the BOM, as done here. Anything
+        # else, errors included, takes the long way below, which words them.
+        data = body[3:] if body[:3] == _BOM else body
+        if data[:1] == b"<" and data.find(b"<html", 0, 2000) >= 0:
+            if data.isascii():
+                return LexborHTMLParser(data)
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                return LexborHTMLParser(data)
         charset = "utf-8-sig"  # a page saved from a browser may start with a BOM
     try:
         text = body.decode(charset)
@@ -79,7 +116,7 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
     if charset == "utf-8-sig":
         # lexbor parses UTF-8 bytes; a str is encoded back to exactly these bytes (the strict
         # decode above proved them valid), so skip that round trip.
-        return LexborHTMLParser(body[3:] if body.startswith(codecs.BOM_UTF8) else body)
+        return LexborHTMLParser(body[3:] if body.startswith(_BOM) else body)
     return LexborHTMLParser(text)
 
 
@@ -92,9 +129,13 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
 def is_simulated(tree: LexborHTMLParser) -> bool:
     """Whether the page carries ``<meta name="gpuprice-simulated" content="true">`` (the first
     such meta decides, as ``css_first('meta[name="gpuprice-simulated"]')`` would)."""
+    # attributes (a dict of all of them) rather than attrs.get: the latter raises and catches
+    # a KeyError for a missing name, which costs more than reading the few a <meta> has.
+    # Both give the value of the attribute of that qualified name (None for an empty one).
     for node in tree.tags("meta"):
-        if node.attrs.get("name") == "gpuprice-simulated":
-            return (node.attrs.get("content") or "").strip().lower() == "true"
+        attributes = node.attributes
+        if attributes.get("name") == "gpuprice-simulated":
+            return (attributes.get("content") or "").strip().lower() == "true"
     return False
 
 

@@ -37,20 +37,24 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
+from unicodedata import normalize as _normalize
 
 from msgspec.structs import replace
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.fx import FxRates
+from scrapers.fx import RATE_QUANTUM, FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number, positive_number
-from scrapers.sources._page import before_gb, is_simulated, load_html, naive_utc, nfkc
-from scrapers.units import parse_money, parse_period, per_card_hour
+from scrapers.sources._page import _GB_SPELLINGS, is_simulated, load_html, naive_utc, nfkc
+from scrapers.units import PERIOD_NAMES as _PERIOD_NAME
+from scrapers.units import parse_money, parse_period
 
 Per = Literal["card", "machine"]
+# A page's row builder (GenericAdapter._row_maker).
+_RowMaker = Callable[[str, str, str, int | None, int, str | None, Decimal, str, str, str], OfferRow]
 
 # Header synonyms, compared after NFKC, lower case, without spaces and without a unit in
 # parentheses. Add a spelling here and every generic source understands it.
@@ -114,12 +118,34 @@ def _key(header: str) -> tuple[str, str | None]:
     # (none of its characters is alphanumeric).
     name, hint = header, None
     if "(" in header or "[" in header or "（" in header:
-        parts = _HINT.split(header)  # the text around each hint, and each hint
-        name = "".join(parts[::2])
-        hint = parts[1].strip() if len(parts) > 1 else None
+        if "[" in header or "（" in header or "]" in header or "）" in header:
+            parts = _HINT.split(header)  # the text around each hint, and each hint
+            name = "".join(parts[::2])
+            hint = parts[1].strip() if len(parts) > 1 else None
+        else:
+            # Brackets of one kind, "(" and ")" ("价格(元/时)"): _HINT.split's parts from
+            # str.partition, when there is one "(" (a second would start another hint).
+            before, _, rest = header.partition("(")
+            if "(" in rest:
+                parts = _HINT.split(header)
+                name = "".join(parts[::2])
+                hint = parts[1].strip() if len(parts) > 1 else None
+            else:
+                inside, closed, after = rest.partition(")")
+                if closed:  # a "(" with no ")" after it is no hint, and stays in the name
+                    name, hint = before + after, inside.strip()
     if not name.isalnum():
         spaced = name.replace(" ", "")
-        name = spaced if spaced.isalnum() else _HEADER_NOISE.sub("", name)
+        if spaced.isalnum():
+            name = spaced
+        elif (
+            spaced.isprintable() and ":" not in spaced and "：" not in spaced and "*" not in spaced
+        ):
+            # No _HEADER_NOISE left: isprintable() is False for every whitespace character
+            # but the space ("# GPUs").
+            name = spaced
+        else:
+            name = _HEADER_NOISE.sub("", name)
     return name.lower(), hint
 
 
@@ -165,19 +191,20 @@ class GenericAdapter:
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         tree = load_html(body, url)
         observed = naive_utc(fetched_at)
-        simulated = is_simulated(tree)
+        row = self._row_maker(observed, is_simulated(tree))
+        # This page's card names by (name, memory): canonical_gpu is pure, and a page names
+        # the same card in several rows or offers. A memo of this page only, dropped with it.
+        gpus: dict[tuple[str, int | None], str] = {}
         rows: list[OfferRow] = []
-        to_cny = self.fx.converter(observed.date())  # this page's rates
         if self.options.jsonld:
-            rows += self._from_jsonld(tree, url, observed, simulated, to_cny)
-        headers_seen: list[list[str]] = []
+            rows += self._from_jsonld(tree, url, row, gpus)
+        headers_seen: list[_Seen] = []
         if self.options.tables:
-            rows += self._from_tables(tree, url, observed, simulated, headers_seen, to_cny)
+            rows += self._from_tables(tree, url, row, gpus, headers_seen)
         if not rows:
-            seen = "; ".join(" | ".join(h) for h in headers_seen[:5]) or "no tables"
             raise ParseError(
                 f"{url}: no schema.org Offer and no table with a GPU-model and a price column "
-                f"(headers seen: {seen})"
+                f"(headers seen: {_seen(headers_seen)})"
             )
         if len({row.offer_id for row in rows}) == len(rows):
             return rows  # the usual page: no listing twice, nothing to number
@@ -195,9 +222,8 @@ class GenericAdapter:
         self,
         tree: LexborHTMLParser,
         url: str,
-        observed: datetime,
-        simulated: bool,
-        to_cny: Callable[[Decimal, str], Decimal],
+        row: _RowMaker,
+        gpus: dict[tuple[str, int | None], str],
     ) -> list[OfferRow]:
         rows: list[OfferRow] = []
         items = _jsonld.blocks(tree, url)
@@ -227,18 +253,21 @@ class GenericAdapter:
                     f"{url}: JSON-LD offer {n} ({name}): no priceSpecification period and no "
                     "[extract].unit"
                 )
-            props = _jsonld.properties(item)
-            vram = _vram(props.get("vram") or props.get("gpu memory") or "")
-            count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
+            # properties() reads additionalProperty alone: an item without one has none.
+            props = _jsonld.properties(item) if "additionalProperty" in item else None
+            if props:
+                vram = _vram(props.get("vram") or props.get("gpu memory") or "")
+                count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
+            else:  # what the lines above give with no properties (_vram("") and _count(""))
+                vram, count = None, 1
             key = f"ld|{name}|{label}" if label else f"ld|{name}"  # name is never empty here
             try:
-                row = self._row(
-                    observed, simulated, key, name, canonical_gpu(name, vram), vram, count, None,
-                    price, currency, unit, label, to_cny,
-                )  # fmt: skip
+                gpu = gpus.get((name, vram))
+                if gpu is None:
+                    gpu = gpus[name, vram] = canonical_gpu(name, vram)
+                rows.append(row(key, name, gpu, vram, count, None, price, currency, unit, label))
             except ParseError as exc:
                 raise ParseError(f"{url}: JSON-LD offer {n} ({name}): {exc}") from None
-            rows.append(row)
         return rows
 
     # -- tables --------------------------------------------------------------------------
@@ -247,30 +276,29 @@ class GenericAdapter:
         self,
         tree: LexborHTMLParser,
         url: str,
-        observed: datetime,
-        simulated: bool,
-        headers_seen: list[list[str]],
-        to_cny: Callable[[Decimal, str], Decimal],
+        row: _RowMaker,
+        gpus: dict[tuple[str, int | None], str],
+        headers_seen: list[_Seen],
     ) -> list[OfferRow]:
         rows: list[OfferRow] = []
         selector = self.options.table_selector
         # The default needs no CSS engine (_page.py says why); a configured selector does.
         tables = tree.tags("table") if selector == "table" else tree.css(selector)
         for t, table in enumerate(tables, 1):
-            header_cells, body_rows = _split(table)
-            if not header_cells:
+            seen, headers, body_rows = _head(table)
+            if seen is None:
                 continue
-            headers = _texts(header_cells)
-            headers_seen.append(headers)
+            headers_seen.append(seen)
             if not body_rows:
                 continue  # a header alone (or a one-row notice) gives no rows, whatever it says
+            if headers is None:
+                headers = _texts(seen if type(seen) is list else _cells(seen))
             keys = [_key(h) for h in headers]
-            roles = [_role(name, hint) for name, hint in keys]
+            # _role's first step inlined (a role is never empty): most headers are a synonym.
+            roles = [_ROLE_OF.get(name) or _role(name, hint) for name, hint in keys]
             if "gpu" not in roles or "price" not in roles:
                 continue
-            rows += self._table_rows(
-                url, t, headers, keys, roles, body_rows, observed, simulated, to_cny
-            )
+            rows += self._table_rows(url, t, headers, keys, roles, body_rows, row, gpus)
         return rows
 
     def _table_rows(
@@ -281,9 +309,8 @@ class GenericAdapter:
         keys: list[tuple[str, str | None]],
         roles: list[str | None],
         body_rows: list[LexborNode],
-        observed: datetime,
-        simulated: bool,
-        to_cny: Callable[[Decimal, str], Decimal],
+        row: _RowMaker,
+        gpus: dict[tuple[str, int | None], str],
     ) -> list[OfferRow]:
         """The rows of table ``t``, whose header names a GPU-model and a price column."""
         rows: list[OfferRow] = []
@@ -303,10 +330,17 @@ class GenericAdapter:
             for c in price_cols
         ]
         default_unit = self.options.unit
+        default_currency = self.options.currency
         width = len(headers)
-        gpus: dict[tuple[str, int | None], str] = {}
+        # Whether to try _compact_texts: until a row is not compact (a table written with
+        # line breaks between its cells has none), when trying costs a serialisation for
+        # nothing. Either way the texts are the same.
+        compact = True
         for r, tr in enumerate(body_rows, 1):
-            cells = _row_texts(tr)
+            cells = _compact_texts(tr) if compact else None
+            if cells is None:
+                compact = False
+                cells = _walked_texts(tr)
             if not any(cells):
                 continue
             # Messages are built only when raised: most rows raise none.
@@ -317,8 +351,19 @@ class GenericAdapter:
             name = cells[gpu_col]
             if not name:
                 raise ParseError(f"{url}: table {t} row {r}: empty GPU model")
-            vram = None if vram_col is None else _vram(cells[vram_col])
-            count = 1 if count_col is None else _count(cells[count_col])
+            # The usual cells ("24GB", "8") read here, without a call: what _vram and _count
+            # give them (a whole number, None for 0); anything else is theirs to read.
+            vram = None
+            if vram_col is not None:
+                text = cells[vram_col]
+                digits = text[:-2].rstrip() if text[-2:] == "GB" else ""
+                vram = (
+                    (int(digits) or None) if digits.isdecimal() and text.isascii() else _vram(text)
+                )
+            count = 1
+            if count_col is not None:
+                text = cells[count_col]
+                count = (int(text) or None) if text.isdecimal() and text.isascii() else _count(text)
             if count is None:
                 raise ParseError(
                     f"{url}: table {t} row {r}: unreadable GPU count {cells[count_col]!r}"
@@ -345,8 +390,10 @@ class GenericAdapter:
                 # parse_money names USD or CNY or nothing; only then do the header, the unit
                 # column and the configuration matter.
                 if not currency:
-                    currency = hint_currency or _currency_in(unit_cell)
-                    currency = (currency or self.options.currency or "").upper()
+                    # The header's currency is _currency_in's, upper case already.
+                    currency = (
+                        hint_currency or (_currency_in(unit_cell) or default_currency or "").upper()
+                    )
                     if not currency:
                         raise ParseError(
                             f"{url}: table {t} row {r} ({header}): the price names no currency"
@@ -357,46 +404,69 @@ class GenericAdapter:
                                      "period in the cell, header, unit column or "
                                      "[extract].unit")  # fmt: skip
                 try:
-                    row = self._row(
-                        observed, simulated, f"{listing}|{suffix}" if suffix else listing, name,
-                        gpu, vram, count, region, price, currency, unit, header, to_cny,
+                    rows.append(
+                        row(f"{listing}|{suffix}" if suffix else listing, name, gpu, vram,
+                            count, region, price, currency, unit, header)
                     )  # fmt: skip
                 except ParseError as exc:
                     raise ParseError(f"{url}: table {t} row {r} ({header}): {exc}") from None
-                rows.append(row)
         return rows
 
-    def _row(
-        self,
-        observed: datetime,
-        simulated: bool,
-        offer_id: str,
-        name: str,
-        gpu: str,
-        vram: int | None,
-        count: int,
-        region: str | None,
-        price: Decimal,
-        currency: str,
-        unit: str,
-        label: str,
-        to_cny: Callable[[Decimal, str], Decimal],
-    ) -> OfferRow:
-        """One row; a ``ParseError`` here is the caller's to prefix with where it was.
-        ``to_cny``: the page's converter (``FxRates.converter``)."""
-        hours, per = parse_period(unit)
-        listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
-        norm_unit, native = per_card_hour(
-            listed, currency, hours, count, per or self.options.price_per
-        )
-        cny = to_cny(native, currency)
-        billing = _billing(hours, label)
-        # The required fields by position, the rest by name: a row per price, and keywords
-        # cost a fifth of building one (the order is checked by the equivalence tests).
-        return OfferRow(
-            observed, self.name, offer_id, gpu, name, count, vram, billing, listed, currency,
-            norm_unit, unit, cny, list_price=listed, region=region, simulated=simulated,
-        )  # fmt: skip
+    def _row_maker(self, observed: datetime, simulated: bool) -> _RowMaker:
+        """This page's ``row(offer_id, name, gpu, vram, count, region, price, currency, unit,
+        label)``: one row; a ``ParseError`` from it is the caller's to prefix with where it
+        was. A closure rather than a method: what is the same for every row of the page is
+        bound once, not passed (or looked up on ``self``) for each."""
+        source = self.name
+        price_per = self.options.price_per
+        fx = self.fx
+        day = observed.date()
+        # FxRates.converter(day), inlined below (its call costs as much as its work): each
+        # currency's rate looked up once, at the first price in it, raising as it would.
+        # This page's only: made here, dropped with the page.
+        rates: dict[str, Decimal] = {}
+
+        def row(
+            offer_id: str,
+            name: str,
+            gpu: str,
+            vram: int | None,
+            count: int,
+            region: str | None,
+            price: Decimal,
+            currency: str,
+            unit: str,
+            label: str,
+        ) -> OfferRow:
+            hours, per = parse_period(unit)
+            listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
+            # units.per_card_hour inlined, its checks and messages in its order: a row per
+            # price, and the call costs as much as its work. Dividing by one card or one hour
+            # is skipped: the conversion below uses only the value, which that division keeps.
+            if count < 1:
+                raise ParseError(f"gpu_count must be at least 1, got {count}")
+            if listed <= 0:
+                raise ParseError(f"price must be positive, got {listed}")
+            if count == 1 or (per or price_per) == "card":  # one card's price
+                norm_unit = f"{currency}/card-{_PERIOD_NAME[hours]}"
+                native = listed if hours == 1 else listed / hours
+            else:
+                norm_unit = f"{currency}/server-{_PERIOD_NAME[hours]}"
+                native = listed / count / hours
+            rate = rates.get(currency)
+            if rate is None:
+                rate = rates[currency] = fx.cny_per_unit(currency, day)
+            cny = (native * rate).quantize(RATE_QUANTUM, ROUND_HALF_UP)  # fx.cny_at
+            # The required fields by position, the rest by name: a row per price, and
+            # keywords cost a fifth of building one (the order is checked by the equivalence
+            # tests). _billing after the rate, as the errors' order was.
+            billing = _billing(hours, label)
+            return OfferRow(
+                observed, source, offer_id, gpu, name, count, vram, billing, listed, currency,
+                norm_unit, unit, cny, list_price=listed, region=region, simulated=simulated,
+            )  # fmt: skip
+
+        return row
 
 
 _NO_PRICE_CELL = frozenset({"", "-", "—", "--"})
@@ -430,8 +500,59 @@ def _texts(nodes: list[LexborNode]) -> list[str]:
 
 
 def _row_texts(tr: LexborNode) -> list[str]:
-    """``_texts(_cells(tr))`` in one pass."""
-    return _normalised([cell.text(True, " ") for cell in tr.iter() if cell.tag_id in _CELL_IDS])
+    """``_texts(_cells(tr))``: :func:`_compact_texts`, else :func:`_walked_texts`."""
+    texts = _compact_texts(tr)
+    return _walked_texts(tr) if texts is None else texts
+
+
+def _compact_texts(tr: LexborNode) -> list[str] | None:
+    """``_texts(_cells(tr))`` for a row written compactly, read from its serialisation:
+    ``<td>A</td><td>B</td>`` (or ``th`` throughout), nothing between the cells and nothing in
+    them but text. ``None`` for any other row.
+
+    One serialisation of the row costs a third of asking lexbor for each cell's text (a
+    call, and a node object, per cell). The serialisation holds each text node's data as it
+    is but for ``&``, U+00A0, ``<`` and ``>``, which it writes as entities: with no ``&`` in
+    it, the texts are those data. Every ``<`` in it then starts a tag or a comment, so with
+    two per cell (``<td>`` and ``</td>``) there is nothing else: each cell holds one text
+    node or none, and the row holds those cells alone (a node or text between them would be
+    serialised too). ``<td>`` is how the serialiser writes a td element (lower case, no
+    attributes); lexbor numbers tags by name, so a ``td`` of SVG is one for ``_cells`` too."""
+    html = tr.inner_html
+    tag = html[:4]
+    if (tag == "<td>" or tag == "<th>") and "&" not in html:
+        close = "</td>" if tag == "<td>" else "</th>"
+        if html.endswith(close):
+            texts = html[4:-5].split(close + tag)
+            if html.count("<") == 2 * len(texts):
+                if not _tidy(html):
+                    return _normalised(texts)
+                if html.isascii():
+                    return texts  # ASCII is its own NFKC, and tidy: nothing to change
+                return [
+                    text if text.isascii() else " ".join(_normalize("NFKC", text).split())
+                    for text in texts
+                ]  # nfkc(text) for the others, inlined
+    return None
+
+
+def _tidy(html: str) -> bool:
+    """Whether each text of a compact row's serialisation is already whitespace-collapsed
+    (``" ".join(text.split()) == text``): no whitespace but single spaces inside a text.
+    isprintable() is False for every whitespace character but the space; a text begins
+    after a ``>`` and ends before a ``<``, and the tags hold no space."""
+    return html.isprintable() and "  " not in html and "> " not in html and " <" not in html
+
+
+def _walked_texts(tr: LexborNode) -> list[str]:
+    """``_texts(_cells(tr))`` in one pass: one comprehension, as in _normalised (which says
+    why it gives text_of's texts), with no list of raw texts between."""
+    return [
+        " ".join(text.split()) if text.isascii() else nfkc(text)
+        for cell in tr.iter()
+        if cell.tag_id in _CELL_IDS
+        for text in (cell.text(True, " "),)  # deep, separator; bound once per cell
+    ]
 
 
 def _normalised(texts: list[str]) -> list[str]:
@@ -441,13 +562,11 @@ def _normalised(texts: list[str]) -> list[str]:
     return [" ".join(t.split()) if t.isascii() else nfkc(t) for t in texts]
 
 
-def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
-    """Header cells and body rows: the ``thead``'s ``th`` (else its ``td``) and the ``tbody``
-    rows, or else the first row and the rest. A ``tfoot`` (notes, totals) is not a listing.
-
-    Walked from the table's own children rather than with ``css("thead th")`` and
-    ``css("tbody tr")``: no CSS engine to build (``_page.py`` says why), and the rows of a
-    table nested in a cell are not taken for this table's rows."""
+def _sections(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
+    """The ``thead`` rows and the ``tbody`` rows of a table, walked from the table's own
+    children rather than with ``css("thead tr")`` and ``css("tbody tr")``: no CSS engine to
+    build (``_page.py`` says why), and the rows of a table nested in a cell are not taken for
+    this table's rows. A ``tfoot`` (notes, totals) is not a listing."""
     head: list[LexborNode] = []
     rows: list[LexborNode] = []
     # HTML parsing puts rows written straight under <table> into a tbody (the HTML standard's
@@ -457,15 +576,62 @@ def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
         if kind == _TBODY:
             rows += [tr for tr in section.iter() if tr.tag_id == _TR]
         elif kind == _THEAD:
-            for tr in section.iter():
-                if tr.tag_id == _TR:
-                    head += _cells(tr)
+            head += [tr for tr in section.iter() if tr.tag_id == _TR]
+    return head, rows
+
+
+def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
+    """Header cells and body rows: the ``thead``'s ``th`` (else its ``td``) and the ``tbody``
+    rows, or else the first row and the rest (:func:`_sections`). ``_from_tables`` makes the
+    same choice with :func:`_head`, reading a header only where it has to."""
+    head_rows, rows = _sections(table)
+    head = [cell for tr in head_rows for cell in _cells(tr)]
     if head:
         headers = [cell for cell in head if cell.tag_id == _TH]
         return headers or head, rows
     if not rows:
         return [], []
     return _cells(rows[0]), rows[1:]
+
+
+def _head(table: LexborNode) -> tuple[_Seen | None, list[str] | None, list[LexborNode]]:
+    """:func:`_split`'s choice, as ``(seen, headers, body rows)``: what ``headers_seen``
+    keeps of the header (its cells, or the row whose cells they all are; ``None`` when there
+    are none), and their texts where they were read on the way (a compact row), else
+    ``None``. A one-row table's header is left unread: with no body rows it matters only
+    to the message of a page with no rows at all (:func:`_seen`)."""
+    head_rows, rows = _sections(table)
+    if len(head_rows) == 1:
+        # A compact row's cells are all th or all td: the header is all of them either way.
+        headers = _compact_texts(head_rows[0])
+        if headers is not None:
+            return head_rows[0], headers, rows
+    head = [cell for tr in head_rows for cell in _cells(tr)]
+    if head:
+        return [cell for cell in head if cell.tag_id == _TH] or head, None, rows
+    if len(rows) > 1:
+        headers = _compact_texts(rows[0])
+        if headers is not None:
+            return rows[0], headers, rows[1:]
+        return _cells(rows[0]) or None, None, rows[1:]
+    return (rows[0] if rows else None), None, []
+
+
+# What _from_tables notes of a table with a header (_head): its header cells, or the row
+# whose cells are all of them (looked for only if the message needs them).
+_Seen = list[LexborNode] | LexborNode
+
+
+def _seen(headers_seen: list[_Seen]) -> str:
+    """The first five headers seen, for the message of a page with no rows."""
+    texts = []
+    for seen in headers_seen:
+        cells = seen if type(seen) is list else _cells(seen)
+        if cells:
+            texts.append(" | ".join(_texts(cells)))
+            if len(texts) == 5:
+                break
+    return "; ".join(texts) or "no tables"
 
 
 def _vram(text: str) -> int | None:
@@ -475,9 +641,8 @@ def _vram(text: str) -> int | None:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     # "24GB", "80 GB", "24": the number is all _VRAM would take, found without it.
-    digits = before_gb(text)
-    if digits is None:
-        digits = text
+    # before_gb(text) or text, inlined: this runs for every row with a memory column.
+    digits = text[:-2].rstrip() if text[-2:] in _GB_SPELLINGS else text
     if not digits.isdecimal():
         m = _VRAM.search(text)
         if m is None:

@@ -8,6 +8,7 @@ it was, run beside today's on the fixture pages and on generated ones."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import random
 import re
@@ -23,7 +24,7 @@ from scrapers import gpu_names, units
 from scrapers.fx import FxRate, FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.rows import OfferRow, ParseError
-from scrapers.sources import _jsonld, generic
+from scrapers.sources import _jsonld, _page, generic
 from scrapers.sources._json import number
 from scrapers.sources._page import (
     child_elements,
@@ -432,6 +433,39 @@ def test_header_keys_and_roles_match_the_plain_versions() -> None:
     synonyms = [word for words in SYNONYMS.values() for word in sorted(words)]
     variants = [f"{w}{h}" for w in synonyms for h in ("", "(元/时)", " （$/hr）", "[USD]")]
     odd = ["(元/月)", "（）", "[", "a(b)c(d)", "价格 : *", "(a]b)", "x (y) z", "# GPUs", " ", ""]
+    # _key's str paths: one "(" with or without a ")" after it, two, other brackets beside it,
+    # and names with and without what _HEADER_NOISE removes.
+    odd += [
+        "a(b",
+        "a)b(c",
+        "(x)(y)",
+        "a(b)c)",
+        "([x)",
+        "（a)",
+        "a(b]c)",
+        "a(b）",
+        "(",
+        ")",
+        "()",
+        "( 元/时 )",
+        "价格()",
+        "a (b) c (d",
+        "x(y)z[",
+        "#(a)",
+        "a b",
+        "a*b",
+        "a:b",
+        "a：b",
+        "a\u00a0b",
+        "a\tb",
+        "a\u3000b",
+        "#  gpus",
+        "a(b:c)",
+        "a:(b)",
+        "-",
+        "a-b c",
+        "₂ x",
+    ]
     for raw in TEXTS + variants + odd:
         header = " ".join(nfkc(raw).split())  # as text_of gives a header cell's text
         assert nfkc(header) == header  # what lets _key skip nfkc
@@ -444,6 +478,30 @@ def test_header_keys_and_roles_match_the_plain_versions() -> None:
     # A word under two roles (none is, today) would have the first, as the search gave it.
     both = {"gpu": frozenset({"型号", "x"}), "price": frozenset({"x", "价格"})}
     assert generic._roles_by_word(both) == {"型号": "gpu", "x": "gpu", "价格": "price"}
+
+
+def _prev_key(header: str) -> tuple[str, str | None]:
+    """_key before its str paths (the regex split and substitution it falls back on)."""
+    name, hint = header, None
+    if "(" in header or "[" in header or "（" in header:
+        parts = generic._HINT.split(header)
+        name = "".join(parts[::2])
+        hint = parts[1].strip() if len(parts) > 1 else None
+    if not name.isalnum():
+        spaced = name.replace(" ", "")
+        name = spaced if spaced.isalnum() else generic._HEADER_NOISE.sub("", name)
+    return name.lower(), hint
+
+
+def test_header_key_is_its_previous_version_on_any_text() -> None:
+    """Headers come collapsed (above); on any text, collapsed or not, _key still gives what
+    it gave before its str paths (whitespace of every kind, brackets of every kind)."""
+    rnd = random.Random(20261210)
+    pieces = ["(", ")", "[", "]", "（", "）", "a", "价格", " ", "  ", "\t", "\u3000", "\u00a0",
+              ":", "：", "*", "#", "元/时", "\x1c", "\n", "Ｇ"]  # fmt: skip
+    made = {"".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 8))) for _ in range(4000)}
+    for header in TEXTS + sorted(made):
+        assert generic._key(header) == _prev_key(header), header
 
 
 def test_vram_and_count_match_the_plain_versions() -> None:
@@ -463,7 +521,9 @@ def _numbers() -> list[str]:
     rnd = random.Random(20261203)
     digits = "0123456789²٣፩"
     texts = {"0", "0.0", ".5", "5.", "00.10", "1,088", "1,0888", "1234,567", "12,34", ",088",
-             "1,088.", "1,088.5", "1,000,000", "１２", "٣.٥", "1.2.3", "-1", "+1", "1 000"}  # fmt: skip
+             "1,088.", "1,088.5", "1,000,000", "１２", "٣.٥", "1.2.3", "-1", "+1", "1 000",
+             "1,000,00", "1,00,000", "12,345,6789", ",", "1,", ",1", "1,,000", "1234,567,890",
+             "٣,٥٥٥", "1,٣٣٣", "1,0a0", "a,000", "1,000.5.5", "0,000", "000,000,000.000"}  # fmt: skip
     for _ in range(3000):
         number = "".join(rnd.choice(digits + ",,.") for _ in range(rnd.randrange(0, 9)))
         mark = rnd.choice(["", "", "$", "¥", "￥", "US$", "USD ", "$ ", "RMB"])
@@ -730,7 +790,8 @@ def test_generated_pages_give_the_rows_and_errors_the_plain_extractor_gives() ->
 
 
 def test_offer_row_takes_the_fields_row_passes_by_position() -> None:
-    # GenericAdapter._row and RunpodAdapter._row pass the 13 fields without a default by position.
+    # GenericAdapter._row_maker's row and RunpodAdapter._row pass the 13 fields without a default
+    # by position.
     assert list(OfferRow.__struct_fields__[:13]) == [
         "observed_at", "source", "offer_id", "gpu", "gpu_name_raw", "gpu_count", "vram_gb",
         "billing", "price", "currency", "unit", "unit_raw", "cny_per_card_hour",
@@ -749,3 +810,298 @@ def test_a_page_without_json_ld_has_no_offers() -> None:
             assert _jsonld.all_offers(items) == []
             empty += 1
     assert empty > 100
+
+
+# -- compact rows, headers, rows and prices (the fast paths of this pass) ---------------------
+
+# Rows whose serialisation is almost, or just, what _compact_texts reads: entities, U+00A0,
+# attributes, whitespace or comments between cells, markup in a cell, th and td mixed, a
+# table of SVG or MathML, script and template among the cells, CR and NUL from references.
+_ROWS = [
+    "<td>a</td><td>b</td>", "<th>a</th><th>b</th>", "<td>a&amp;b</td><td>c</td>",
+    "<td>x&nbsp;y</td>", "<td>a&lt;b&gt;</td>", "<td class=p>1.89</td><td>2</td>",
+    "<td>1</td><td class=p>2</td>", "<td>x</td>\n<td>y</td>", "\n<td>x</td><td>y</td>\n",
+    "<td>x</td><!-- c --><td>y</td>", "<td><b>RTX</b>4090</td><td>1</td>", "<th>h</th><td>d</td>",
+    "<td>d</td><th>h</th>", "<td></td><td> </td><td></td>", "<td>\u00a0</td>",
+    "<td>a\tb\u000cc</td>", "<td>a</td>x<td>b</td>", "<td>&#13;a&#13;</td>", "<td>&#0;</td>",
+    "<td>\"q\" 'a' =</td>", "<td><svg><tr><td>in</td><th>h</th></tr></svg></td>",
+    "<td><math><tr><td>m</td></tr></math></td>", "<td>a</td><script>1<2</script><td>b</td>",
+    "<td>a</td><template><td>t</td></template>", "<td>a</td><td>b", "<TD>U</TD><td\n>v</td>",
+    "<td>RTX 4090</td><td>24GB</td><td>8</td><td>华东-杭州</td><td>14.80</td><td>8,300</td>",
+    "<td> 华东  杭州 </td><td>Ｒ  Ｔ</td>", "<td>¨x</td><td>a¨</td>", "<td>\u0338</td><td>>\u0338</td>",
+    "<td>  a</td>", "<td>a  b</td>", "<td>a </td>", "<td>a\u3000b</td>", "<td>\u1100\u1161</td>",
+    "<td>x</td><td><![CDATA[y]]></td>", "<td>&#x1F;a</td>", "<td>a\u2028b</td>", "<td>ﬁ</td>",
+]  # fmt: skip
+
+
+def _compact_rows() -> list[LexborNode]:
+    """Rows of the crafted cells above, and random rows of text alone (compact when no text
+    needs an entity), of any text the texts corpus holds."""
+    rnd = random.Random(20261207)
+    bodies = [f"<table><tr>{row}</tr></table>" for row in _ROWS]
+    for _ in range(400):
+        tag = rnd.choice(["td", "td", "th"])
+        texts = [rnd.choice(TEXTS) for _ in range(rnd.randrange(1, 7))]
+        cells = "".join(f"<{tag}>{_escape(text)}</{tag}>" for text in texts)
+        bodies.append(f"<table><thead><tr>{cells}</tr></thead><tr>{cells}</tr></table>")
+    trees = [LexborHTMLParser(_html(body)) for body in bodies]
+    return [tr for tree in trees for tr in tree.tags("tr")]
+
+
+def test_compact_row_texts_are_the_cells_texts() -> None:
+    compact = 0
+    for tr in _compact_rows() + [tr for tree in _all_trees() for tr in tree.tags("tr")]:
+        expected = [text_of(td) for td in _ref_cells(tr)]
+        assert generic._walked_texts(tr) == expected
+        texts = generic._compact_texts(tr)
+        assert texts is None or texts == expected, tr.html
+        assert generic._row_texts(tr) == expected
+        compact += texts is not None
+    assert compact > 500  # the fast path is taken, on many kinds of text
+
+
+def test_tidy_is_what_it_says() -> None:
+    """_tidy(html) holds only where each text is already collapsed; checked on the texts
+    of the compact rows, between > and <."""
+    for tr in _compact_rows():
+        html = tr.inner_html
+        if generic._tidy(html):
+            for text in re.findall(r">([^<]*)<", html):
+                assert " ".join(text.split()) == text, html
+
+
+def test_head_is_split_read_lazily() -> None:
+    """_head chooses _split's header and rows; its texts are the header cells' texts."""
+    tables = 0
+    for tree in _all_trees() + [tr.parent.parent for tr in _compact_rows()]:
+        for table in tree.tags("table") if isinstance(tree, LexborHTMLParser) else [tree]:
+            head, body = _ref_split(table)
+            seen, headers, rows = generic._head(table)
+            assert [n.mem_id for n in rows] == [n.mem_id for n in body]
+            if seen is None:
+                assert head == []
+                continue
+            cells = seen if type(seen) is list else generic._cells(seen)
+            if rows:  # a header read to give rows: the same cells
+                assert [n.mem_id for n in cells] == [n.mem_id for n in head]
+            else:  # noted for the message alone: the same cells when there are any
+                assert [n.mem_id for n in cells] == [n.mem_id for n in head] or not head
+            if headers is not None:
+                assert headers == [text_of(c) for c in head]
+            tables += 1
+    assert tables > 800
+
+
+def _compact_pages() -> list[tuple[bytes, GenericOptions]]:
+    """Tables written compactly (text alone in the cells, none between them), which the
+    extractor reads from each row's serialisation: rows and errors as _generated()'s."""
+    rnd = random.Random(20261208)
+    pages = []
+    for _ in range(500):
+        bad = rnd.choice([0.0, 0.0, 0.0, 0.05, 0.2])
+        tables = []
+        for _ in range(rnd.choice([1, 1, 2])):
+            roles: list[str | None] = ["gpu", "price"]
+            roles += rnd.sample(
+                ["vram", "count", "unit", "region", "price", None], rnd.randrange(4)
+            )
+            rnd.shuffle(roles)
+            tag = rnd.choice(["th", "td"])
+            head = "".join(
+                f"<{tag}>{_escape(_header(role, rnd).strip())}</{tag}>" for role in roles
+            )
+            rows = []
+            for _ in range(rnd.randrange(0, 6)):
+                texts = []
+                for role in roles:
+                    good, wrong = _CELLS[role or ""]
+                    text = rnd.choice(wrong if wrong and rnd.random() < bad else good)
+                    texts.append(re.sub(r"<[^>]*>|&nbsp;", "", text))
+                if rnd.random() < bad:
+                    texts = texts[:-1]
+                rows.append("<tr>" + "".join(f"<td>{_escape(t)}</td>" for t in texts) + "</tr>")
+            body = "".join(rows)
+            if rnd.random() < 0.5:
+                tables.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            else:
+                tables.append(f"<table><tr>{head}</tr>{body}</table>")
+        pages.append((_html("".join(tables)), _options(rnd)))
+    return pages
+
+
+def test_compact_pages_give_the_rows_and_errors_the_plain_extractor_gives() -> None:
+    outcomes: dict[str, int] = {}
+    compact = 0
+    for body, options in _compact_pages():
+        fast, plain = _both(options)
+        got = _rows_outcome(fast, body)
+        assert got == _rows_outcome(plain, body), body.decode()
+        outcomes[got[0]] = outcomes.get(got[0], 0) + 1
+        trs = LexborHTMLParser(body).tags("tr")
+        compact += sum(generic._compact_texts(tr) is not None for tr in trs)
+    assert outcomes.get("ok", 0) > 100 and outcomes.get("ParseError", 0) > 50, outcomes
+    assert compact > 1000
+
+
+def test_pages_without_rows_name_the_headers_seen() -> None:
+    """The message of a page with no rows names the headers seen, read only then (_seen)."""
+    named = 0
+    for body, options in GENERATED:
+        fast, plain = _both(options)
+        got = _rows_outcome(fast, body)
+        if got[0] == "ParseError" and "headers seen" in got[1]:
+            assert got == _rows_outcome(plain, body)
+            named += "headers seen: no tables" not in got[1]
+    notice = _html("<table><tr><td>公告</td><td>九月</td></tr></table>" * 7)
+    for body in (notice, _html("<table><tr></tr></table><table><tr><td>x</td></tr></table>")):
+        assert _rows_outcome(GenericAdapter(), body) == _rows_outcome(_RefAdapter(), body)
+    assert named > 20
+
+
+def test_row_maker_is_the_plain_row() -> None:
+    """The page's row builder (per_card_hour and the converter inlined, divisions by one
+    skipped) gives _ref_row's rows and errors, in their order."""
+    prices = ["1.89", "0.00001", "0.00005", "7920", "3.3333333", "9" * 24, "9" * 26, "1E+2", "0"]
+    labels = ["按量", "包月", "竞价", "裸金属包月", "Bare metal", "spot", ""]
+    cases = 0
+    for per in ("machine", "card"):
+        options = GenericOptions(price_per=per)
+        fast, plain = _both(options)
+        row = fast._row_maker(FETCHED, True)
+        to_cny = FX.converter(FETCHED.date())
+        for price in prices:
+            for currency in ("CNY", "USD", "EUR", "usd"):
+                for unit in ("/hr", "元/月", "/day", "/卡/月", "/台/时", "/季", "per GPU per hour"):
+                    for count in (1, 2, 8, 0):
+                        for label in labels:
+                            args = ("id", "n", "RTX 4090", 24, count, "r", Decimal(price),
+                                    currency, unit, label)  # fmt: skip
+                            assert _outcome(row, *args) == _outcome(
+                                plain._ref_row, FETCHED, True, *args[:-1], label, to_cny
+                            ), args
+                            cases += 1
+    assert cases > 5000
+
+
+# -- load_html and is_simulated, as they were (shared by every HTML adapter) -----------------
+
+
+def _ref_declared_charset(body: bytes) -> str | None:
+    m = _page._META_CHARSET.search(body[:4096])
+    if m is None:
+        return None
+    name = m[1].decode("ascii", "replace").lower()
+    name = _page._CHARSET_ALIASES.get(name, name)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def _ref_load_html(body: bytes, url: str) -> LexborHTMLParser:
+    if not body or body.isspace():
+        raise ParseError(f"{url}: empty body")
+    charset = _ref_declared_charset(body) or "utf-8"
+    if charset == "utf-8":
+        charset = "utf-8-sig"
+    try:
+        text = body.decode(charset)
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"{url}: body is not {charset.removesuffix('-sig')} ({exc})") from None
+    head = text[:2000]
+    if not (text[:1] == "<" or text.lstrip().startswith("<")) or (
+        "<html" not in head and "<html" not in head.lower()
+    ):
+        raise ParseError(f"{url}: body is not an HTML document (starts {text[:40]!r})")
+    if charset == "utf-8-sig":
+        return LexborHTMLParser(body[3:] if body.startswith(codecs.BOM_UTF8) else body)
+    return LexborHTMLParser(text)
+
+
+def _ref_is_simulated(tree: LexborHTMLParser) -> bool:
+    for node in tree.tags("meta"):
+        if node.attrs.get("name") == "gpuprice-simulated":
+            return (node.attrs.get("content") or "").strip().lower() == "true"
+    return False
+
+
+def _bodies() -> list[bytes]:
+    """Pages and non-pages: every fixture and generated page, with a BOM (one or two),
+    leading whitespace, in GB18030 (declared gbk or not), broken in UTF-8 at random places,
+    and empty, blank, non-HTML or oddly declared bodies."""
+    bom = codecs.BOM_UTF8
+    zh = "<html><head><meta charset='{}'></head><body><p>价格 ¥1.89/时</p></body></html>"
+    far = "<!-- " + "价" * 700 + " --><html><body>x</body></html>"  # "<html" past 2,000 bytes
+    bodies = [
+        b"", b" ", b"\n\t \r\x0b\x0c", bom, bom + b" ", b"{}", b'{"a": 1}', b"hello", b"<xml/>",
+        b"<!DOCTYPE html><p>no html tag</p>", b"<HTML><BODY>x</BODY></HTML>", b"  <html>x",
+        "\u3000<html>x".encode(), "\u00a0<html>x".encode(), b"\x00<html>", b"<html" + b"\xff",
+        b"<html>\xed\xa0\x80</html>", b"<html>\xc0\xaf</html>", b"<html>\xe4\xbb</html>",
+        b"<html>\xe4\xbb", b"\xff\xfe<\x00h\x00", zh.format("gbk").encode("gb18030"),
+        zh.format("gb2312").encode("gb18030"), zh.format("GBK").encode(),
+        zh.format("utf-8").encode("gb18030"), zh.format("utf8").encode(),
+        zh.format("UTF-8").encode(), zh.format("utf-8-sig").encode(), zh.format("latin-1").encode(),
+        zh.format("utf-16").encode(), zh.format("nonsense").encode(), zh.format("").encode(),
+        far.encode(), far.encode("gb18030"), bom + far.encode(), (" " * 1996 + "<html>").encode(),
+        ("x" * 1995 + "<html>").encode(), ("<" + "x" * 1994 + "<html>").encode(),
+        ("<" + "x" * 1995 + "<html>").encode(), ("<" + "é" * 998 + "<html>").encode(),
+        ("<" + "é" * 1000 + "<html>").encode(), ("<" + "x" * 1994 + "<HTML>").encode(),
+    ]  # fmt: skip
+    pages = [body for _, body in FIXTURES] + [body for body, _ in GENERATED[:300]]
+    rnd = random.Random(20261209)
+    for page in pages:
+        bodies += [page, bom + page, bom + bom + page, b"\n " + page, bom + b"\n" + page]
+        if rnd.random() < 0.3:
+            text = page.decode("utf-8", "replace").replace("charset='utf-8'", "charset='gbk'")
+            bodies.append(text.encode("gb18030", "replace"))
+        broken = bytearray(page)
+        for _ in range(rnd.randrange(1, 3) if page else 0):
+            broken[rnd.randrange(len(broken))] = rnd.choice([0x80, 0xFF, 0xC3, 0xE4, 0xED, 0x3C])
+        bodies.append(bytes(broken))
+    return bodies
+
+
+def _load_outcome(load: Callable[[bytes, str], LexborHTMLParser], body: bytes) -> tuple[str, Any]:
+    try:
+        tree = load(body, URL)
+    except Exception as exc:  # any exception: the same one
+        return type(exc).__name__, str(exc)
+    return "ok", tree.html
+
+
+def test_load_html_is_the_previous_version() -> None:
+    outcomes: dict[str, int] = {}
+    bodies = _bodies()
+    for body in bodies:
+        got = _load_outcome(load_html, body)
+        assert got == _load_outcome(_ref_load_html, body), body[:80]
+        outcomes[got[0]] = outcomes.get(got[0], 0) + 1
+        assert _page.declared_charset(body) == _ref_declared_charset(body)
+    # Pages taken, and bodies refused for each reason.
+    assert outcomes["ok"] > 1000 and outcomes["ParseError"] > 300, outcomes
+    messages = {_load_outcome(load_html, body)[1].split(": ", 1)[-1][:12] for body in bodies}
+    assert {"empty body", "body is not "} <= messages
+
+
+def test_is_simulated_is_the_previous_version() -> None:
+    metas = [
+        '<meta name="gpuprice-simulated" content="true">', '<meta name="gpuprice-simulated">',
+        '<meta content=" TRUE " name="gpuprice-simulated">', '<meta NAME="gpuprice-simulated" '
+        'CONTENT="True">', '<meta name="gpuprice-simulated" content="">', '<meta name>',
+        '<meta name="gpuprice-simulated" content="false"><meta name="gpuprice-simulated" '
+        'content="true">', '<meta name="other" content="true">', '<meta charset="utf-8">',
+        '<meta name="gpuprice-simulated" name="x" content="true">', '<meta name="GPUPRICE-'
+        'SIMULATED" content="true">', '<meta xlink:name="gpuprice-simulated" content="true">',
+        '<meta name="gpuprice-simulated" content="true" content="false">', "",
+    ]  # fmt: skip
+    trees = [
+        LexborHTMLParser(_html(f"<svg>{b}</svg><p>{c}</p>", a))
+        for a in metas
+        for b in metas[:4]
+        for c in metas[:3]
+    ]
+    simulated = 0
+    for tree in trees + _all_trees():
+        assert _page.is_simulated(tree) == _ref_is_simulated(tree)
+        simulated += _page.is_simulated(tree)
+    assert simulated > 50

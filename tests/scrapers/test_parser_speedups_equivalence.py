@@ -227,3 +227,31 @@ def test_fx_converter_is_to_cny_with_each_rate_looked_up_once() -> None:
     with pytest.raises(ParseError) as again:
         fx.to_cny(Decimal("1"), "EUR", day)
     assert str(raised.value) == str(again.value)
+
+
+def test_cny_per_unit_is_the_rate_without_building_it() -> None:
+    """FxRates.cny_per_unit (the converter's lookup, and the generic extractor's) gives
+    rate(...).cny_per_unit for every currency and day, and raises as rate() does."""
+    usd = FxRate(date(2026, 9, 5), "USD", Decimal("7.123456"), "x")
+    fallback = FxRate(date(2026, 1, 1), "usd", Decimal("7.2"), "configured default")
+    eur = FxRate(date(2026, 9, 5), "EUR", Decimal("7.9"), "x")
+    tables = [
+        FxRates(),
+        FxRates((usd,)),
+        FxRates((usd, eur), (fallback,)),
+        FxRates((), (fallback,)),
+    ]
+    currencies = ["CNY", "cny", "Cny", "USD", "usd", "EUR", "eur", "JPY", "", "cnY "]
+    days = [date(2025, 12, 31), date(2026, 9, 4), date(2026, 9, 5), date(2027, 1, 1)]
+    for fx in tables:
+        for currency in currencies:
+            for day in days:
+                try:
+                    expected: Any = repr(fx.rate(currency, day).cny_per_unit)
+                except ParseError as exc:
+                    expected = str(exc)
+                try:
+                    got: Any = repr(fx.cny_per_unit(currency, day))
+                except ParseError as exc:
+                    got = str(exc)
+                assert got == expected, (fx, currency, day)
