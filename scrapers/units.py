@@ -93,8 +93,6 @@ _UNITS: dict[str, tuple[int, Per | None]] = {
     "元/台/月": (HOURS_PER_MONTH, "machine"),
 }
 _PERIOD_NAME = {1: "hour", 24: "day", HOURS_PER_MONTH: "month"}
-# The period names of normalised units ("CNY/card-hour"), for a caller that builds them itself.
-PERIOD_NAMES = _PERIOD_NAME
 
 
 def to_cny_per_card_hour(

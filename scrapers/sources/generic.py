@@ -37,20 +37,18 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
-from unicodedata import normalize as _normalize
 
 from msgspec.structs import replace
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from scrapers.fx import RATE_QUANTUM, FxRates
+from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number, positive_number
-from scrapers.sources._page import _GB_SPELLINGS, is_simulated, load_html, naive_utc, nfkc
-from scrapers.units import PERIOD_NAMES as _PERIOD_NAME
-from scrapers.units import parse_money, parse_period
+from scrapers.sources._page import before_gb, is_simulated, load_html, naive_utc, nfkc
+from scrapers.units import parse_money, parse_period, per_card_hour
 
 Per = Literal["card", "machine"]
 # A page's row builder (GenericAdapter._row_maker).
@@ -356,9 +354,11 @@ class GenericAdapter:
             vram = None
             if vram_col is not None:
                 text = cells[vram_col]
-                digits = text[:-2].rstrip() if text[-2:] == "GB" else ""
+                digits = before_gb(text)
                 vram = (
-                    (int(digits) or None) if digits.isdecimal() and text.isascii() else _vram(text)
+                    (int(digits) or None)
+                    if digits and digits.isdecimal() and text.isascii()
+                    else _vram(text)
                 )
             count = 1
             if count_col is not None:
@@ -419,12 +419,7 @@ class GenericAdapter:
         bound once, not passed (or looked up on ``self``) for each."""
         source = self.name
         price_per = self.options.price_per
-        fx = self.fx
-        day = observed.date()
-        # FxRates.converter(day), inlined below (its call costs as much as its work): each
-        # currency's rate looked up once, at the first price in it, raising as it would.
-        # This page's only: made here, dropped with the page.
-        rates: dict[str, Decimal] = {}
+        to_cny = self.fx.converter(observed.date())  # this page's rates
 
         def row(
             offer_id: str,
@@ -440,26 +435,11 @@ class GenericAdapter:
         ) -> OfferRow:
             hours, per = parse_period(unit)
             listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
-            # units.per_card_hour inlined, its checks and messages in its order: a row per
-            # price, and the call costs as much as its work. Dividing by one card or one hour
-            # is skipped: the conversion below uses only the value, which that division keeps.
-            if count < 1:
-                raise ParseError(f"gpu_count must be at least 1, got {count}")
-            if listed <= 0:
-                raise ParseError(f"price must be positive, got {listed}")
-            if count == 1 or (per or price_per) == "card":  # one card's price
-                norm_unit = f"{currency}/card-{_PERIOD_NAME[hours]}"
-                native = listed if hours == 1 else listed / hours
-            else:
-                norm_unit = f"{currency}/server-{_PERIOD_NAME[hours]}"
-                native = listed / count / hours
-            rate = rates.get(currency)
-            if rate is None:
-                rate = rates[currency] = fx.cny_per_unit(currency, day)
-            cny = (native * rate).quantize(RATE_QUANTUM, ROUND_HALF_UP)  # fx.cny_at
+            norm_unit, native = per_card_hour(listed, currency, hours, count, per or price_per)
+            cny = to_cny(native, currency)
             # The required fields by position, the rest by name: a row per price, and
             # keywords cost a fifth of building one (the order is checked by the equivalence
-            # tests). _billing after the rate, as the errors' order was.
+            # tests). _billing after the conversion, as the errors' order was.
             billing = _billing(hours, label)
             return OfferRow(
                 observed, source, offer_id, gpu, name, count, vram, billing, listed, currency,
@@ -499,12 +479,6 @@ def _texts(nodes: list[LexborNode]) -> list[str]:
     return _normalised([node.text(True, " ") for node in nodes])  # deep, separator
 
 
-def _row_texts(tr: LexborNode) -> list[str]:
-    """``_texts(_cells(tr))``: :func:`_compact_texts`, else :func:`_walked_texts`."""
-    texts = _compact_texts(tr)
-    return _walked_texts(tr) if texts is None else texts
-
-
 def _compact_texts(tr: LexborNode) -> list[str] | None:
     """``_texts(_cells(tr))`` for a row written compactly, read from its serialisation:
     ``<td>A</td><td>B</td>`` (or ``th`` throughout), nothing between the cells and nothing in
@@ -529,10 +503,7 @@ def _compact_texts(tr: LexborNode) -> list[str] | None:
                     return _normalised(texts)
                 if html.isascii():
                     return texts  # ASCII is its own NFKC, and tidy: nothing to change
-                return [
-                    text if text.isascii() else " ".join(_normalize("NFKC", text).split())
-                    for text in texts
-                ]  # nfkc(text) for the others, inlined
+                return [text if text.isascii() else nfkc(text) for text in texts]
     return None
 
 
@@ -580,22 +551,10 @@ def _sections(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
     return head, rows
 
 
-def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
-    """Header cells and body rows: the ``thead``'s ``th`` (else its ``td``) and the ``tbody``
-    rows, or else the first row and the rest (:func:`_sections`). ``_from_tables`` makes the
-    same choice with :func:`_head`, reading a header only where it has to."""
-    head_rows, rows = _sections(table)
-    head = [cell for tr in head_rows for cell in _cells(tr)]
-    if head:
-        headers = [cell for cell in head if cell.tag_id == _TH]
-        return headers or head, rows
-    if not rows:
-        return [], []
-    return _cells(rows[0]), rows[1:]
-
-
 def _head(table: LexborNode) -> tuple[_Seen | None, list[str] | None, list[LexborNode]]:
-    """:func:`_split`'s choice, as ``(seen, headers, body rows)``: what ``headers_seen``
+    """A table's header and body rows: the ``thead``'s ``th`` cells (else its ``td``) and the
+    ``tbody`` rows, or else the first row's cells and the other rows (:func:`_sections`); as
+    ``(seen, headers, body rows)``: what ``headers_seen``
     keeps of the header (its cells, or the row whose cells they all are; ``None`` when there
     are none), and their texts where they were read on the way (a compact row), else
     ``None``. A one-row table's header is left unread: with no body rows it matters only
@@ -641,8 +600,9 @@ def _vram(text: str) -> int | None:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     # "24GB", "80 GB", "24": the number is all _VRAM would take, found without it.
-    # before_gb(text) or text, inlined: this runs for every row with a memory column.
-    digits = text[:-2].rstrip() if text[-2:] in _GB_SPELLINGS else text
+    digits = before_gb(text)
+    if digits is None:
+        digits = text
     if not digits.isdecimal():
         m = _VRAM.search(text)
         if m is None:
