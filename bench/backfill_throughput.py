@@ -21,8 +21,8 @@ from scrapers.collect import Snapshot, parse_page
 from scrapers.demo_market import DemoMarket
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
-from warehouse.db import read_frame
-from warehouse.load import load_snapshot
+from warehouse.ingest.load import load_snapshot
+from warehouse.store.db import read_frame
 
 
 def main() -> None:

@@ -28,10 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from warehouse import dashboard_queries, queries  # noqa: E402
-from warehouse.db import read_frame, write_connection  # noqa: E402
-from warehouse.metrics import derive  # noqa: E402
-from warehouse.reference import load_reference  # noqa: E402
+from warehouse.derive.metrics import derive  # noqa: E402
+from warehouse.ingest.reference import load_reference  # noqa: E402
+from warehouse.read import dashboard as dashboard_queries  # noqa: E402
+from warehouse.read import prices as queries  # noqa: E402
+from warehouse.store.db import read_frame, write_connection  # noqa: E402
 
 END = datetime(2026, 9, 10, 23, 0)
 PLATFORMS = {"bench-a": 1.0, "bench-b": 1.08, "bench-c": 0.95}
@@ -109,7 +110,7 @@ def build(path: Path, years: int) -> tuple[int, int]:
             """
         )
     # As the pipeline leaves it: derived (rollups, newest rows) and the serving copy the
-    # pages read (warehouse.serving); without it they read the raw history.
+    # pages read (warehouse.store.serving); without it they read the raw history.
     print(derive(path).line())
     offers = read_frame(path, "SELECT count(*) FROM offer").item()
     quotes = read_frame(path, "SELECT count(*) FROM spot_quote").item()

@@ -24,9 +24,9 @@ from scrapers.collect import parse_page
 from scrapers.demo_market.server import render_page
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
-from warehouse.db import read_frame, write_connection
-from warehouse.metrics import derive_with
-from warehouse.reference import load_reference
+from warehouse.derive.metrics import derive_with
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import read_frame, write_connection
 
 PAGES = {"jygpu": ("/market/container", "/market/baremetal"), "smm": ("/compute/quotes",)}
 

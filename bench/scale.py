@@ -10,7 +10,7 @@ directory and is removed at the end.
 Run: `make bench` (one and five years, ~30 min and ~33 GB of temporary disk on 2 cores) or
 `make bench BENCH_YEARS=1` / `.venv/bin/python bench/scale.py --years 1` (one year, ~6 min).
 
-The dashboard's queries read the serving copy (warehouse.serving) the derive step keeps
+The dashboard's queries read the serving copy (warehouse.store.serving) the derive step keeps
 beside the warehouse, as the product does; the warehouse path is timed beside it.
 """
 
@@ -36,12 +36,14 @@ sys.path.insert(0, str(ROOT))
 
 from gpuprice.settings import MEMORY_LIMIT_ENV  # noqa: E402
 from scrapers.rows import OfferRow  # noqa: E402
-from warehouse import dashboard_queries, metric_queries, queries  # noqa: E402
-from warehouse.db import read_frame, write_connection  # noqa: E402
-from warehouse.load import insert_rows  # noqa: E402
-from warehouse.metrics import derive_with  # noqa: E402
-from warehouse.reference import load_reference  # noqa: E402
-from warehouse.serving import serving_path, sync  # noqa: E402
+from warehouse.derive.metrics import derive_with  # noqa: E402
+from warehouse.ingest.insert import insert_rows  # noqa: E402
+from warehouse.ingest.reference import load_reference  # noqa: E402
+from warehouse.read import dashboard as dashboard_queries  # noqa: E402
+from warehouse.read import metrics as metric_queries  # noqa: E402
+from warehouse.read import prices as queries  # noqa: E402
+from warehouse.store.db import read_frame, write_connection  # noqa: E402
+from warehouse.store.serving import serving_path, sync  # noqa: E402
 
 END = datetime(2026, 11, 1)  # the history ends here (after the seeds' 2026-09-04 prices)
 PLATFORMS = 30

@@ -1,7 +1,7 @@
 """Dashboard access to the warehouse: read-only, one connection per query, cached with a TTL.
 
-Every query goes through ``load``: it runs a named function of ``warehouse.queries``,
-``warehouse.dashboard_queries`` or ``warehouse.metric_queries`` (each opens the file
+Every query goes through ``load``: it runs a named function of ``warehouse.read.prices``,
+``warehouse.read.dashboard`` or ``warehouse.read.metrics`` (each opens the file
 read-only for one query and retries while the pipeline holds the lock), caches the frame
 for ``CACHE_TTL_S`` and turns every way the warehouse can be not-ready (no file, locked,
 table not created or not derived yet) into an empty state on the page instead of a
@@ -19,10 +19,12 @@ import polars as pl
 import streamlit as st
 
 from dashboard.i18n import t
-from gpuprice.recommend_inputs import PriceInputs, UnknownSource, load_price_inputs
+from gpuprice.recommender_feed import PriceInputs, UnknownSource, load_price_inputs
 from gpuprice.settings import Settings, load_settings
-from warehouse import dashboard_queries, metric_queries, queries
-from warehouse.db import WarehouseBusy, WarehouseMissing
+from warehouse.read import dashboard as dashboard_queries
+from warehouse.read import metrics as metric_queries
+from warehouse.read import prices as queries
+from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 CACHE_TTL_S = 60
 # Retry budget per query while the pipeline writes: its transactions last well under a

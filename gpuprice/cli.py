@@ -22,8 +22,8 @@ from gpuprice.cli_common import (
     settings_or_exit,
 )
 from gpuprice.commands import register_all
-from gpuprice.settings import Settings
-from warehouse.redact import install as install_log_redaction
+from gpuprice.log_redaction import install as install_log_redaction
+from gpuprice.run_summary import print_run_summary
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
@@ -35,29 +35,6 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-
-
-def print_run_summary(result: RunResult, settings: Settings) -> None:
-    label = f"as of {result.as_of}" if result.as_of else "latest pages"
-    table = Table(title=f"gpuprice run ({settings.profile} profile, {label})")
-    for column in ("source", "status", "pages", "new rows", "error"):
-        table.add_column(column)
-    for s in result.sources:
-        colour = {"ok": "green", "partial": "yellow", "failed": "red"}.get(s.status, "blue")
-        status = f"{s.status} ({s.reason.replace('_', ' ')})" if s.reason else s.status
-        table.add_row(
-            s.source,
-            f"[{colour}]{status}[/{colour}]",
-            str(s.pages),
-            str(s.rows_added),
-            escape(s.error or ""),
-        )
-    console.print(table)
-    if settings.profile == "demo":
-        console.print(
-            "[yellow]SIMULATED: demo-market prices are simulated, not real quotes.[/yellow]"
-        )
-    console.print(f"warehouse: {escape(settings.warehouse_label)}")
 
 
 @app.command()
@@ -142,8 +119,8 @@ def sql(
     refused with exit code 2. Rows are capped and the query is interrupted at the timeout."""
     import duckdb
 
-    from warehouse.db import WarehouseBusy, WarehouseMissing
-    from warehouse.safe_sql import QueryTimeout, UnsafeQuery, run
+    from warehouse.read.sql import QueryTimeout, UnsafeQuery, run
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     settings = settings_or_exit(config)
     limits = settings.file.sql
@@ -200,7 +177,7 @@ def parse(
     "generic" uses its [sources.NAME.extract] settings."""
     from scrapers.rows import ParseError
     from scrapers.sources import build_adapter
-    from warehouse.fx import read_fx_rates
+    from warehouse.ingest.fx_rates import read_fx_rates
 
     settings = settings_or_exit(config)
     src = settings.file.sources.get(source)

@@ -11,7 +11,7 @@ import dagster as dg
 from gpuprice.settings import Settings
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.resources import GpupriceResource
-from warehouse.db import WarehouseBusy, WarehouseMissing, read_frame
+from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -32,6 +31,18 @@ from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.rows import HOURS_PER_MONTH, ParseError
 from scrapers.sources import ADAPTER_TYPES
 from scrapers.units import parse_period
+from warehouse.store.config import (
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_S3_REGION,
+    DUCKLAKE_DATA_PATH_ENV,
+    DUCKLAKE_ENV,
+    S3_ENDPOINT_ENV,
+    LakeTarget,
+    S3Access,
+    WarehouseConfig,
+    configure,
+    s3_bucket,
+)
 
 Profile = Literal["demo", "live"]
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -52,9 +63,8 @@ class ConfigError(ValueError):
 # over five years of history a pipeline run peaked at 0.6-1.3 GB. A bounded cache (DuckDB
 # spills beyond it to <file>.tmp) keeps it near 430 MB, of which ~270 MB is Python and
 # Dagster; 192MB gave 490 MB (docs/PERFORMANCE.md). Steps that need more for a backlog take
-# it themselves (warehouse.db.with_more_memory).
+# it themselves (warehouse.store.db.with_more_memory).
 MEMORY_LIMIT_ENV = "GPUPRICE_DUCKDB_MEMORY_LIMIT"
-DEFAULT_MEMORY_LIMIT = "128MB"
 # DuckDB itself reads "-5MB" as 80 % of RAM and "1 TB x" as 1 TB, so the size is checked
 # here: a number and a unit, at least 64 MB (below that DuckDB cannot even migrate).
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KIB|MIB|GIB|TIB)$", re.IGNORECASE)
@@ -79,64 +89,22 @@ def duckdb_memory_limit() -> str:
 # where its Parquet files go, and optionally the catalog's schema (several lakes in one
 # PostgreSQL database). Environment only, like the memory limit: it is per deployment, and a
 # PostgreSQL connection string may hold a password.
-DUCKLAKE_ENV = "GPUPRICE_DUCKLAKE"
-DUCKLAKE_DATA_PATH_ENV = "GPUPRICE_DUCKLAKE_DATA_PATH"
 DUCKLAKE_SCHEMA_ENV = "GPUPRICE_DUCKLAKE_SCHEMA"
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 # An s3:// data path (AWS S3, or any S3-compatible store: MinIO, R2, GCS's interoperability
 # API) reads its keys from the variables every AWS tool reads, and the store's address from
 # GPUPRICE_S3_ENDPOINT when it is not AWS. Keys only: an IAM role's credential chain needs
 # DuckDB's aws extension, which the product does not load.
-S3_ENDPOINT_ENV = "GPUPRICE_S3_ENDPOINT"
 S3_KEY_ENV, S3_SECRET_ENV, S3_TOKEN_ENV = (
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
 )
 S3_REGION_ENVS = ("AWS_REGION", "AWS_DEFAULT_REGION")
-DEFAULT_S3_REGION = "us-east-1"  # AWS's default, and what MinIO and moto sign with
 # A bucket name as the S3-compatible stores allow them (AWS: 3-63 of a-z 0-9 . -; older AWS
 # buckets and GCS also upper case and _): catches "s3://", "s3:///x" and stray spaces.
 _BUCKET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{1,220}[A-Za-z0-9]$")
 _REMOTE_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-
-
-@dataclass(frozen=True)
-class S3Access:
-    """How DuckDB reaches an s3:// data path: its keys, region and (not AWS) endpoint."""
-
-    key_id: str
-    secret: str = field(repr=False)  # never in a repr, a message or a log
-    region: str = DEFAULT_S3_REGION
-    session_token: str | None = field(default=None, repr=False)
-    endpoint: str | None = None  # host[:port] of an S3-compatible store; None: AWS S3
-    use_ssl: bool = True
-
-    def describe(self) -> str:
-        """Where, for messages: the endpoint and the key's id, never the secret."""
-        scheme = "https" if self.use_ssl else "http"
-        where = f"{scheme}://{self.endpoint}" if self.endpoint else f"AWS S3 ({self.region})"
-        return f"{where} with key {self.key_id}"
-
-
-@dataclass(frozen=True)
-class LakeTarget:
-    """Where a DuckLake warehouse is: its catalog, its data path, its catalog schema, and
-    for an s3:// data path how to reach it."""
-
-    catalog: str
-    data_path: str | None = None
-    metadata_schema: str | None = None
-    s3: S3Access | None = None
-
-    @property
-    def postgres(self) -> bool:
-        return self.catalog.startswith("ducklake:postgres:")
-
-    def describe(self) -> str:
-        """The catalog without a password, for messages and logs."""
-        shown = re.sub(r"(password\s*=\s*)\S+", r"\1***", self.catalog, flags=re.IGNORECASE)
-        return shown + (f" (schema {self.metadata_schema})" if self.metadata_schema else "")
 
 
 def _endpoint_problem(value: str) -> str | None:
@@ -170,11 +138,6 @@ def _s3_endpoint(value: str) -> tuple[str, bool]:
         )
     parts = urlsplit(value)
     return parts.netloc, parts.scheme == "https"
-
-
-def s3_bucket(data_path: str) -> str:
-    """The bucket of an ``s3://bucket/prefix/`` data path."""
-    return data_path.removeprefix("s3://").split("/", 1)[0]
 
 
 def _s3_access(data_path: str) -> S3Access:
@@ -371,14 +334,14 @@ class ServicesConfig(_Strict):
 
 
 class SqlConfig(_Strict):
-    """``[sql]``: limits of ad-hoc queries (`gpuprice sql`, warehouse.safe_sql)."""
+    """``[sql]``: limits of ad-hoc queries (`gpuprice sql`, warehouse.read.sql)."""
 
     max_rows: Annotated[int, Field(gt=0, le=10_000_000)] = 10_000
     timeout_s: Annotated[float, Field(gt=0, le=3600)] = 30.0
 
 
 class QuarantineConfig(_Strict):
-    """``[quarantine]``: rows held back from the tables (warehouse.quarantine)."""
+    """``[quarantine]``: rows held back from the tables (warehouse.ingest.quarantine)."""
 
     # a price per card-hour more than this many times (or less than 1/this) the last
     # accepted value of the same listing is held
@@ -387,9 +350,9 @@ class QuarantineConfig(_Strict):
     confirm_snapshots: Annotated[int, Field(ge=1, le=1000)] = 3
 
     def policy(self) -> Any:
-        """A ``warehouse.quarantine.QuarantinePolicy`` (imported here only: settings stays
+        """A ``warehouse.ingest.quarantine.QuarantinePolicy`` (imported here only: settings stays
         free of the warehouse's dependencies)."""
-        from warehouse.quarantine import QuarantinePolicy
+        from warehouse.ingest.quarantine import QuarantinePolicy
 
         return QuarantinePolicy(self.jump_factor, self.confirm_snapshots)
 
@@ -407,7 +370,7 @@ class Thresholds(_Strict):
 
 
 class WatchRuleConfig(_Strict):
-    """A procurement watch rule (see warehouse.alerts and docs/METRICS.md)."""
+    """A procurement watch rule (see warehouse.derive.alerts and docs/METRICS.md)."""
 
     name: Annotated[str, Field(min_length=1, max_length=100)]
     gpu: str
@@ -543,6 +506,8 @@ class Settings(_Strict):
     profile: Profile
     config_path: Path | None
     file: FileConfig
+    # how this process's warehouse connections open (environment only: per deployment)
+    warehouse: WarehouseConfig = WarehouseConfig()
 
     @property
     def warehouse_path(self) -> Path:
@@ -551,7 +516,7 @@ class Settings(_Strict):
     @property
     def warehouse_label(self) -> str:
         """Where the warehouse is, for people: the file, or the DuckLake (no password)."""
-        lake = ducklake_target()
+        lake = self.warehouse.lake
         return f"DuckLake {lake.describe()}" if lake else str(self.warehouse_path)
 
     @property
@@ -584,7 +549,7 @@ class Settings(_Strict):
         "not configured"). Read when needed, never kept in the settings, never logged."""
         inline = os.environ.get(env, "").strip()
         if inline:
-            from warehouse.redact import register_secret  # masked in log records from here on
+            from gpuprice.log_redaction import register_secret  # masked in log records from here on
 
             register_secret(inline)
             return inline
@@ -606,7 +571,7 @@ class Settings(_Strict):
                 f"secret file {path} of source {name} cannot be read: {exc.strerror or exc}"
             ) from None
         if secret:
-            from warehouse.redact import register_secret  # masked in log records from here on
+            from gpuprice.log_redaction import register_secret  # masked in log records from here on
 
             register_secret(secret)
         return secret or None
@@ -616,7 +581,7 @@ class Settings(_Strict):
         whitespace or commas), else the file ``GPUPRICE_NOTIFY_URLS_FILE`` or ``[notify].urls_file``.
         Secrets: read when needed, never kept in the settings, never logged."""
         urls = self._notify_urls()
-        from warehouse.redact import register_secret  # masked in log records from here on
+        from gpuprice.log_redaction import register_secret  # masked in log records from here on
 
         for url in urls:
             register_secret(url)
@@ -690,14 +655,22 @@ def _allowed_keys(model: type[BaseModel], parents: tuple[Any, ...]) -> list[str]
     return sorted(current.model_fields)
 
 
+def warehouse_config() -> WarehouseConfig:
+    """How the warehouse opens, from the environment (ConfigError naming a bad value)."""
+    return WarehouseConfig(memory_limit=duckdb_memory_limit(), lake=ducklake_target())
+
+
 def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Settings:
-    """Read the environment and the TOML file; raise ConfigError naming any bad key."""
+    """Read the environment and the TOML file; raise ConfigError naming any bad key.
+
+    Also hands the warehouse its configuration for this process
+    (``warehouse.store.config.configure``), so every entry point that loads its settings opens
+    the warehouse the way the environment says, and says what is wrong before it starts."""
     try:
         env = EnvSettings(**env_overrides)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, EnvSettings, "the environment (GPUPRICE_*)")) from None
-    duckdb_memory_limit()  # checked here so every entry point says so before it starts
-    ducklake_target()
+    warehouse = warehouse_config()
     path = config_path or env.config
     if path is None and DEFAULT_CONFIG.exists():
         path = DEFAULT_CONFIG
@@ -714,4 +687,7 @@ def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Sett
     except ValidationError as exc:
         raise ConfigError(_describe(exc, FileConfig, str(path))) from None
     home = env.home if env.home.is_absolute() else Path(os.getcwd()) / env.home
-    return Settings(home=home, profile=env.profile, config_path=path, file=file)
+    configure(warehouse)
+    return Settings(
+        home=home, profile=env.profile, config_path=path, file=file, warehouse=warehouse
+    )

@@ -141,8 +141,8 @@ def run_stack(settings: Settings) -> int:
             "first scrape, so the warehouse is not empty while the hourly schedule waits..."
         )
         # Imported here: Dagster is heavy and only this step of `up` needs it in this process.
-        from gpuprice.cli import print_run_summary
         from gpuprice.jobs import JobRunner
+        from gpuprice.run_summary import print_run_summary
 
         print_run_summary(JobRunner(settings).run(), settings)
         console.print(

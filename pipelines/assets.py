@@ -12,21 +12,21 @@ from datetime import date, timedelta
 
 import dagster as dg
 
+from gpuprice.log_redaction import install as install_log_redaction
 from gpuprice.settings import ConfigError, Settings
-from pipelines.metrics import deliver
+from pipelines.derived import deliver
 from pipelines.resources import GpupriceResource
 from scrapers.collect import Snapshot, collect
 from scrapers.fx import parse_rates
 from scrapers.http import FetchError, PoliteClient
 from scrapers.rows import ParseError
 from scrapers.sources import GenericAdapter, SourceAdapter, build_adapter
-from warehouse.backup import prune_raw_pages
-from warehouse.db import utcnow, write_connection
-from warehouse.fx import fx_rates, has_recent_rate, store_rates
-from warehouse.load import LoadSummary, load_snapshot, record_skipped
-from warehouse.redact import install as install_log_redaction
-from warehouse.reference import load_reference
-from warehouse.stats import table_stats
+from warehouse.ingest.fx_rates import fx_rates, has_recent_rate, store_rates
+from warehouse.ingest.load import LoadSummary, load_snapshot, record_skipped
+from warehouse.ingest.reference import load_reference
+from warehouse.read.stats import table_stats
+from warehouse.store.backup import prune_raw_pages
+from warehouse.store.db import utcnow, write_connection
 
 install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 

@@ -13,7 +13,7 @@ from pipelines.assets import (
     source_adapter,
     table_asset,
 )
-from pipelines.metrics import (
+from pipelines.derived import (
     alert_asset,
     asset_checks,
     deliver_alerts_job,

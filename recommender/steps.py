@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
+from recommender.plan import Plan
 from recommender.result import Lever, Step
 from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY
 from recommender.workload import Workload
-
-if TYPE_CHECKING:
-    from recommender.tree import Plan
 
 _METHODS = {
     "online": "online serving (latency matters: per-sequence decode speed is checked)",

@@ -7,11 +7,12 @@ come in as arguments; nothing here touches the warehouse or the network.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from recommender.cards import CardPrice, CardSpec, latest_prices, spec_map
 from recommender.compliance import cann_porting_note, domestic_only
 from recommender.memory import MARGIN, MemoryEstimate, estimate_memory
+from recommender.plan import Fit, Plan
 from recommender.pricing import HOURLY, breakeven, rent_modes
 from recommender.result import Lever, Option, Recommendation, SourceQuote
 from recommender.sizing import (
@@ -27,29 +28,6 @@ from recommender.workload import Workload
 
 # Below this an online user watches text appear slower than they read (~5 words/s).
 MIN_ONLINE_TOKENS_PER_S = 10.0
-
-
-@dataclass(frozen=True)
-class Fit:
-    spec: CardSpec
-    count: int
-    rule_count: int
-    comparison: str  # how the seeds' count and the exact count were reached
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Steps 1-4 for one workload; levers re-run this on modified workloads."""
-
-    workload: Workload
-    memory: MemoryEstimate
-    fits: tuple[Fit, ...]
-    unfit: tuple[CardSpec, ...]
-    excluded: tuple[str, ...]
-    options: tuple[Option, ...]
-    recommended: Option | None
-    unpriced: tuple[Fit, ...]
-    unknown_priced_gpus: tuple[str, ...]
 
 
 def recommend(

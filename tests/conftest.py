@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.settings import Settings, load_settings
+from gpuprice.settings import Settings, load_settings, warehouse_config
 from tests.support.loopback import LoopbackServer, reply
-from warehouse.backup import MANIFEST
+from warehouse.store import config as warehouse_store_config
+from warehouse.store.backup import MANIFEST
 
 # tests/deploy/test_ducklake_product.py runs chosen warehouse tests again with the warehouse
 # on a DuckLake (DuckDB 1.5.5 in .venv-ducklake): GPUPRICE_TEST_DUCKLAKE is "duckdb" for a
@@ -49,13 +50,20 @@ def ducklake_env(directory: Path) -> dict[str, str]:
 def _warehouse_on_ducklake(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[None]:
+    # Entry points configure the warehouse once from their settings (load_settings); a test
+    # that calls the warehouse directly gets the environment's configuration the same way,
+    # and the next test starts from it again whatever this one configured.
     if not os.environ.get(TEST_DUCKLAKE_ENV):
-        yield  # the usual run: warehouse files, nothing to set up
+        warehouse_store_config.configure(warehouse_config())
+        yield  # the usual run: warehouse files, nothing more to set up
+        warehouse_store_config.configure(warehouse_store_config.WarehouseConfig())
         return
     tmp_path: Path = request.getfixturevalue("tmp_path")
     for name, value in ducklake_env(tmp_path / "ducklake").items():
         monkeypatch.setenv(name, value)
+    warehouse_store_config.configure(warehouse_config())
     yield
+    warehouse_store_config.configure(warehouse_store_config.WarehouseConfig())
     # The test's warehouse was the lake: no warehouse file was written (a backup of the
     # lake, a DuckDB file beside its manifest, is one by design).
     written = [p for p in tmp_path.rglob("gpuprice.duckdb") if not (p.parent / MANIFEST).exists()]

@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard.data import data_label, load, settings, simulated_banner
 from dashboard.i18n import both, t
-from warehouse.metrics import CHEAPEST
+from warehouse.derive.metrics import CHEAPEST
 
 DELIVERY = ("all", "delivered", "pending")
 # Alerts about a source rather than a card (e.g. a broken scraper) have no card: they are

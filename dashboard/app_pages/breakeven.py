@@ -13,8 +13,8 @@ from dashboard import charts
 from dashboard.data import data_label, load, simulated_banner
 from dashboard.i18n import both, t
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.metric_queries import COST_MODES, cost_lines_for
-from warehouse.metrics import CHEAPEST
+from warehouse.derive.metrics import CHEAPEST
+from warehouse.read.metrics import COST_MODES, cost_lines_for
 
 HOURLY, MONTHLY, BARE_METAL = COST_MODES
 DEFAULT_USAGE = 500
@@ -29,7 +29,7 @@ def _num(value: Any) -> float | None:
 
 def monthly_costs(row: dict[str, Any], usage: float) -> list[tuple[str, float]]:
     """Cost per card for a month of ``usage`` hours in each mode that has a price,
-    cheapest first (seed 003 §六's arithmetic, as warehouse.metric_queries draws it)."""
+    cheapest first (seed 003 §六's arithmetic, as warehouse.read.metrics draws it)."""
     costs = []
     if (rate := _num(row["list_cny_per_card_hour"])) is not None:
         costs.append((HOURLY, usage * rate))

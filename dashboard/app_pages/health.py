@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard import charts
 from dashboard.data import load, settings, simulated_banner
 from dashboard.i18n import t
-from warehouse.db import utcnow
+from warehouse.store.db import utcnow
 
 STALE = "STALE"
 FRESH = "fresh"

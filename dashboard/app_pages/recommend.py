@@ -14,7 +14,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard.data import price_inputs
-from gpuprice.recommend_inputs import PriceInputs, shows_simulated
+from gpuprice.recommender_feed import PriceInputs, shows_simulated
 from recommender import (
     INFERENCE_METHODS,
     KV_PRECISIONS,

@@ -14,7 +14,7 @@ from dashboard import charts
 from dashboard.data import data_label, load, simulated_banner
 from dashboard.export import export_buttons
 from dashboard.i18n import both, t
-from warehouse.dashboard_queries import GRAINS
+from warehouse.read.dashboard import GRAINS
 
 DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
 DEFAULT_DAYS = 90

@@ -33,8 +33,8 @@ MIGRATIONS = ROOT / "warehouse" / "migrations"
 
 sys.path.insert(0, str(ROOT))
 # The product's own stripping of the constraints DuckLake lacks and extension loading
-# (warehouse/lake.py).
-from warehouse.lake import load_extension, without_constraints  # noqa: E402
+# (warehouse/store/lake.py).
+from warehouse.store.lake import load_extension, without_constraints  # noqa: E402
 
 
 def statements(path: Path) -> list[str]:

@@ -1,4 +1,4 @@
-"""`gpuprice backup DIR`, `gpuprice restore DIR` and `gpuprice prune-raw` (warehouse.backup)."""
+"""`gpuprice backup DIR`, `gpuprice restore DIR` and `gpuprice prune-raw` (warehouse.store.backup)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ def backup(
     config: ConfigOption = None,
 ) -> None:
     """Copy the warehouse into DIR consistently, also while the pipeline runs (it waits)."""
-    from warehouse.backup import BackupError
-    from warehouse.backup import backup as make_backup
-    from warehouse.db import WarehouseBusy, WarehouseMissing
+    from warehouse.store.backup import BackupError
+    from warehouse.store.backup import backup as make_backup
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     settings = settings_or_exit(config)
     try:
@@ -34,8 +34,8 @@ def restore(
     config: ConfigOption = None,
 ) -> None:
     """Replace the warehouse with the backup in DIR (checked first; the old file is kept)."""
-    from warehouse.backup import BackupError
-    from warehouse.backup import restore as do_restore
+    from warehouse.store.backup import BackupError
+    from warehouse.store.backup import restore as do_restore
 
     settings = settings_or_exit(config)
     try:
@@ -56,8 +56,8 @@ def prune_raw(
     config: ConfigOption = None,
 ) -> None:
     """Empty the bodies of old raw pages; parsed rows stay."""
-    from warehouse.backup import prune_raw_pages
-    from warehouse.db import WarehouseBusy, warehouse_exists
+    from warehouse.store.backup import prune_raw_pages
+    from warehouse.store.db import WarehouseBusy, warehouse_exists
 
     settings = settings_or_exit(config)
     keep = days or settings.file.retention.raw_page_days

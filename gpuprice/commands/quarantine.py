@@ -1,5 +1,5 @@
 """`gpuprice quarantine list | accept ID... | reject ID...`: the rows held back from the tables
-(warehouse.quarantine), and deciding on them by hand."""
+(warehouse.ingest.quarantine), and deciding on them by hand."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def list_(
     config: ConfigOption = None,
 ) -> None:
     """List quarantine entries (default: the held ones)."""
-    from warehouse.db import WarehouseBusy, WarehouseMissing
-    from warehouse.quarantine import STATUSES, list_entries
+    from warehouse.ingest.quarantine import STATUSES, list_entries
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     if status != "all" and status not in STATUSES:
         err.print(f"[red]--status {status!r}: use one of {', '.join(STATUSES)}, all[/red]")
@@ -58,8 +58,8 @@ def list_(
 
 
 def _decide(ids: list[str], accept: bool, note: str | None, config) -> None:
-    from warehouse.db import WarehouseBusy, WarehouseMissing, warehouse_exists
-    from warehouse.quarantine import QuarantineError, decide
+    from warehouse.ingest.quarantine import QuarantineError, decide
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing, warehouse_exists
 
     settings = settings_or_exit(config)
     if not warehouse_exists(settings.warehouse_path):

@@ -75,7 +75,7 @@ def recommend(
     the seeds' published prices when there is no warehouse yet). GB = 10^9 bytes; CNY.
     """
     from recommender import RecommenderInputError, Workload, recommend, render_text
-    from warehouse.db import WarehouseBusy
+    from warehouse.store.db import WarehouseBusy
 
     try:
         workload = Workload(
@@ -96,7 +96,7 @@ def recommend(
     except RecommenderInputError as exc:
         _invalid(_as_options(str(exc)))
 
-    from gpuprice.recommend_inputs import UnknownSource, load_price_inputs, shows_simulated
+    from gpuprice.recommender_feed import UnknownSource, load_price_inputs, shows_simulated
 
     settings = settings_or_exit(config)
     try:

@@ -1,5 +1,5 @@
 """`gpuprice reparse --source X [--since DATE]`: run today's parser over the archived pages of
-a source and reload their rows (warehouse.reparse), so a fixed parser repairs history."""
+a source and reload their rows (warehouse.ingest.reparse), so a fixed parser repairs history."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ def reparse(
     """Re-parse a source's archived raw pages with today's parser and reload their rows
     (idempotent: the same parser twice changes nothing)."""
     from scrapers.sources import build_adapter
-    from warehouse.db import WarehouseBusy, WarehouseMissing, warehouse_exists
-    from warehouse.fx import fx_rates
-    from warehouse.reparse import archived_pages
-    from warehouse.reparse import reparse as run_reparse
+    from warehouse.ingest.fx_rates import fx_rates
+    from warehouse.ingest.reparse import archived_pages
+    from warehouse.ingest.reparse import reparse as run_reparse
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing, warehouse_exists
 
     settings = settings_or_exit(config)
     day = parse_day(since) if since else None

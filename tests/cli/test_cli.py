@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from scrapers.demo_market import DemoMarket
-from warehouse.db import read_frame, write_connection
-from warehouse.reference import load_reference
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import read_frame, write_connection
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "pages"
 runner = CliRunner()

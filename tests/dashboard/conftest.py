@@ -16,7 +16,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from tests.dashboard.seeding import Seeded, build
-from warehouse.db import write_connection
+from warehouse.store.db import write_connection
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGES = {

@@ -2,7 +2,7 @@
 
 The demo market's own pages for each day, parsed by the real adapters and inserted with
 the real loader's ``insert_rows`` through one write connection (a year takes seconds),
-then ``warehouse.metrics.derive_with`` and ``warehouse.alerts.evaluate_with`` in chunks of
+then ``warehouse.derive.metrics.derive_with`` and ``warehouse.derive.alerts.evaluate_with`` in chunks of
 days, the way the hourly pipeline advances, so watch rules raise alerts over the last
 weeks. Hand-made additions, each for one page's test: a second (made-up, simulated)
 platform ``testcloud`` so the band has a spread, an unknown GPU name, and scrape runs that
@@ -24,15 +24,15 @@ from scrapers.demo_market import render_page
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, Row
 from scrapers.sources import get_adapter
-from warehouse.alerts import WatchRule, evaluate_with
-from warehouse.db import utcnow, write_connection
-from warehouse.load import insert_rows
-from warehouse.metrics import derive_with
-from warehouse.reference import load_reference
-from warehouse.serving import sync
+from warehouse.derive.alerts import WatchRule, evaluate_with
+from warehouse.derive.metrics import derive_with
+from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import utcnow, write_connection
+from warehouse.store.serving import sync
 
 try:  # the drift check (source_health, scraper_broken alerts) arrived after the dashboard
-    from warehouse.drift import record_health
+    from warehouse.ingest.drift import record_health
 except ImportError:  # pragma: no cover - older checkouts
     record_health = None
 
@@ -204,7 +204,7 @@ def build(
         _run(con, "seed-smm-now", "smm", utcnow() - timedelta(minutes=5), "ok", None)
         _run(con, "seed-jygpu-down", "jygpu", utcnow() - timedelta(hours=1), "failed", DOWN_ERROR)
         if derived:
-            sync(con, path)  # as warehouse.metrics.derive does: the pages read the copy
+            sync(con, path)  # as warehouse.derive.metrics.derive does: the pages read the copy
         if derived and record_health is not None:
             # jygpu's pages stopped parsing: its health turns broken, with a scraper alert
             record_health(

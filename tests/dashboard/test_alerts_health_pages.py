@@ -27,7 +27,7 @@ from tests.dashboard.seeding import (
     Seeded,
     record_health,
 )
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 
 def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
@@ -61,7 +61,9 @@ def test_alerts_about_a_source_have_no_card_and_still_show(use_seeded: Seeded) -
         use_seeded.warehouse, "SELECT count(*) FROM alert WHERE kind = 'scraper_broken'"
     ).item()
     if not broken:
-        pytest.skip("this checkout has no drift check (warehouse.drift) storing scraper alerts")
+        pytest.skip(
+            "this checkout has no drift check (warehouse.ingest.drift) storing scraper alerts"
+        )
     app = open_page("alerts")
     app.multiselect(key="al_cards").set_value(["—"]).run()
     feed = table(app, "al_feed")

@@ -16,7 +16,7 @@ from tests.dashboard.conftest import (
     titles,
 )
 from tests.dashboard.seeding import Seeded
-from warehouse.metric_queries import latest_breakeven
+from warehouse.read.metrics import latest_breakeven
 
 
 def choose(use_seeded: Seeded, gpu: str, line: str) -> tuple:

@@ -25,7 +25,7 @@ from tests.dashboard.conftest import (
     titles,
 )
 from tests.dashboard.seeding import Seeded
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 UNIT = "CNY per card-hour (mean)"
 

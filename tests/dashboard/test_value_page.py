@@ -14,7 +14,7 @@ from tests.dashboard.conftest import (
     titles,
 )
 from tests.dashboard.seeding import Seeded
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 
 def test_board_shows_every_ratio_with_specs_and_two_scatters(use_seeded: Seeded) -> None:

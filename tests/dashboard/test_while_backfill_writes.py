@@ -22,7 +22,7 @@ from dashboard.data import _cached
 from scrapers.demo_market import DemoMarket
 from tests.dashboard.conftest import assert_clean, open_page, table, texts
 from tests.dashboard.seeding import build
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 

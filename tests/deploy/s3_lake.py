@@ -77,10 +77,10 @@ def list_keys(bucket: str) -> None:
 
 def product(home: Path) -> None:
     from tests.support.seeded_warehouse import seed_demo_history
-    from warehouse.db import read_frame
-    from warehouse.metric_queries import latest_breakeven
-    from warehouse.metrics import derive
-    from warehouse.queries import latest_offers
+    from warehouse.derive.metrics import derive
+    from warehouse.read.metrics import latest_breakeven
+    from warehouse.read.prices import latest_offers
+    from warehouse.store.db import read_frame
 
     path = home / "gpuprice.duckdb"
     seed_demo_history(path, DAY, days=2)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
-from warehouse.db import write_connection
+from warehouse.store.db import write_connection
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "deploy" / "ducklake" / "check_ducklake.py"

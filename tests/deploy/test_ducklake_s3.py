@@ -232,7 +232,7 @@ def test_an_endpoint_that_never_answers_is_a_message_after_the_probe_timeout(
 ) -> None:
     env = _lake_env(postgres, s3, "silent", tmp_path / "home")
     env["GPUPRICE_S3_ENDPOINT"] = silent_endpoint
-    # bounded by warehouse.lake.PROBE_TIMEOUT_S x (1 + PROBE_RETRIES), well inside this
+    # bounded by warehouse.store.lake.PROBE_TIMEOUT_S x (1 + PROBE_RETRIES), well inside this
     proc = _lake(["-m", "gpuprice.cli", "sql", "SELECT 1"], env, timeout=90)
     output = " ".join((proc.stdout + proc.stderr).split())
     assert proc.returncode == 1, output

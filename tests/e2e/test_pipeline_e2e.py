@@ -13,7 +13,7 @@ from gpuprice.jobs import JobRunner
 from gpuprice.settings import Settings
 from scrapers.demo_market import DemoMarket
 from tests.support.demo_settings import demo_settings
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 

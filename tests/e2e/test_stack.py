@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from warehouse.db import WarehouseBusy, WarehouseMissing, read_frame
+from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
 pytestmark = pytest.mark.e2e
 GPUPRICE = str(Path(sys.executable).parent / "gpuprice")

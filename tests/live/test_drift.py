@@ -19,10 +19,10 @@ from tests.live.support import FAST_HTTP, settings_from, sources
 from tests.metrics.receiver import running_receiver
 from tests.scrapers.live_fixtures import MATPOOL, read
 from tests.support.loopback import LoopbackServer, reply
-from warehouse.db import read_frame
-from warehouse.drift import implausible, plausible_range
-from warehouse.load import load_snapshot
-from warehouse.notify import deliver_pending
+from warehouse.derive.notify import deliver_pending
+from warehouse.ingest.drift import implausible, plausible_range
+from warehouse.ingest.load import load_snapshot
+from warehouse.store.db import read_frame
 
 T0 = datetime(2026, 9, 4, 3, 0)
 URL = "https://matpool.com/api/machines"

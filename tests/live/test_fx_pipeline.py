@@ -14,7 +14,7 @@ from gpuprice.jobs import JobRunner
 from tests.live.support import FAST_HTTP, settings_from, sources
 from tests.scrapers.live_fixtures import VASTAI, read
 from tests.support.loopback import LoopbackServer, reply
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 
@@ -79,10 +79,10 @@ def test_listings_are_compared_with_market_averages_not_interruptible_floors(
     from scrapers.http import FetchedPage
     from scrapers.sources import SmmAdapter, VastaiAdapter
     from tests.scrapers.fixture_pages import read as read_demo
-    from warehouse.db import write_connection
-    from warehouse.load import load_snapshot
-    from warehouse.metrics import derive
-    from warehouse.reference import load_reference
+    from warehouse.derive.metrics import derive
+    from warehouse.ingest.load import load_snapshot
+    from warehouse.ingest.reference import load_reference
+    from warehouse.store.db import write_connection
 
     path = tmp_path / "w.duckdb"
     with write_connection(path) as con:

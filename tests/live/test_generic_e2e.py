@@ -13,7 +13,7 @@ from gpuprice.cli import app
 from tests.live.support import FAST_HTTP, sources
 from tests.scrapers.live_fixtures import GENERIC_ZH, read
 from tests.support.loopback import LoopbackServer, reply
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 

@@ -21,7 +21,7 @@ from tests.live.support import (
     silent_port,
     sources,
 )
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse.db import migrate, migration_files, utcnow
+from warehouse.store.db import migrate, migration_files, utcnow
 
 T = datetime(2026, 9, 4, 2, 0)
 

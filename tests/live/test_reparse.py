@@ -19,11 +19,11 @@ from scrapers.rows import ParseError
 from scrapers.sources import MatpoolAdapter, RunpodAdapter
 from tests.live.support import FAST_HTTP, sources
 from tests.scrapers.live_fixtures import MATPOOL, RUNPOD, read
-from warehouse.db import read_frame, write_connection
-from warehouse.load import load_snapshot
-from warehouse.quarantine import decide
-from warehouse.reference import load_reference
-from warehouse.reparse import reparse
+from warehouse.ingest.load import load_snapshot
+from warehouse.ingest.quarantine import decide
+from warehouse.ingest.reference import load_reference
+from warehouse.ingest.reparse import reparse
+from warehouse.store.db import read_frame, write_connection
 
 T0 = datetime(2026, 9, 4, 3, 0)
 FX = FxRates((), (FxRate(T0.date(), "USD", Decimal("7.10"), "configured default"),))

@@ -19,9 +19,10 @@ from scrapers.demo_market.server import render_page
 from scrapers.http import FetchedPage
 from scrapers.rows import Row
 from scrapers.sources import get_adapter
-from warehouse.db import write_connection
-from warehouse.load import insert_rows, load_snapshot
-from warehouse.reference import load_reference
+from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.load import load_snapshot
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import write_connection
 
 PAGES = {"jygpu": ("/market/container", "/market/baremetal"), "smm": ("/compute/quotes",)}
 

@@ -11,9 +11,9 @@ import pytest
 from scrapers.demo_market.prices import price_model
 from tests.metrics.conftest import insert, insert_demo_day
 from tests.metrics.rows import listing
-from warehouse.alerts import BARE_METAL, Point, WatchRule, evaluate, evaluate_with, step
-from warehouse.db import read_frame, write_connection
-from warehouse.metrics import derive, derive_with
+from warehouse.derive.alerts import BARE_METAL, Point, WatchRule, evaluate, evaluate_with, step
+from warehouse.derive.metrics import derive, derive_with
+from warehouse.store.db import read_frame, write_connection
 
 T0 = datetime(2026, 10, 1, 2)
 

@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
-from gpuprice.commands.metrics import parse_since
+from gpuprice.commands.breakeven_alerts import parse_since
 from gpuprice.settings import ConfigError, load_settings
 from tests.metrics.conftest import insert
 from tests.metrics.rows import listing
-from warehouse.alerts import WatchRule, evaluate
-from warehouse.metrics import derive
+from warehouse.derive.alerts import WatchRule, evaluate
+from warehouse.derive.metrics import derive
 
 T0 = datetime(2026, 10, 1, 2)
 cli = CliRunner()
@@ -118,7 +118,7 @@ def test_rules_are_read_from_the_config(tmp_path: Path) -> None:
         ("a", None, "hourly", 5.0, None),
         ("b", "jygpu", "monthly", None, 20.0),
     ]
-    from pipelines.metrics import watch_rules
+    from pipelines.derived import watch_rules
 
     assert [r.line for r in watch_rules(load_settings(config, home=tmp_path))] == [
         "cheapest",

@@ -10,9 +10,9 @@ import pytest
 
 from tests.metrics.conftest import insert
 from tests.metrics.rows import listing, quote
-from warehouse.db import read_frame, write_connection
-from warehouse.metric_queries import check_breakeven, check_discount_stated, cost_lines_for
-from warehouse.metrics import ReferenceMissing, derive
+from warehouse.derive.metrics import ReferenceMissing, derive
+from warehouse.read.metrics import check_breakeven, check_discount_stated, cost_lines_for
+from warehouse.store.db import read_frame, write_connection
 
 SEP_04 = datetime(2026, 9, 4)
 T0 = datetime(2026, 10, 1, 2)

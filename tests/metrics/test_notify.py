@@ -12,10 +12,10 @@ from gpuprice.settings import PROJECT_ROOT, ConfigError, load_settings
 from tests.metrics.conftest import insert
 from tests.metrics.receiver import Receiver, running_receiver
 from tests.metrics.rows import listing
-from warehouse.alerts import WatchRule, evaluate
-from warehouse.db import read_frame
-from warehouse.metrics import derive
-from warehouse.notify import deliver_pending, mask_url, target_id
+from warehouse.derive.alerts import WatchRule, evaluate
+from warehouse.derive.metrics import derive
+from warehouse.derive.notify import deliver_pending, mask_url, target_id
+from warehouse.store.db import read_frame
 
 T0 = datetime(2026, 10, 1, 2)
 SECRET = "s3cr3t-t0ken"

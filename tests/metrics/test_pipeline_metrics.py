@@ -13,13 +13,13 @@ import pytest
 from gpuprice.jobs import JobRunner
 from gpuprice.settings import Settings
 from pipelines.definitions import build_defs
-from pipelines.metrics import DELIVER_JOB
+from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
 from scrapers.demo_market import DemoMarket
 from tests.metrics.receiver import Receiver, running_receiver
 from tests.support.demo_settings import demo_settings
-from warehouse.dashboard_queries import serving_freshness
-from warehouse.db import read_frame
+from warehouse.read.dashboard import serving_freshness
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 

@@ -1,9 +1,10 @@
 """The DuckDB memory limit (GPUPRICE_DUCKDB_MEMORY_LIMIT): checked before DuckDB sees it,
-applied to every warehouse connection, and a derive backlog too big for it is retried with
+handed to the warehouse once by load_settings and applied to every connection, and a derive backlog too big for it is retried with
 more room instead of failing the run."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -11,8 +12,9 @@ import pytest
 
 from gpuprice.settings import MEMORY_LIMIT_ENV, ConfigError, load_settings
 from tests.metrics.conftest import warehouse as warehouse
-from warehouse.db import LARGER_MEMORY_LIMITS, read_frame, with_more_memory, write_connection
-from warehouse.metrics import derive
+from warehouse.derive.metrics import derive
+from warehouse.store.config import configure, current
+from warehouse.store.db import LARGER_MEMORY_LIMITS, read_frame, with_more_memory, write_connection
 
 # Simulated: 4 platforms x 6 cards x hourly / monthly / 8-card bare metal, every hour of
 # 90 days (~156k offer rows), generated in SQL as a long backfill would leave them.
@@ -46,28 +48,37 @@ def test_a_bad_memory_limit_is_refused_with_what_to_do(
 ) -> None:
     for bad in ("lots", "-5MB", "16MB", "1 TB x", "0GB"):
         monkeypatch.setenv(MEMORY_LIMIT_ENV, bad)
-        with pytest.raises(ConfigError, match="at least 64MB"):
-            read_frame(warehouse, "SELECT 1")
-        with pytest.raises(ConfigError, match=MEMORY_LIMIT_ENV):
+        with pytest.raises(ConfigError, match="at least 64MB") as refused:
             load_settings()  # every entry point (CLI, dashboard, Dagster) says so at start
+        assert MEMORY_LIMIT_ENV in str(refused.value)
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "300MB")
+    load_settings()  # hands the warehouse its configuration for this process
     with write_connection(warehouse) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert limit == "286.1 MiB", limit  # DuckDB prints MiB
     monkeypatch.delenv(MEMORY_LIMIT_ENV)
+    load_settings()
     with write_connection(warehouse) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert limit == "122.0 MiB", limit  # the 128MB default
 
 
-def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(
+def test_the_warehouse_reads_its_limit_from_its_configuration_not_the_environment(
     warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "lots")  # not read again after start
+    configure(replace(current(), memory_limit="300MB"))
+    with write_connection(warehouse) as con:
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    assert limit == "286.1 MiB", limit
+
+
+def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(warehouse: Path) -> None:
     with write_connection(warehouse) as con:
         con.execute(BACKLOG.format(start="2026-06-01", end="2026-08-30"))
         offers = con.execute("SELECT count(*) FROM offer").fetchall()[0][0]
     assert offers > 150_000
-    monkeypatch.setenv(MEMORY_LIMIT_ENV, "64MB")
+    configure(replace(current(), memory_limit="64MB"))
     summary = derive(warehouse)
     assert summary.memory_limit in LARGER_MEMORY_LIMITS, summary.line()
     assert "needed DuckDB memory_limit" in summary.line()
@@ -85,10 +96,8 @@ def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(
     assert small.offer_snapshots == 4 and small.memory_limit is None
 
 
-def test_the_configured_limit_is_set_back_after_a_larger_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(MEMORY_LIMIT_ENV, "96MB")
+def test_the_configured_limit_is_set_back_after_a_larger_one(tmp_path: Path) -> None:
+    configure(replace(current(), memory_limit="96MB"))
     tries = []
 
     def step() -> str:

@@ -14,11 +14,11 @@ from polars.testing import assert_frame_equal
 from tests.metrics.conftest import insert, load_demo_day
 from tests.metrics.conftest import warehouse as warehouse
 from tests.metrics.rows import listing
-from warehouse.dashboard_queries import price_trend
-from warehouse.db import read_frame, write_connection
-from warehouse.metrics import derive
-from warehouse.rollup import DAILY_SELECT
-from warehouse.serving import remove, serving_path
+from warehouse.derive.metrics import derive
+from warehouse.derive.rollup import DAILY_SELECT
+from warehouse.read.dashboard import price_trend
+from warehouse.store.db import read_frame, write_connection
+from warehouse.store.serving import remove, serving_path
 
 KEYS = ["day", "source", "gpu", "billing", "region"]
 COLUMNS = [
@@ -222,7 +222,7 @@ def test_monthly_trend_from_whole_months_and_edge_days(warehouse: Path, start: d
 
 
 def test_trend_options_from_rollup_equal_raw(warehouse: Path) -> None:
-    from warehouse.dashboard_queries import trend_options
+    from warehouse.read.dashboard import trend_options
 
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)

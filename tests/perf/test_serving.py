@@ -1,4 +1,4 @@
-"""The serving copy (warehouse.serving): the dashboard's queries give the same answers from
+"""The serving copy (warehouse.store.serving): the dashboard's queries give the same answers from
 it as from the warehouse, it is kept incrementally (a new snapshot copies its own day only)
 and equals a full copy, and every way it can go wrong (locked by readers, damaged, another
 layout, a restored warehouse) leaves correct answers."""
@@ -21,12 +21,14 @@ from polars.testing import assert_frame_equal
 from tests.metrics.conftest import insert, load_demo_day
 from tests.metrics.conftest import warehouse as warehouse
 from tests.metrics.rows import listing
-from warehouse import dashboard_queries as dq
-from warehouse import metric_queries, queries, serving
-from warehouse.backup import backup, restore
-from warehouse.db import read_frame
-from warehouse.metrics import derive
-from warehouse.serving import serving_path
+from warehouse.derive.metrics import derive
+from warehouse.read import dashboard as dq
+from warehouse.read import metrics as metric_queries
+from warehouse.read import prices as queries
+from warehouse.store import serving
+from warehouse.store.backup import backup, restore
+from warehouse.store.db import read_frame
+from warehouse.store.serving import serving_path
 
 SERVED_TABLES = (
     "breakeven_daily",

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from tests.support.sim_offers import offer
-from warehouse.db import write_connection
-from warehouse.load import insert_rows
-from warehouse.reference import load_reference
+from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import write_connection
 
 runner = CliRunner()
 

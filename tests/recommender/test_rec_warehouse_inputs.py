@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.recommend_inputs import (
+from gpuprice.recommender_feed import (
     SEED_FALLBACK,
     WAREHOUSE,
     UnknownSource,
@@ -18,10 +18,10 @@ from gpuprice.recommend_inputs import (
 from recommender import DEFAULT_SPECS
 from tests.support.seeded_warehouse import seed_demo_history
 from tests.support.sim_offers import LATER, offer
-from warehouse.db import write_connection
-from warehouse.load import insert_rows
-from warehouse.recommender_inputs import gpu_specs, latest_card_prices
-from warehouse.reference import load_reference
+from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.reference import load_reference
+from warehouse.read.recommender import gpu_specs, latest_card_prices
+from warehouse.store.db import write_connection
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from gpuprice.cli import app
 from tests.reliability.test_crash_safety import config, gpuprice, market, state  # noqa: F401
 from tests.support.seeded_warehouse import seed_demo_history
-from warehouse.backup import backup, prune_raw_pages, verify
-from warehouse.db import read_frame
-from warehouse.reparse import archived_pages
+from warehouse.ingest.reparse import archived_pages
+from warehouse.store.backup import backup, prune_raw_pages, verify
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 runner = CliRunner()

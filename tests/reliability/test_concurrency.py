@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.test_crash_safety import config, gpuprice, market, state  # noqa: F401
-from warehouse import safe_sql
-from warehouse.db import read_frame
+from warehouse.read import sql as safe_sql
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 DAY = "2026-09-04"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from scrapers.demo_market import DemoMarket
-from warehouse.db import read_frame
-from warehouse.load import PAUSE_BEFORE_COMMIT_ENV
+from warehouse.ingest.load import PAUSE_BEFORE_COMMIT_ENV
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]

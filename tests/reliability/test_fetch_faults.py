@@ -21,7 +21,7 @@ from gpuprice.jobs import JobRunner
 from gpuprice.settings import load_settings
 from scrapers.demo_market import DemoMarket
 from scrapers.sources import ADAPTERS
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,7 @@ from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.http import Request
 from scrapers.rows import UNKNOWN_GPU, OfferRow, ParseError, SpotQuoteRow
 from scrapers.sources import ADAPTERS
-from warehouse.load import _invalid
+from warehouse.ingest.load import _invalid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 WHEN = datetime(2026, 9, 4, 2, 0)

@@ -17,11 +17,11 @@ from gpuprice.cli import app
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, SpotQuoteRow
-from warehouse.db import read_frame, write_connection
-from warehouse.load import load_snapshot
-from warehouse.metrics import derive
-from warehouse.quarantine import QuarantinePolicy, decide
-from warehouse.reference import load_reference
+from warehouse.derive.metrics import derive
+from warehouse.ingest.load import load_snapshot
+from warehouse.ingest.quarantine import QuarantinePolicy, decide
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import read_frame, write_connection
 
 T0 = datetime(2026, 9, 4, 2, 0)
 HOUR = timedelta(hours=1)

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from tests.conftest import ducklake_env
-from warehouse import safe_sql
-from warehouse.db import read_frame, write_connection
-from warehouse.reference import load_reference
+from warehouse.ingest.reference import load_reference
+from warehouse.read import sql as safe_sql
+from warehouse.store.db import read_frame, write_connection
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ from gpuprice.jobs import JobRunner
 from gpuprice.settings import PROJECT_ROOT, ConfigError, load_settings
 from scrapers.demo_market import DemoMarket
 from tests.support.loopback import LoopbackServer, reply
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 COOKIE = "SESSION=cookie-secret-7f3a9"

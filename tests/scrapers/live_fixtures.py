@@ -138,7 +138,7 @@ RAW: dict[str, bytes] = {
     ),
 }
 
-# Variants that parse, but into prices the load rejects as implausible (warehouse.drift).
+# Variants that parse, but into prices the load rejects as implausible (warehouse.ingest.drift).
 BROKEN_BY_DRIFT = ("vastai_prices_in_cents.json", "matpool_price_in_yuan.json")
 
 

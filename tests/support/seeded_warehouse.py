@@ -1,7 +1,7 @@
 """Build a warehouse of demo history without HTTP: the demo market's pages, parsed and loaded.
 
 Uses the same parse and load code as the pipeline (scrapers.collect.parse_page and
-warehouse.load.load_snapshot), only the fetch is replaced by rendering the page.
+warehouse.ingest.load.load_snapshot), only the fetch is replaced by rendering the page.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from scrapers.collect import Snapshot, parse_page
 from scrapers.demo_market import render_page
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
-from warehouse.db import write_connection
-from warehouse.load import load_snapshot
-from warehouse.reference import load_reference
+from warehouse.ingest.load import load_snapshot
+from warehouse.ingest.reference import load_reference
+from warehouse.store.db import write_connection
 
 PAGES = {"jygpu": ["/market/container", "/market/baremetal"], "smm": ["/compute/quotes"]}
 

@@ -1,4 +1,4 @@
-"""The DuckLake switch (GPUPRICE_DUCKLAKE, warehouse/lake.py) without a lake: its settings
+"""The DuckLake switch (GPUPRICE_DUCKLAKE, warehouse/store/lake.py) without a lake: its settings
 are checked at start with messages that say what to set, the constraints DuckLake lacks
 are removed from the DDL and kept as row checks, and `gpuprice restore` refuses a lake
 before touching anything. The product running on a real DuckLake is
@@ -6,6 +6,7 @@ tests/deploy/test_ducklake_product.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -21,10 +22,11 @@ from gpuprice.settings import (
     ducklake_target,
     load_settings,
 )
-from warehouse import lake
-from warehouse.backup import BackupError, backup, restore
-from warehouse.db import WarehouseUnreachable, migration_files, write_connection
-from warehouse.reference import load_reference
+from warehouse.ingest.reference import load_reference
+from warehouse.store import lake
+from warehouse.store.backup import BackupError, backup, restore
+from warehouse.store.config import configure, current
+from warehouse.store.db import WarehouseUnreachable, migration_files, write_connection
 
 LAKE_VARS = ("GPUPRICE_DUCKLAKE", "GPUPRICE_DUCKLAKE_DATA_PATH", "GPUPRICE_DUCKLAKE_SCHEMA")
 S3_VARS = (
@@ -221,7 +223,7 @@ def test_restore_refuses_a_lake_and_touches_nothing(
         load_reference(con)
     backup(path, tmp_path / "bk")
     before = path.read_bytes()
-    env.setenv("GPUPRICE_DUCKLAKE", f"ducklake:{tmp_path / 'lake.ducklake'}")
+    configure(replace(current(), lake=LakeTarget(f"ducklake:{tmp_path / 'lake.ducklake'}")))
     with pytest.raises(BackupError, match="DuckLake .* restore its catalog database"):
         restore(path, tmp_path / "bk")
     assert path.read_bytes() == before
@@ -260,15 +262,17 @@ def test_a_run_whose_steps_could_not_write_reports_each_source(
     results = runner._summaries("no-such-run")
     assert [(r.source, r.status) for r in results] == [(s, "failed") for s in runner.sources]
     assert all("see Dagster logs" in r.error for r in results)
+    assert runner.settings.warehouse_label == str(runner.settings.warehouse_path)
     env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake password=pw")
-    assert runner.settings.warehouse_label == "DuckLake ducklake:postgres:dbname=lake password=***"
+    lake_settings = make_settings()
+    assert lake_settings.warehouse_label == "DuckLake ducklake:postgres:dbname=lake password=***"
 
 
-def test_a_writer_that_cannot_reach_the_catalog_is_a_message(
-    env: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_a_writer_that_cannot_reach_the_catalog_is_a_message(tmp_path: Path) -> None:
     # a closed port on the loopback: the writer lock's session is refused at once
-    env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake host=127.0.0.1 port=1")
+    configure(
+        replace(current(), lake=LakeTarget("ducklake:postgres:dbname=lake host=127.0.0.1 port=1"))
+    )
     with (
         pytest.raises(WarehouseUnreachable, match="cannot reach the DuckLake's catalog"),
         write_connection(tmp_path / "gpuprice.duckdb"),

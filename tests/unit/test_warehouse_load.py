@@ -9,9 +9,15 @@ from msgspec.structs import replace
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, SpotQuoteRow
-from warehouse.db import WarehouseMissing, migrate, migration_files, read_frame, write_connection
-from warehouse.load import load_snapshot, page_id
-from warehouse.reference import gpu_specs, load_reference
+from warehouse.ingest.load import load_snapshot, page_id
+from warehouse.ingest.reference import gpu_specs, load_reference
+from warehouse.store.db import (
+    WarehouseMissing,
+    migrate,
+    migration_files,
+    read_frame,
+    write_connection,
+)
 
 T0 = datetime(2026, 9, 4, 2, 0)
 OFFER = OfferRow(
@@ -151,7 +157,7 @@ def test_a_failing_insert_rolls_back_the_whole_snapshot(tmp_path: Path) -> None:
 
 
 def _load_bypassing_validation(path: Path, row: OfferRow) -> None:
-    from warehouse.load import insert_rows
+    from warehouse.ingest.insert import insert_rows
 
     with write_connection(path) as con:
         con.execute("BEGIN TRANSACTION")

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from warehouse.db import WarehouseMissing, attach_read_only, warehouse_exists
+from warehouse.store.db import WarehouseMissing, attach_read_only, warehouse_exists
 
 ALLOWED = (
     "one read-only query: SELECT, WITH … SELECT, FROM …, DESCRIBE t, SHOW TABLES, SUMMARIZE t "

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse.db import read_frame
-from warehouse.serving import read_served
+from warehouse.store.db import read_frame
+from warehouse.store.serving import read_served
 
 LATEST_OFFERS = """
 SELECT source, gpu, billing, gpu_count, price, unit_raw, unit, cny_per_card_hour,
@@ -31,7 +31,7 @@ ORDER BY day, gpu, source, billing
 
 def latest_offers(path: Path) -> pl.DataFrame:
     """The newest observation of every listing and billing mode (from the serving copy when
-    there is one: warehouse.serving)."""
+    there is one: warehouse.store.serving)."""
     return read_served(path, LATEST_OFFERS)
 
 

@@ -13,14 +13,12 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from scrapers.collect import ParsedPage, Snapshot
-from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, Row, SpotQuoteRow
-from warehouse.db import utcnow, write_connection
-from warehouse.drift import implausible, record_health
-from warehouse.lake import insert_new, insert_new_frame
-from warehouse.quarantine import (
+from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, Row
+from warehouse.ingest.drift import implausible, record_health
+from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.quarantine import (
     Entry,
     QuarantinePolicy,
     confirm,
@@ -28,6 +26,8 @@ from warehouse.quarantine import (
     screen,
     store,
 )
+from warehouse.store.db import utcnow, write_connection
+from warehouse.store.lake import insert_new
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,34 +102,6 @@ def validate_page(parsed: ParsedPage) -> ParsedPage:
     return parsed
 
 
-# The primary keys of the two price tables (warehouse/migrations/001_core.sql).
-_KEYS = {
-    "offer": ("source", "offer_id", "billing", "observed_at"),
-    "spot_quote": ("source", "gpu_name_raw", "region", "basis", "observed_at"),
-}
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> int:
-    if not rows:
-        return 0
-    frame = pl.DataFrame(rows, infer_schema_length=None)
-    return insert_new_frame(con, table, frame, key=_KEYS[table], time_column="observed_at")
-
-
-def insert_rows(
-    con: duckdb.DuckDBPyConnection,
-    rows: list[Row],
-    *,
-    page: str | None,
-    run_id: str | None,
-    citation: str | None = None,
-) -> int:
-    extra = {"page_id": page, "run_id": run_id, "citation": citation}
-    offers = [r.to_dict() | extra for r in rows if isinstance(r, OfferRow)]
-    quotes = [r.to_dict() | extra for r in rows if isinstance(r, SpotQuoteRow)]
-    return _insert(con, "offer", offers) + _insert(con, "spot_quote", quotes)
-
-
 def load_snapshot(
     path: Path,
     snapshot: Snapshot,
@@ -140,7 +112,7 @@ def load_snapshot(
 ) -> LoadSummary:
     """Archive the pages and load their rows in one transaction, and record the run.
 
-    Rows that look wrong go to the quarantine table instead (warehouse.quarantine): price
+    Rows that look wrong go to the quarantine table instead (warehouse.ingest.quarantine): price
     jumps and impossible units are held back, unknown GPU names are loaded as 'unknown' and
     noted, the rows of a page rejected for invalid prices are kept there with the reason."""
     run_id = run_id or uuid.uuid4().hex

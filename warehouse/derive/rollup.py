@@ -8,7 +8,7 @@ work therefore grows with the new snapshots (one day of one platform each), neve
 the history; the literal day bounds let DuckDB skip every row group of ``offer`` outside
 them by its min/max (zone maps).
 
-Readers (warehouse.dashboard_queries) read both from the serving copy (warehouse.serving),
+Readers (warehouse.read.dashboard) read both from the serving copy (warehouse.store.serving),
 which the derive step brings up to date after every run; without one, from the warehouse,
 combined with the raw offers observed after the watermark (``max(last_observed_at)``).
 """
@@ -19,7 +19,7 @@ from datetime import timedelta
 
 import duckdb
 
-from warehouse.db import drop_work_tables
+from warehouse.store.db import drop_work_tables
 
 NO_REGION = "(none)"
 

@@ -2,7 +2,7 @@
 so from every derived table and alert) with the reason, until confirmed by
 ``confirm_snapshots`` consecutive snapshots or accepted by hand.
 
-What is held, and how it interacts with page-level validation (``warehouse.load``):
+What is held, and how it interacts with page-level validation (``warehouse.ingest.load``):
 
 - ``jump``: a price per card-hour more than ``jump_factor`` times (or less than 1 /
   ``jump_factor`` of) the last accepted value of the same listing (offer: source, offer_id,
@@ -37,8 +37,9 @@ import duckdb
 import polars as pl
 
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row, SpotQuoteRow
-from warehouse.db import read_frame, utcnow, write_connection
-from warehouse.lake import insert_new
+from warehouse.ingest.insert import insert_rows
+from warehouse.store.db import read_frame, utcnow, write_connection
+from warehouse.store.lake import insert_new
 
 REASONS = ("jump", "invalid_price", "unknown_gpu", "impossible_unit")
 STATUSES = ("held", "confirmed", "accepted", "rejected", "noted")
@@ -277,8 +278,6 @@ def store(
 
 
 def _release(con: duckdb.DuckDBPyConnection, ids: list[str], status: str, by: str) -> int:
-    from warehouse.load import insert_rows  # load imports this module
-
     added = 0
     for qid in ids:
         # fetchall: a half-read result would make the insert below refuse this connection

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warehouse.db import read_connection
+from warehouse.store.db import read_connection
 
 TABLES_WITH_TIME = {"offer": "observed_at", "spot_quote": "observed_at", "raw_page": "fetched_at"}
 

@@ -1,7 +1,7 @@
 """Connections to the warehouse, and its migrations.
 
 The warehouse is the DuckDB file ``$GPUPRICE_HOME/gpuprice.duckdb``, or a DuckLake when
-``GPUPRICE_DUCKLAKE`` is set (warehouse.lake; the ``path`` callers pass then only places the
+``GPUPRICE_DUCKLAKE`` is set (warehouse.store.lake; the ``path`` callers pass then only places the
 serving copy and DuckDB's spill files). DuckDB allows one writing process or many reading
 ones, never both. So the pipeline writes in short transactions, every reader opens
 read-only per query, and both retry for a bounded time while the other side holds the lock.
@@ -9,12 +9,10 @@ read-only per query, and both retry for a bounded time while the other side hold
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,11 +20,11 @@ import duckdb
 import polars as pl
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
-from gpuprice.settings import LakeTarget, duckdb_memory_limit, ducklake_target
-from warehouse import lake as ducklake
+from warehouse.store import lake as ducklake
+from warehouse.store.config import LakeTarget, current
+from warehouse.store.migrations import migration_files
 
 T = TypeVar("T")
-MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 
 def utcnow() -> datetime:
@@ -74,13 +72,12 @@ def lock_retrying(wait_s: float) -> Retrying:
 
 def duckdb_config() -> dict[str, str]:
     """The settings every warehouse connection opens with (the same for readers and the
-    writer: DuckDB refuses two connections to one file with different settings). A bad
-    GPUPRICE_DUCKDB_MEMORY_LIMIT raises ConfigError (load_settings reports it at start)."""
-    return {"memory_limit": duckdb_memory_limit()}
+    writer: DuckDB refuses two connections to one file with different settings)."""
+    return {"memory_limit": current().memory_limit}
 
 
 def _connect(path: Path, read_only: bool, local_file: bool) -> duckdb.DuckDBPyConnection:
-    lake = None if local_file else ducklake_target()
+    lake = None if local_file else current().lake
     if lake is None:
         return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
     if lake.postgres:
@@ -123,7 +120,7 @@ def _lake_instance(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.Duck
 def warehouse_exists(path: Path) -> bool:
     """Whether there is a warehouse to read: the file at ``path``, or a configured DuckLake
     (whose tables :func:`read_connection` checks when it opens it)."""
-    return ducklake_target() is not None or path.exists()
+    return current().lake is not None or path.exists()
 
 
 @contextmanager
@@ -156,7 +153,7 @@ def _open(
 def attach_read_only(con: duckdb.DuckDBPyConnection, path: Path, *, wait_s: float) -> None:
     """Attach the warehouse read-only as ``warehouse`` on a private in-memory connection
     (backup, the SQL sandbox), waiting up to ``wait_s`` while a writer holds it."""
-    lake = ducklake_target()
+    lake = current().lake
     with _as_warehouse_errors(path, wait_s):
         if lake is None:
             statement = f"ATTACH {ducklake.sql_string(str(path))} AS warehouse (READ_ONLY)"
@@ -169,7 +166,7 @@ def attach_read_only(con: duckdb.DuckDBPyConnection, path: Path, *, wait_s: floa
 def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """The one writer: migrated on open, closed as soon as the block ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lake = ducklake_target()
+    lake = current().lake
     with ExitStack() as held:
         if lake is not None:
             try:
@@ -192,7 +189,7 @@ def read_connection(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Read-only. ``local_file``: the DuckDB file at ``path`` even when the warehouse is a
     DuckLake (the serving copy is a local file beside each dashboard)."""
-    lake = None if local_file else ducklake_target()
+    lake = None if local_file else current().lake
     if lake is None and not path.exists():
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
     if lake is not None and not ducklake.catalog_exists(lake):
@@ -251,7 +248,7 @@ def with_more_memory(con: duckdb.DuckDBPyConnection, step: Callable[[], T]) -> t
         raise AssertionError("unreachable")
     finally:
         if limit is not None:
-            con.execute(f"SET memory_limit = '{duckdb_memory_limit()}'")
+            con.execute(f"SET memory_limit = '{current().memory_limit}'")
 
 
 def drop_work_tables(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
@@ -263,15 +260,6 @@ def drop_work_tables(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
             con.execute(f"DROP TABLE IF EXISTS {table}")
         except duckdb.TransactionException:
             return
-
-
-def migration_files() -> list[tuple[int, str, str]]:
-    found = []
-    for entry in resources.files("warehouse.migrations").iterdir():
-        match = MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    return sorted(found)
 
 
 def _empty_lake(lake: LakeTarget | None) -> WarehouseMissing:
@@ -293,7 +281,7 @@ def _migrated(con: duckdb.DuckDBPyConnection) -> bool:
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply the numbered migrations not yet applied, each in its own transaction. On a
-    DuckLake without the constraints it does not have (warehouse.lake)."""
+    DuckLake without the constraints it does not have (warehouse.store.lake)."""
     lake = ducklake.is_lake(con)
     ddl = ducklake.without_constraints if lake else (lambda sql: sql)
     con.execute(

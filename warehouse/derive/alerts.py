@@ -16,10 +16,10 @@ the rule's state, in time order:
 Exactly once: an alert's id hashes the rule, the kind and the snapshot that caused it
 (``INSERT ... ON CONFLICT DO NOTHING``), and the rule's cursor never goes back, so
 re-running the same snapshots adds nothing. A new or changed rule starts at the newest
-snapshot without alerting about the past. Delivery is in ``warehouse.notify``.
+snapshot without alerting about the past. Delivery is in ``warehouse.derive.notify``.
 
 The same table holds the third kind, ``scraper_broken``: a source whose pages stopped
-parsing into plausible prices (``warehouse.drift``). It concerns a source, not a card, so its
+parsing into plausible prices (``warehouse.ingest.drift``). It concerns a source, not a card, so its
 card and breakeven columns are NULL; ``rule`` is ``scraper:<source>``. It is delivered by the
 same path as the price alerts.
 """
@@ -37,12 +37,12 @@ from typing import Literal
 
 import duckdb
 
-from warehouse.db import utcnow, write_connection
-from warehouse.lake import insert_new
-from warehouse.metrics import CHEAPEST
+from warehouse.derive.metrics import CHEAPEST
+from warehouse.store.db import utcnow, write_connection
+from warehouse.store.lake import insert_new
 
 Against = Literal["hourly", "monthly"]
-SCRAPER_BROKEN = "scraper_broken"  # stored by warehouse.drift
+SCRAPER_BROKEN = "scraper_broken"  # stored by warehouse.ingest.drift
 _QUERY = re.compile(r"(https?://[^\s?]+)\?[^\s:]*")
 ALERT_KINDS = ("breakeven_shift", "mode_flip", SCRAPER_BROKEN)
 BARE_METAL = "bare_metal"
@@ -307,7 +307,7 @@ def _load_state(
 def _save_state(
     con: duckdb.DuckDBPyConnection, rule: WatchRule, state: RuleState, now: datetime
 ) -> None:
-    # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.lake)
+    # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.store.lake)
     con.execute("DELETE FROM alert_rule_state WHERE rule = ?", [rule.name])
     con.execute(
         "INSERT INTO alert_rule_state VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -378,7 +378,7 @@ def store_scraper_broken(
     at: datetime,
     problem: str,
 ) -> str | None:
-    """Store the ``scraper_broken`` alert of one break of ``source`` (``warehouse.drift``
+    """Store the ``scraper_broken`` alert of one break of ``source`` (``warehouse.ingest.drift``
     decides when a break starts); ``None`` if it was stored before. Caller's transaction."""
     simulated = profile == "demo"
     tag = "[SIMULATED] " if simulated else ""

@@ -16,9 +16,10 @@ import dagster as dg
 
 from gpuprice.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
-from warehouse.alerts import WatchRule, evaluate
-from warehouse.db import WarehouseBusy, WarehouseMissing
-from warehouse.metric_queries import (
+from warehouse.derive.alerts import WatchRule, evaluate
+from warehouse.derive.metrics import DERIVED_TABLES, derive
+from warehouse.derive.notify import DeliverySummary, deliver_pending
+from warehouse.read.metrics import (
     CheckOutcome,
     check_breakeven,
     check_card_value,
@@ -27,8 +28,7 @@ from warehouse.metric_queries import (
     check_market_premium,
     pending_alert_signature,
 )
-from warehouse.metrics import DERIVED_TABLES, derive
-from warehouse.notify import DeliverySummary, deliver_pending
+from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 DELIVER_JOB = "deliver_alerts_job"
 

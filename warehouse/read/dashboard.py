@@ -1,5 +1,5 @@
-"""Read-only SQL behind the dashboard pages that warehouse.queries and
-warehouse.metric_queries do not already provide.
+"""Read-only SQL behind the dashboard pages that warehouse.read.prices and
+warehouse.read.metrics do not already provide.
 
 Every function opens the warehouse read-only for one query (``read_frame``), so a page
 never holds the file while the pipeline wants to write. Filters are pushed into SQL so a
@@ -7,9 +7,9 @@ page over years of hourly history only moves the rows it draws. List filters tak
 tuple; an empty tuple matches nothing (the page says so before asking).
 
 The price trend, band and month-over-month queries read the daily pre-aggregate
-``offer_daily`` (warehouse.rollup, kept by the derive step), so they cost the same whether
+``offer_daily`` (warehouse.derive.rollup, kept by the derive step), so they cost the same whether
 the warehouse holds one year or five (docs/PERFORMANCE.md): from the serving copy beside
-the warehouse when there is one (warehouse.serving: opened in milliseconds, where the
+the warehouse when there is one (warehouse.store.serving: opened in milliseconds, where the
 warehouse itself takes ~150 ms at five years), else from the warehouse plus the raw offers
 observed after the rollup's watermark.
 """
@@ -23,8 +23,8 @@ from typing import Any, Literal
 import duckdb
 import polars as pl
 
-from warehouse.db import read_connection, read_frame
-from warehouse.serving import read_served, serving_connection
+from warehouse.store.db import read_connection, read_frame
+from warehouse.store.serving import read_served, serving_connection
 
 Grain = Literal["day", "week", "month"]
 GRAINS: tuple[Grain, ...] = ("day", "week", "month")
@@ -57,7 +57,7 @@ def _daily_sql(
 
     ``months``: whole calendar months in [$month_low, $month_high) come from offer_monthly
     as one row dated the 1st (only for callers that group by month). ``tail``: False on the
-    serving copy, which holds no raw offers (warehouse.serving)."""
+    serving copy, which holds no raw offers (warehouse.store.serving)."""
     since = " AND observed_at >= $start::TIMESTAMP" if start else ""
     tail_after = "observed_at > $watermark::TIMESTAMP AND " if watermark is not None else ""
     parts = []
@@ -114,7 +114,7 @@ def _read_daily(
     path: Path, sql: str, params: dict[str, Any], *, start: bool, by_month: bool = False
 ) -> pl.DataFrame:
     """Run ``sql`` (which starts its WITH list with ``{daily}``): on the serving copy when
-    there is one (warehouse.serving: its rollups, opened in milliseconds), else on the
+    there is one (warehouse.store.serving: its rollups, opened in milliseconds), else on the
     warehouse, where the rollups up to their watermark are joined by the raw offers after
     it. ``by_month``: the query groups by calendar month, so whole months may come from
     offer_monthly."""
@@ -211,7 +211,7 @@ def trend_options(path: Path) -> pl.DataFrame:
 
 
 def serving_freshness(path: Path) -> pl.DataFrame:
-    """When the serving copy (warehouse.serving) was last brought up to date and the newest
+    """When the serving copy (warehouse.store.serving) was last brought up to date and the newest
     observation its rollups hold; no row when there is no copy (pages then read the
     warehouse, raw offers included)."""
     schema = {"synced_at": pl.Datetime("us"), "watermark": pl.Datetime("us")}

@@ -1,7 +1,7 @@
 """Read-only inputs for the GPU recommender: latest price per card, mode and source, and specs.
 
 Plain Polars frames, so this layer knows nothing of the recommender's types; the
-conversion lives in ``gpuprice.recommend_inputs``.
+conversion lives in ``gpuprice.recommender_feed``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.db import read_frame
+from warehouse.store.db import read_frame
 
 # A listing whose newest observation is this much older than its source's newest one
 # has left the market (the source was scraped since and no longer shows it).

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import duckdb
 
-from gpuprice.settings import ducklake_target
-from warehouse.db import (
+from warehouse.store.config import current
+from warehouse.store.db import (
     WarehouseMissing,
     attach_read_only,
     is_lock_conflict,
@@ -35,9 +35,9 @@ from warehouse.db import (
     warehouse_exists,
     write_connection,
 )
-from warehouse.lake import is_lake, sql_string
-from warehouse.serving import remove as remove_serving_copy
-from warehouse.serving import serving_path
+from warehouse.store.lake import is_lake, sql_string
+from warehouse.store.serving import remove as remove_serving_copy
+from warehouse.store.serving import serving_path
 
 BACKUP_FILE = "gpuprice.duckdb"
 MANIFEST = "manifest.json"
@@ -129,7 +129,7 @@ def verify(directory: Path) -> dict[str, int]:
 def restore(path: Path, directory: Path) -> Path | None:
     """Put the backup in place of the warehouse; returns where the old file went (or None).
     Refused while any process holds the warehouse, and for a DuckLake."""
-    lake = ducklake_target()
+    lake = current().lake
     if lake is not None:
         raise BackupError(
             f"the warehouse is the DuckLake {lake.describe()} (GPUPRICE_DUCKLAKE): restore its "

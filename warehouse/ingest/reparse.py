@@ -31,10 +31,11 @@ from scrapers.collect import ParsedPage, parse_page
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, Row
 from scrapers.sources.base import SourceAdapter
-from warehouse.db import read_connection, utcnow, write_connection
-from warehouse.load import insert_rows, validate_page
-from warehouse.metrics import DERIVED_TABLES, ReferenceMissing, derive
-from warehouse.quarantine import QuarantinePolicy, admitted_ids, entry_id, screen, store
+from warehouse.derive.metrics import DERIVED_TABLES, ReferenceMissing, derive
+from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.load import validate_page
+from warehouse.ingest.quarantine import QuarantinePolicy, admitted_ids, entry_id, screen, store
+from warehouse.store.db import read_connection, utcnow, write_connection
 
 Progress = Callable[[int, int, str, str], None]  # (done, total, url, outcome)
 

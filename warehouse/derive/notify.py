@@ -25,8 +25,8 @@ from pathlib import Path
 
 import apprise
 
-from warehouse.db import read_connection, utcnow, warehouse_exists, write_connection
-from warehouse.lake import insert_new
+from warehouse.store.db import read_connection, utcnow, warehouse_exists, write_connection
+from warehouse.store.lake import insert_new
 
 log = logging.getLogger(__name__)
 

@@ -60,7 +60,7 @@ def _money(value: Decimal | None, digits: int = 2) -> str:
 
 
 def _read(call, *args):
-    from warehouse.db import WarehouseBusy, WarehouseMissing
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     try:
         return call(*args)
@@ -82,7 +82,7 @@ def breakeven(
     `vs hourly` hours of use per month, and the monthly-plan container above `vs monthly`.
     """
     from scrapers.gpu_names import CANONICAL_GPUS
-    from warehouse.metric_queries import latest_breakeven
+    from warehouse.read.metrics import latest_breakeven
 
     if gpu is not None and gpu not in CANONICAL_GPUS:
         err.print(
@@ -142,7 +142,7 @@ def alerts(
 ) -> None:
     """Alerts, newest first, with delivery: procurement (breakeven shifts, cheaper-mode flips)
     and scraper-broken (a source's pages stopped parsing into plausible prices)."""
-    from warehouse.metric_queries import alerts as read_alerts
+    from warehouse.read.metrics import alerts as read_alerts
 
     moment = parse_since(since) if since else None
     settings = settings_or_exit(config)

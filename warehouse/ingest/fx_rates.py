@@ -17,14 +17,14 @@ from pathlib import Path
 import duckdb
 
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate, FxRates
-from warehouse.db import WarehouseMissing, read_connection, write_connection
+from warehouse.store.db import WarehouseMissing, read_connection, write_connection
 
 
 def store_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[FxRate]) -> int:
     """Insert or update rates; a configured default never overwrites a fetched rate.
 
     Read, then UPDATE or INSERT (not ON CONFLICT DO UPDATE, which a DuckLake refuses: it
-    has no key; warehouse.lake). The caller holds the one writer connection."""
+    has no key; warehouse.store.lake). The caller holds the one writer connection."""
     n = 0
     for rate in rates:
         found = con.execute(

@@ -12,9 +12,9 @@ from typing import Any
 import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.db import read_frame
-from warehouse.metrics import CHEAPEST
-from warehouse.serving import BREAKEVEN_DAILY, read_served, serving_connection
+from warehouse.derive.metrics import CHEAPEST
+from warehouse.store.db import read_frame
+from warehouse.store.serving import BREAKEVEN_DAILY, read_served, serving_connection
 
 BREAKEVEN_COLUMNS = (
     "observed_at, source, gpu, scope, bare_metal_cny_per_card_month, list_cny_per_card_hour, "
@@ -25,7 +25,7 @@ BREAKEVEN_COLUMNS = (
 
 def latest_breakeven(path: Path, gpu: str | None = None) -> pl.DataFrame:
     """The newest breakeven row of every line (platform or cheapest) and card (from the
-    serving copy when there is one: warehouse.serving)."""
+    serving copy when there is one: warehouse.store.serving)."""
     return read_served(
         path,
         f"""
@@ -56,7 +56,7 @@ def breakeven_history(
 def breakeven_daily(path: Path, gpu: str, source: str) -> pl.DataFrame:
     """One line's breakeven per day: the mean over that day's snapshots (``observed_at`` at
     midnight UTC) and how many there were: the breakeven trend over a long history, from
-    the serving copy when there is one (warehouse.serving)."""
+    the serving copy when there is one (warehouse.store.serving)."""
     params = {"gpu": gpu, "source": source}
     select = (
         "SELECT day::TIMESTAMP AS observed_at, breakeven_hours_vs_hourly, "

@@ -18,15 +18,15 @@ from pathlib import Path
 import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.db import (
+from warehouse.derive.rollup import rebuild_offer_daily, refresh_offer_daily
+from warehouse.store.db import (
     WarehouseBusy,
     drop_work_tables,
     utcnow,
     with_more_memory,
     write_connection,
 )
-from warehouse.rollup import rebuild_offer_daily, refresh_offer_daily
-from warehouse.serving import SyncSummary, mark_all, mark_changed, sync
+from warehouse.store.serving import SyncSummary, mark_all, mark_changed, sync
 
 DERIVED_TABLES = ("card_value", "monthly_discount", "breakeven", "market_premium")
 
@@ -81,11 +81,11 @@ class DeriveSummary:
 
 def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> DeriveSummary:
     """Derive every snapshot not derived yet (``full``: forget the ledger, derive all), then
-    bring the dashboard's serving copy up to date (warehouse.serving). A copy that fails is
+    bring the dashboard's serving copy up to date (warehouse.store.serving). A copy that fails is
     reported in the summary and retried by the next run; the derive itself stands."""
     with write_connection(path) as con:
         # A backlog that does not fit the configured DuckDB limit is run again with more
-        # (warehouse.db.with_more_memory); the summary says what it needed.
+        # (warehouse.store.db.with_more_memory); the summary says what it needed.
         summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
         summary = replace(summary, memory_limit=limit)
         try:
@@ -519,7 +519,7 @@ def _bounds(con: duckdb.DuckDBPyConnection, table: str, column: str) -> tuple:
 
 def _record(con: duckdb.DuckDBPyConnection, now: datetime) -> None:
     for kind in ("offer", "quote"):
-        # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.lake)
+        # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.store.lake)
         con.execute(
             f"DELETE FROM derived_snapshot d USING pending_{kind} p WHERE d.kind = '{kind}' "
             "AND d.source = p.source AND d.observed_at = p.observed_at"

@@ -6,7 +6,7 @@ query's whole budget, and the dashboard opens a file for every query so it never
 lock the pipeline needs. The serving file holds only what those queries read, a few hundred
 MB at most, and opens in a few milliseconds:
 
-- ``offer_daily`` and ``offer_monthly`` (the rollups, warehouse.rollup) and ``spot_quote``
+- ``offer_daily`` and ``offer_monthly`` (the rollups, warehouse.derive.rollup) and ``spot_quote``
   (market quotes, a few dozen a day), copied per (source, day) the derive step changed;
 - ``offer_latest``, ``card_value_latest`` and ``breakeven_latest``: the newest row of each
   listing, card value line and breakeven line, merged from the rows since the oldest
@@ -36,7 +36,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from warehouse.db import (
+from warehouse.store.db import (
     WarehouseBusy,
     drop_work_tables,
     is_lock_conflict,
@@ -46,7 +46,7 @@ from warehouse.db import (
     utcnow,
     with_more_memory,
 )
-from warehouse.lake import sql_string
+from warehouse.store.lake import sql_string
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole.
 LAYOUT = 2

@@ -8,7 +8,7 @@ price in cents, a cell shifted by one column). So, besides the parser's own erro
   (:data:`PLAUSIBLE`); one row outside rejects its page, like any invalid row;
 * a snapshot with any page that fails to parse, parses to zero rows or is rejected marks
   its source **broken** (``source_health``) and raises one ``scraper_broken`` alert, stored
-  in ``alert`` and delivered by ``warehouse.notify`` like the procurement alerts. While the
+  in ``alert`` and delivered by ``warehouse.derive.notify`` like the procurement alerts. While the
   source stays broken no further alert is raised; the first snapshot whose pages all load
   makes it ``ok`` again, and a later break alerts again.
 
@@ -33,7 +33,7 @@ from decimal import Decimal
 import duckdb
 
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row
-from warehouse.alerts import store_scraper_broken
+from warehouse.derive.alerts import store_scraper_broken
 
 D = Decimal
 
@@ -111,7 +111,7 @@ def record_health(
     else:
         state, since, alert_id = "broken", at, _alert_id(source, profile, at)
     # The state keeps its start while it lasts. DELETE + INSERT, not ON CONFLICT DO UPDATE,
-    # which a DuckLake refuses (no key; warehouse.lake).
+    # which a DuckLake refuses (no key; warehouse.store.lake).
     since = current[2] if current is not None and current[0] == state else since or at
     con.execute("DELETE FROM source_health WHERE source = ? AND profile = ?", [source, profile])
     con.execute(

@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 
 from recommender import DEFAULT_SPECS, CardPrice, CardSpec, Recommendation, seed_prices
-from warehouse.db import WarehouseMissing
-from warehouse.recommender_inputs import gpu_specs, latest_card_prices, price_sources
+from warehouse.read.recommender import gpu_specs, latest_card_prices, price_sources
+from warehouse.store.db import WarehouseMissing
 
 WAREHOUSE = "warehouse"
 SEED_FALLBACK = "seed_fallback"

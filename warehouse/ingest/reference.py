@@ -16,7 +16,7 @@ import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH, OfferRow, SpotQuoteRow
 from scrapers.units import parse_discount
-from warehouse.load import insert_rows
+from warehouse.ingest.insert import insert_rows
 
 SEED_000 = (
     "seed 000 (JYGPU《GPU选卡决策树》, undated; prices identical to seed 003's 2026-09-04 listing)"
@@ -34,7 +34,9 @@ GPU_SPEC_CSV = "gpu_spec.csv"
 
 def gpu_specs() -> list[dict[str, str]]:
     """The GPU reference table as shipped (strings; DuckDB casts them on insert)."""
-    text = resources.files("warehouse.data").joinpath(GPU_SPEC_CSV).read_text(encoding="utf-8")
+    text = (
+        resources.files("warehouse.ingest.data").joinpath(GPU_SPEC_CSV).read_text(encoding="utf-8")
+    )
     return list(csv.DictReader(io.StringIO(text)))
 
 
@@ -189,7 +191,7 @@ def load_reference(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         placeholders = ", ".join("?" * len(specs[0]))
         for spec in specs:
             values = [value if value != "" else None for value in spec.values()]
-            # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.lake)
+            # DELETE + INSERT, not INSERT OR REPLACE: a DuckLake has no key (warehouse.store.lake)
             con.execute("DELETE FROM gpu_spec WHERE gpu = ?", [spec["gpu"]])
             con.execute(f"INSERT INTO gpu_spec ({columns}) VALUES ({placeholders})", values)
         added = 0

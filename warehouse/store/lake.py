@@ -1,9 +1,9 @@
 """The warehouse on DuckLake (docs/SCALING.md): attaching it, its writer lock, and the few
 statements that differ from the DuckDB file.
 
-``GPUPRICE_DUCKLAKE`` (gpuprice.settings.ducklake_target) switches every warehouse
-connection (warehouse.db) from the DuckDB file to a DuckLake: catalog in PostgreSQL (or a
-DuckDB file), rows as Parquet under a data path. The code above warehouse.db is the same
+``GPUPRICE_DUCKLAKE`` (warehouse.store.config.WarehouseConfig.lake, built by gpuprice.settings) switches every warehouse
+connection (warehouse.store.db) from the DuckDB file to a DuckLake: catalog in PostgreSQL (or a
+DuckDB file), rows as Parquet under a data path. The code above warehouse.store.db is the same
 for both. What DuckLake lacks, and what is done instead:
 
 - no PRIMARY KEY / UNIQUE / CHECK ("Not implemented"): the migrations run without those
@@ -15,7 +15,7 @@ for both. What DuckLake lacks, and what is done instead:
   answers without a scan. Upserts are DELETE + INSERT or read-then-write, on both;
 - no lock between writers: :func:`writer_lock` (a PostgreSQL advisory lock).
 
-An ``s3://`` data path is reached with the key from the environment (gpuprice.settings
+An ``s3://`` data path is reached with the key from the environment (warehouse.store.config
 ``S3Access``): :func:`attach` gives the attachment a temporary DuckDB secret and probes the
 path before ATTACH (:func:`reach_data_path`).
 
@@ -36,13 +36,14 @@ import duckdb
 import polars as pl
 from tenacity import Retrying, retry_if_result, stop_after_delay, wait_random_exponential
 
-from gpuprice.settings import (
+from warehouse.store.config import (
     DUCKLAKE_DATA_PATH_ENV,
     S3_ENDPOINT_ENV,
     LakeTarget,
-    ducklake_target,
+    current,
     s3_bucket,
 )
+from warehouse.store.migrations import migration_files
 
 ALIAS = "warehouse"
 
@@ -80,8 +81,6 @@ def checks(table: str) -> tuple[str, ...]:
     """The CHECK expressions of ``table`` as the newest migration that creates it under that
     name writes them (no RENAME is followed: for the price tables, created once), which a
     DuckLake drops with the DDL: :func:`insert_new_frame` tests the rows with them instead."""
-    from warehouse.db import migration_files  # db imports this module
-
     found: tuple[str, ...] = ()
     for _, _, sql in migration_files():
         text = re.sub(r"--[^\n]*", "", sql)
@@ -292,7 +291,7 @@ def writer_lock(lake: LakeTarget, wait_s: float) -> Iterator[None]:
 
 def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether ``con``'s default database is a DuckLake."""
-    if ducklake_target() is None:
+    if current().lake is None:
         return False  # no lake configured: skip the query on every insert into the file
     rows = con.execute(
         "SELECT type FROM duckdb_databases() WHERE database_name = current_database()"

@@ -3,7 +3,7 @@
 apprise logs the URLs it posts to (``JSON POST URL: http://host/<token>``) at DEBUG and INFO;
 those URLs carry the notification tokens. :func:`install` puts a filter on apprise's logger
 that masks every URL in its records (``scheme://…#<hash>``, the same mask as
-``warehouse.notify.mask_url``), so no log handler (Dagster's, a file, the console) ever sees
+``warehouse.derive.notify.mask_url``), so no log handler (Dagster's, a file, the console) ever sees
 one. Idempotent; called where the pipeline and the CLI start.
 """
 

@@ -1,0 +1,89 @@
+"""What the warehouse needs to know to open itself: DuckDB's memory limit and, when the
+warehouse is a DuckLake instead of the DuckDB file, where the lake is.
+
+The warehouse never reads the environment or the TOML itself. Each entry point (the CLI, the
+Dagster definitions, the dashboard) builds a :class:`WarehouseConfig` once from its settings
+(``gpuprice.settings.warehouse_config``) and hands it over with :func:`configure`; every
+connection :mod:`warehouse.store.db` opens afterwards uses it. Without a call, the default
+applies: the DuckDB file at the path each caller passes, with the default memory limit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# The deployment's environment variables, named in messages that say what to fix
+# (gpuprice.settings reads them).
+DUCKLAKE_ENV = "GPUPRICE_DUCKLAKE"
+DUCKLAKE_DATA_PATH_ENV = "GPUPRICE_DUCKLAKE_DATA_PATH"
+S3_ENDPOINT_ENV = "GPUPRICE_S3_ENDPOINT"
+
+DEFAULT_MEMORY_LIMIT = "128MB"
+DEFAULT_S3_REGION = "us-east-1"  # AWS's default, and what MinIO and moto sign with
+
+
+@dataclass(frozen=True)
+class S3Access:
+    """How DuckDB reaches an s3:// data path: its keys, region and (not AWS) endpoint."""
+
+    key_id: str
+    secret: str = field(repr=False)  # never in a repr, a message or a log
+    region: str = DEFAULT_S3_REGION
+    session_token: str | None = field(default=None, repr=False)
+    endpoint: str | None = None  # host[:port] of an S3-compatible store; None: AWS S3
+    use_ssl: bool = True
+
+    def describe(self) -> str:
+        """Where, for messages: the endpoint and the key's id, never the secret."""
+        scheme = "https" if self.use_ssl else "http"
+        where = f"{scheme}://{self.endpoint}" if self.endpoint else f"AWS S3 ({self.region})"
+        return f"{where} with key {self.key_id}"
+
+
+@dataclass(frozen=True)
+class LakeTarget:
+    """Where a DuckLake warehouse is: its catalog, its data path, its catalog schema, and
+    for an s3:// data path how to reach it."""
+
+    catalog: str
+    data_path: str | None = None
+    metadata_schema: str | None = None
+    s3: S3Access | None = None
+
+    @property
+    def postgres(self) -> bool:
+        return self.catalog.startswith("ducklake:postgres:")
+
+    def describe(self) -> str:
+        """The catalog without a password, for messages and logs."""
+        shown = re.sub(r"(password\s*=\s*)\S+", r"\1***", self.catalog, flags=re.IGNORECASE)
+        return shown + (f" (schema {self.metadata_schema})" if self.metadata_schema else "")
+
+
+def s3_bucket(data_path: str) -> str:
+    """The bucket of an ``s3://bucket/prefix/`` data path."""
+    return data_path.removeprefix("s3://").split("/", 1)[0]
+
+
+@dataclass(frozen=True)
+class WarehouseConfig:
+    """How every warehouse connection of this process opens: DuckDB's ``memory_limit``
+    (its cache, spilled to disk beyond it) and the DuckLake, or None for the DuckDB file."""
+
+    memory_limit: str = DEFAULT_MEMORY_LIMIT
+    lake: LakeTarget | None = None
+
+
+_configured = WarehouseConfig()
+
+
+def configure(config: WarehouseConfig) -> None:
+    """Set how this process's warehouse connections open (once, at the entry point)."""
+    global _configured
+    _configured = config
+
+
+def current() -> WarehouseConfig:
+    """The configuration in force (the default until :func:`configure` is called)."""
+    return _configured
