@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gpuprice.cli_common import console
 from gpuprice.settings import Settings
 
 if TYPE_CHECKING:
     from gpuprice.jobs import RunResult
+
+# Its own console, not the CLI's: `gpuprice up` (gpuprice.stack) prints it too, and nothing
+# imports the CLI.
+console = Console()
 
 
 def print_run_summary(result: RunResult, settings: Settings) -> None:
