@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -77,37 +76,10 @@ class FxRates:
             return default or rows[0]
         return rows[at - 1]
 
-    def cny_per_unit(self, currency: str, day: date) -> Decimal:
-        """``rate(currency, day).cny_per_unit``, without building the identity ``FxRate`` of
-        CNY (a frozen dataclass: building one costs as much as converting a page's prices)."""
-        if currency.upper() == "CNY":
-            return Decimal(1)
-        return self.rate(currency, day).cny_per_unit
-
     def to_cny(self, amount: Decimal, currency: str, day: date) -> Decimal:
         """``amount`` in CNY at the day's rate, 6 decimals (half-up)."""
-        return cny_at(amount, self.rate(currency, day).cny_per_unit)
-
-    def converter(self, day: date) -> Callable[[Decimal, str], Decimal]:
-        """``to_cny`` for one day, each currency's rate looked up once: for a parser
-        converting one page's prices (a lookup costs several times a conversion). Make one
-        per page: it is a memo of that page only. Raises as ``to_cny`` does, at the first
-        price in a currency without a rate."""
-        rates: dict[str, Decimal] = {}
-
-        def convert(amount: Decimal, currency: str) -> Decimal:
-            rate = rates.get(currency)
-            if rate is None:
-                rate = rates[currency] = self.cny_per_unit(currency, day)
-            # cny_at's body, inlined: this runs for every price of a page.
-            return (amount * rate).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
-
-        return convert
-
-
-def cny_at(amount: Decimal, cny_per_unit: Decimal) -> Decimal:
-    """``amount`` in CNY at a rate already looked up, 6 decimals (half-up)."""
-    return (amount * cny_per_unit).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
+        rate = self.rate(currency, day).cny_per_unit
+        return (amount * rate).quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP)
 
 
 def parse_rates(body: bytes, url: str, currencies: tuple[str, ...] = ("USD",)) -> list[FxRate]:

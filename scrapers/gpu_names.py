@@ -16,10 +16,10 @@ To support a new card, add one :class:`GpuModel` row to :data:`MODELS`.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from scrapers.rows import UNKNOWN_GPU
+from scrapers.units import nfkc
 
 __all__ = ["CANONICAL_GPUS", "MODELS", "GpuModel", "canonical_gpu", "nominal_vram_gb"]
 
@@ -76,41 +76,16 @@ _VRAM = re.compile(r"(?<![\d.])(\d{1,3})\s*G(?:B)?(?![0-9A-Z])")
 
 
 def _normalise(name: str) -> str:
-    # NFKC folds full-width letters and digits (ＲＴＸ４０９０) into ASCII; ASCII is already
-    # its own NFKC form, so most names skip the call.
-    if not name.isascii():
-        name = unicodedata.normalize("NFKC", name)
-    return name.upper().strip()
-
-
-_LOOKAROUND = re.compile(r"\(\?<?[=!][^()]*\)")
-_ALNUM = re.compile(r"[0-9A-Za-z]+")
-
-
-def _literal(pattern: re.Pattern[str]) -> str | None:
-    """The text every match of ``pattern`` contains, when the pattern is one alphanumeric
-    literal between lookarounds (every pattern of :data:`MODELS`); else ``None``."""
-    rest = _LOOKAROUND.sub("", pattern.pattern)
-    if pattern.flags & re.IGNORECASE or not _ALNUM.fullmatch(rest):
-        return None
-    return rest
-
-
-# Each model with the literal its pattern needs: a name without "4090" cannot match the 4090
-# pattern, and ``in`` decides that for a fraction of a regex search (most names name one model).
-_KEYED: tuple[tuple[str | None, GpuModel], ...] = tuple((_literal(m.pattern), m) for m in MODELS)
+    # NFKC folds full-width letters and digits (ＲＴＸ４０９０) into ASCII.
+    return nfkc(name).upper()
 
 
 def _model(text: str) -> GpuModel | None:
     """The one model a normalised name names, or ``None`` (no model, two models, a variant)."""
-    model = None
-    for key, candidate in _KEYED:
-        if (key is None or key in text) and candidate.pattern.search(text):
-            if model is not None:
-                return None  # two models
-            model = candidate
-    if model is None:
+    matches = [m for m in MODELS if m.pattern.search(text)]
+    if len(matches) != 1:
         return None
+    model = matches[0]
     if model.exclude is not None and model.exclude.search(text):
         return None
     return model
@@ -134,22 +109,6 @@ def nominal_vram_gb(name: str, memory_mib: float) -> int:
     return round(gib)
 
 
-def _size_possible(text: str) -> bool:
-    """Whether ``_VRAM`` can match ``text``: only where a "G" follows a digit, whitespace
-    between allowed (``\\d`` is ``str.isdecimal`` and ``\\s`` is ``str.isspace``). A name
-    like "NVIDIA GEFORCE RTX 4090" has a G but no size, and this costs a fraction of the
-    search."""
-    at = text.find("G")
-    while at >= 0:
-        before = at - 1
-        while before >= 0 and text[before].isspace():
-            before -= 1
-        if before >= 0 and text[before].isdecimal():
-            return True
-        at = text.find("G", at + 1)
-    return False
-
-
 def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     """Canonical id for a GPU as spelled by a source, or ``"unknown"`` when not certain.
 
@@ -163,11 +122,10 @@ def canonical_gpu(name: str, vram_gb: int | None = None) -> str:
     if model is None:
         return UNKNOWN_GPU
 
-    # _VRAM needs a digit before a "G": most names without a size skip the regex.
-    sizes = _VRAM.findall(text) if "G" in text and _size_possible(text) else ()
-    size = int(sizes[0]) if sizes else None
-    if len(sizes) > 1 and any(int(other) != size for other in sizes[1:]):
+    sizes = {int(size) for size in _VRAM.findall(text)}
+    if len(sizes) > 1:
         return UNKNOWN_GPU  # two sizes
+    size = sizes.pop() if sizes else None
     if vram_gb is not None:
         if size is not None and size != vram_gb:
             return UNKNOWN_GPU

@@ -7,12 +7,10 @@ yields some good rows plus some junk.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
-
-import msgspec
-import msgspec.structs
 
 Billing = Literal["hourly", "monthly", "bare_metal_monthly", "spot"]
 BILLING_MODES: tuple[str, ...] = ("hourly", "monthly", "bare_metal_monthly", "spot")
@@ -27,14 +25,10 @@ class ParseError(ValueError):
     """The page's layout or content is not what the parser knows; zero rows are taken from it."""
 
 
-# Rows are msgspec Structs, not dataclasses: a parser builds one per price, and a Struct is
-# built in C, about a tenth of what a frozen dataclass's ``__init__`` costs (~0.15 µs against
-# ~1.4 µs for OfferRow: a fifth of RunPod's whole page, docs/PERFORMANCE.md). Frozen (hashable,
-# immutable) as before. ``gc=False``: the collector never tracks them, which is safe because
-# every field holds an immutable scalar (str, int, Decimal, datetime, bool, None) and so no row
-# can be part of a reference cycle (tests/scrapers/test_rows.py checks the annotations). Copy
-# with a change: ``msgspec.structs.replace(row, ...)``.
-class OfferRow(msgspec.Struct, frozen=True, gc=False):
+# Frozen: a row is a fact observed on a page; copy one with a change with
+# ``dataclasses.replace(row, ...)``.
+@dataclass(frozen=True, slots=True)
+class OfferRow:
     """One listing in one billing mode, as observed on one page.
 
     ``price`` and ``unit_raw`` are exactly what the page shows; ``unit`` is the
@@ -68,7 +62,7 @@ class OfferRow(msgspec.Struct, frozen=True, gc=False):
     simulated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return msgspec.structs.asdict(self)
+        return asdict(self)
 
 
 # What a quote is: a market average (SMM's 整机包月均价), or the floor of an interruptible
@@ -77,7 +71,8 @@ class OfferRow(msgspec.Struct, frozen=True, gc=False):
 QUOTE_KINDS: tuple[str, ...] = ("market_average", "interruptible_floor")
 
 
-class SpotQuoteRow(msgspec.Struct, frozen=True, gc=False):
+@dataclass(frozen=True, slots=True)
+class SpotQuoteRow:
     """A market quote (not a listing), e.g. SMM's monthly-average CNY per card-hour by region.
 
     ``price`` is in ``currency`` as the source gives it; ``cny_per_card_hour`` is converted.
@@ -97,7 +92,7 @@ class SpotQuoteRow(msgspec.Struct, frozen=True, gc=False):
     quote_kind: str = "market_average"
 
     def to_dict(self) -> dict[str, Any]:
-        return msgspec.structs.asdict(self)
+        return asdict(self)
 
 
 Row = OfferRow | SpotQuoteRow

@@ -73,25 +73,6 @@ def number(value: Any, what: str, *, positive: bool = True) -> Decimal:
     return result
 
 
-def positive_number(value: Any) -> Decimal | None:
-    """What ``number(value, ...)`` returns for the usual price (a numeric string, or a JSON
-    int or float), without building the error message a caller passes it first: ``None`` for
-    anything ``number`` would refuse or might word (bool, other types, not finite, not
-    positive), to be given to ``number`` for its reason. Parsers call this for every price."""
-    kind = type(value)
-    if kind is str:
-        text = value.strip()
-    elif kind is int or kind is float:  # exact types: bool is refused, as number refuses it
-        text = str(value)
-    else:
-        return None
-    try:
-        result = Decimal(text)
-    except InvalidOperation:
-        return None
-    return result if result.is_finite() and result > 0 else None
-
-
 def integer(value: Any, what: str, *, minimum: int = 0) -> int:
     if isinstance(value, bool):
         raise ParseError(f"{what}: not an integer: {value!r}")

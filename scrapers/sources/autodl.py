@@ -36,6 +36,7 @@ from scrapers.sources._json import (
 )
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
+from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 LIST_PATH = "/api/v1/user/machine/list"
 QUERY: dict[str, object] = {
@@ -47,7 +48,6 @@ QUERY: dict[str, object] = {
     "gpu_idle_num": 0,
 }
 MILLI_PER_YUAN = Decimal(1000)
-CNY_QUANTUM = Decimal("0.000001")
 
 
 class AutodlAdapter:
@@ -84,6 +84,7 @@ class AutodlAdapter:
             gpu_name = text(machine, "gpu_name", what)
             milli = integer(field(machine, "payg_price", what), f"{what}: payg_price", minimum=1)
             price = Decimal(milli) / MILLI_PER_YUAN  # exact: three decimals at most
+            unit, per_card = per_card_hour(price, "CNY", 1, 1, "card")  # priced per card-hour
             mem = machine.get("mem_per_gpu")
             cores = machine.get("cpu_per_gpu")
             idle = machine.get("gpu_idle_num")
@@ -99,9 +100,9 @@ class AutodlAdapter:
                     billing="hourly",
                     price=price,
                     currency="CNY",
-                    unit="CNY/card-hour",
+                    unit=unit,
                     unit_raw="元/卡时 (payg_price ÷ 1000)",
-                    cny_per_card_hour=price.quantize(CNY_QUANTUM, ROUND_HALF_UP),
+                    cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
                     list_price=price,
                     region=optional_text(machine, "region_name", what),
                     cpu_cores=None if cores is None else integer(cores, f"{what}: cpu_per_gpu"),

@@ -31,14 +31,11 @@ card, memory, count, region, price column), so it is stable from day to day.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
-from msgspec.structs import replace
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.fx import FxRates
@@ -46,13 +43,17 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources import _jsonld
-from scrapers.sources._json import number, positive_number
-from scrapers.sources._page import before_gb, is_simulated, load_html, naive_utc, nfkc
-from scrapers.units import parse_money, parse_period, per_card_hour
-
-Per = Literal["card", "machine"]
-# A page's row builder (GenericAdapter._row_maker).
-_RowMaker = Callable[[str, str, str, int | None, int, str | None, Decimal, str, str, str], OfferRow]
+from scrapers.sources._json import number
+from scrapers.sources._page import child_elements, is_simulated, load_html, naive_utc, text_of
+from scrapers.units import (
+    Per,
+    currency_in,
+    nfkc,
+    parse_money,
+    parse_period,
+    per_card_hour,
+    size_gb,
+)
 
 # Header synonyms, compared after NFKC, lower case, without spaces and without a unit in
 # parentheses. Add a spelling here and every generic source understands it.
@@ -79,7 +80,6 @@ SYNONYMS: dict[str, frozenset[str]] = {
 _HINT = re.compile(r"[(（\[](?P<hint>[^)）\]]*)[)）\]]")
 _HEADER_NOISE = re.compile(r"[\s:：*]")
 _COUNT = re.compile(r"(\d+)")
-_VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*(?:GB|G|GIB)?\b", re.IGNORECASE)
 PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
 
 
@@ -96,61 +96,20 @@ class GenericOptions:
     price_per: Per = "machine"
 
 
-def _roles_by_word(synonyms: dict[str, frozenset[str]]) -> dict[str, str]:
-    """Each synonym's role; a word under two roles has the first, as a search in order finds."""
-    found: dict[str, str] = {}
-    for role, words in synonyms.items():
-        for word in words:
-            found.setdefault(word, role)
-    return found
-
-
-_ROLE_OF = _roles_by_word(SYNONYMS)  # one lookup per header instead of a search of them all
-
-
 def _key(header: str) -> tuple[str, str | None]:
-    """A header's comparable name and the unit hint in its parentheses, if any. ``header`` is
-    a cell's text as :func:`_texts` gives it: already NFKC with single spaces (``nfkc`` would
-    return it unchanged, so it is not called again)."""
-    # Cheap tests first: most headers have no brackets, and most no _HEADER_NOISE but spaces
-    # (none of its characters is alphanumeric).
-    name, hint = header, None
-    if "(" in header or "[" in header or "（" in header:
-        if "[" in header or "（" in header or "]" in header or "）" in header:
-            parts = _HINT.split(header)  # the text around each hint, and each hint
-            name = "".join(parts[::2])
-            hint = parts[1].strip() if len(parts) > 1 else None
-        else:
-            # Brackets of one kind, "(" and ")" ("价格(元/时)"): _HINT.split's parts from
-            # str.partition, when there is one "(" (a second would start another hint).
-            before, _, rest = header.partition("(")
-            if "(" in rest:
-                parts = _HINT.split(header)
-                name = "".join(parts[::2])
-                hint = parts[1].strip() if len(parts) > 1 else None
-            else:
-                inside, closed, after = rest.partition(")")
-                if closed:  # a "(" with no ")" after it is no hint, and stays in the name
-                    name, hint = before + after, inside.strip()
-    if not name.isalnum():
-        spaced = name.replace(" ", "")
-        if spaced.isalnum():
-            name = spaced
-        elif (
-            spaced.isprintable() and ":" not in spaced and "：" not in spaced and "*" not in spaced
-        ):
-            # No _HEADER_NOISE left: isprintable() is False for every whitespace character
-            # but the space ("# GPUs").
-            name = spaced
-        else:
-            name = _HEADER_NOISE.sub("", name)
-    return name.lower(), hint
+    """A header's comparable name (NFKC, lower case, no spaces, no unit in parentheses) and
+    the unit hint in its parentheses, if any: "价格(元/时)" → ("价格", "元/时")."""
+    text = nfkc(header)
+    hint = _HINT.search(text)
+    name = _HINT.sub("", text) if hint else text
+    return _HEADER_NOISE.sub("", name).lower(), (hint["hint"].strip() if hint else None)
 
 
 def _role(name: str, hint: str | None) -> str | None:
-    role = _ROLE_OF.get(name)
-    if role is not None:
-        return role
+    """The column role a header names (a key of :data:`SYNONYMS`), or ``None``."""
+    for role, words in SYNONYMS.items():
+        if name in words:
+            return role
     if not name and hint and "/" in hint:
         return "price"  # a header that is only a unit, e.g. "(元/时)"
     return None
@@ -165,6 +124,23 @@ def _billing(hours: int, label: str) -> Billing:
     if hours == 720:
         return "bare_metal_monthly" if ("裸金属" in label or "bare" in low) else "monthly"
     raise ParseError(f"a per-day price ({label!r}) has no billing mode here; use hourly or monthly")
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    url: str
+    observed_at: datetime
+    simulated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """What a page says of one listing, whichever of its prices."""
+
+    name: str
+    vram: int | None
+    count: int
+    region: str | None
 
 
 class GenericAdapter:
@@ -188,265 +164,174 @@ class GenericAdapter:
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         tree = load_html(body, url)
-        observed = naive_utc(fetched_at)
-        row = self._row_maker(observed, is_simulated(tree))
-        # This page's card names by (name, memory): canonical_gpu is pure, and a page names
-        # the same card in several rows or offers. A memo of this page only, dropped with it.
-        gpus: dict[tuple[str, int | None], str] = {}
+        page = _Page(url, naive_utc(fetched_at), is_simulated(tree))
         rows: list[OfferRow] = []
         if self.options.jsonld:
-            rows += self._from_jsonld(tree, url, row, gpus)
-        headers_seen: list[_Seen] = []
+            rows += self._from_jsonld(tree, page)
+        headers_seen: list[list[str]] = []
         if self.options.tables:
-            rows += self._from_tables(tree, url, row, gpus, headers_seen)
+            rows += self._from_tables(tree, page, headers_seen)
         if not rows:
+            seen = "; ".join(" | ".join(h) for h in headers_seen[:5]) or "no tables"
             raise ParseError(
                 f"{url}: no schema.org Offer and no table with a GPU-model and a price column "
-                f"(headers seen: {_seen(headers_seen)})"
+                f"(headers seen: {seen})"
             )
-        if len({row.offer_id for row in rows}) == len(rows):
-            return rows  # the usual page: no listing twice, nothing to number
-        # The same listing twice on one page keeps both, numbered.
-        counts: dict[str, int] = {}
-        unique = []
-        for row in rows:
-            n = counts[row.offer_id] = counts.get(row.offer_id, 0) + 1
-            unique.append(row if n == 1 else _renamed(row, f"{row.offer_id}#{n}"))
-        return unique
+        return _numbered(rows)
 
     # -- JSON-LD -------------------------------------------------------------------------
 
-    def _from_jsonld(
-        self,
-        tree: LexborHTMLParser,
-        url: str,
-        row: _RowMaker,
-        gpus: dict[tuple[str, int | None], str],
-    ) -> list[OfferRow]:
-        rows: list[OfferRow] = []
-        items = _jsonld.blocks(tree, url)
-        if not items:
-            return rows  # most pages have no JSON-LD: nothing for all_offers to walk
-        for n, ld in enumerate(_jsonld.all_offers(items), 1):
+    def _from_jsonld(self, tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
+        rows = []
+        for n, ld in enumerate(_jsonld.all_offers(_jsonld.blocks(tree, page.url)), 1):
             item = ld.product or {}
             name = str(item.get("name") or ld.offer.get("name") or "").strip()
             label = str(ld.offer.get("name") or "").strip()
+            what = f"{page.url}: JSON-LD offer {n} ({name or 'unnamed'})"
             if not name:
-                raise ParseError(f"{url}: JSON-LD offer {n} (unnamed): names no product")
-            # Messages are built only when raised: most offers raise none.
-            raw_price = ld.offer.get("price")
-            if raw_price is None:
-                raise ParseError(f"{url}: JSON-LD offer {n} ({name}): no price")
-            price = positive_number(raw_price)
-            if price is None:  # not a positive number: number() raises with the reason
-                price = number(raw_price, f"{url}: JSON-LD offer {n} ({name}): price")
+                raise ParseError(f"{what}: names no product")
+            if ld.offer.get("price") is None:
+                raise ParseError(f"{what}: no price")
+            price = number(ld.offer["price"], f"{what}: price")
             currency = (ld.currency or self.options.currency or "").upper()
             if not currency:
-                raise ParseError(
-                    f"{url}: JSON-LD offer {n} ({name}): no priceCurrency and no [extract].currency"
-                )
+                raise ParseError(f"{what}: no priceCurrency and no [extract].currency")
             unit = _jsonld.unit_of(ld.offer) or self.options.unit
             if not unit:
-                raise ParseError(
-                    f"{url}: JSON-LD offer {n} ({name}): no priceSpecification period and no "
-                    "[extract].unit"
-                )
-            # properties() reads additionalProperty alone: an item without one has none.
-            props = _jsonld.properties(item) if "additionalProperty" in item else None
-            if props:
-                vram = _vram(props.get("vram") or props.get("gpu memory") or "")
-                count = _count(props.get("gpus") or props.get("gpu count") or "") or 1
-            else:  # what the lines above give with no properties (_vram("") and _count(""))
-                vram, count = None, 1
-            key = f"ld|{name}|{label}" if label else f"ld|{name}"  # name is never empty here
+                raise ParseError(f"{what}: no priceSpecification period and no [extract].unit")
+            props = _jsonld.properties(item)
+            listing = _Listing(
+                name,
+                vram=_vram(props.get("vram") or props.get("gpu memory") or ""),
+                count=_count(props.get("gpus") or props.get("gpu count") or "") or 1,
+                region=None,
+            )
+            offer_id = "|".join(p for p in ("ld", name, label) if p)
             try:
-                gpu = gpus.get((name, vram))
-                if gpu is None:
-                    gpu = gpus[name, vram] = canonical_gpu(name, vram)
-                rows.append(row(key, name, gpu, vram, count, None, price, currency, unit, label))
+                rows.append(self._row(page, offer_id, listing, price, currency, unit, label))
             except ParseError as exc:
-                raise ParseError(f"{url}: JSON-LD offer {n} ({name}): {exc}") from None
+                raise ParseError(f"{what}: {exc}") from None
         return rows
 
     # -- tables --------------------------------------------------------------------------
 
     def _from_tables(
-        self,
-        tree: LexborHTMLParser,
-        url: str,
-        row: _RowMaker,
-        gpus: dict[tuple[str, int | None], str],
-        headers_seen: list[_Seen],
+        self, tree: LexborHTMLParser, page: _Page, headers_seen: list[list[str]]
     ) -> list[OfferRow]:
-        rows: list[OfferRow] = []
-        selector = self.options.table_selector
-        # The default needs no CSS engine (_page.py says why); a configured selector does.
-        tables = tree.tags("table") if selector == "table" else tree.css(selector)
-        for t, table in enumerate(tables, 1):
-            seen, headers, body_rows = _head(table)
-            if seen is None:
+        rows = []
+        for t, table in enumerate(tree.css(self.options.table_selector), 1):
+            header_cells, body_rows = _split(table)
+            if not header_cells:
                 continue
-            headers_seen.append(seen)
-            if not body_rows:
-                continue  # a header alone (or a one-row notice) gives no rows, whatever it says
-            if headers is None:
-                headers = _texts(seen if type(seen) is list else _cells(seen))
+            headers = [text_of(cell) for cell in header_cells]
+            headers_seen.append(headers)
             keys = [_key(h) for h in headers]
-            # _role's first step inlined (a role is never empty): most headers are a synonym.
-            roles = [_ROLE_OF.get(name) or _role(name, hint) for name, hint in keys]
-            if "gpu" not in roles or "price" not in roles:
-                continue
-            rows += self._table_rows(url, t, headers, keys, roles, body_rows, row, gpus)
+            roles = [_role(name, hint) for name, hint in keys]
+            if "gpu" in roles and "price" in roles:
+                rows += self._table_rows(page, t, headers, keys, roles, body_rows)
         return rows
 
     def _table_rows(
         self,
-        url: str,
+        page: _Page,
         t: int,
         headers: list[str],
         keys: list[tuple[str, str | None]],
         roles: list[str | None],
         body_rows: list[LexborNode],
-        row: _RowMaker,
-        gpus: dict[tuple[str, int | None], str],
     ) -> list[OfferRow]:
         """The rows of table ``t``, whose header names a GPU-model and a price column."""
-        rows: list[OfferRow] = []
-        # Everything the header decides, once per table rather than once per row or price.
+        rows = []
         col = {role: roles.index(role) for role in roles if role and role != "price"}
-        gpu_col = col["gpu"]
-        vram_col = col.get("vram")
-        count_col = col.get("count")
-        region_col = col.get("region")
-        unit_col = col.get("unit")
         price_cols = [i for i, role in enumerate(roles) if role == "price"]
         several = len(price_cols) > 1
-        # Per price column: index, header, its part of the offer id, the currency and the
-        # unit its header's parentheses state.
-        columns = [
-            (c, headers[c], keys[c][0], _currency_in(keys[c][1]), _unit_hint(keys[c][1]))
-            for c in price_cols
-        ]
-        default_unit = self.options.unit
-        default_currency = self.options.currency
-        width = len(headers)
-        # Whether to try _compact_texts: until a row is not compact (a table written with
-        # line breaks between its cells has none), when trying costs a serialisation for
-        # nothing. Either way the texts are the same.
-        compact = True
         for r, tr in enumerate(body_rows, 1):
-            cells = _compact_texts(tr) if compact else None
-            if cells is None:
-                compact = False
-                cells = _walked_texts(tr)
+            where = f"{page.url}: table {t} row {r}"
+            cells = [text_of(cell) for cell in _cells(tr)]
             if not any(cells):
                 continue
-            # Messages are built only when raised: most rows raise none.
-            if len(cells) != width:
-                raise ParseError(
-                    f"{url}: table {t} row {r}: {len(cells)} cells for {len(headers)} columns"
-                )
-            name = cells[gpu_col]
+            if len(cells) != len(headers):
+                raise ParseError(f"{where}: {len(cells)} cells for {len(headers)} columns")
+            name = cells[col["gpu"]]
             if not name:
-                raise ParseError(f"{url}: table {t} row {r}: empty GPU model")
-            # The usual cells ("24GB", "8") read here, without a call: what _vram and _count
-            # give them (a whole number, None for 0); anything else is theirs to read.
-            vram = None
-            if vram_col is not None:
-                text = cells[vram_col]
-                digits = before_gb(text)
-                vram = (
-                    (int(digits) or None)
-                    if digits and digits.isdecimal() and text.isascii()
-                    else _vram(text)
-                )
-            count = 1
-            if count_col is not None:
-                text = cells[count_col]
-                count = (int(text) or None) if text.isdecimal() and text.isascii() else _count(text)
+                raise ParseError(f"{where}: empty GPU model")
+            count = _count(cells[col["count"]]) if "count" in col else 1
             if count is None:
-                raise ParseError(
-                    f"{url}: table {t} row {r}: unreadable GPU count {cells[count_col]!r}"
-                )
-            region = None if region_col is None else cells[region_col] or None
-            unit_cell = "" if unit_col is None else cells[unit_col]
-            # The offer id's parts up to the price column's name, the same for each column
-            # (those present: vram is None or positive, count positive, region None or text).
-            listing = f"t{t}|{name}|{vram}|{count}" if vram else f"t{t}|{name}|{count}"
-            if region:
-                listing = f"{listing}|{region}"
-            # One card, whichever price column; the same name and memory, the same card.
-            gpu = gpus.get((name, vram))
-            if gpu is None:
-                gpu = gpus[name, vram] = canonical_gpu(name, vram)
-            for c, header, suffix, hint_currency, hint_unit in columns:
+                raise ParseError(f"{where}: unreadable GPU count {cells[col['count']]!r}")
+            listing = _Listing(
+                name,
+                vram=_vram(cells[col["vram"]]) if "vram" in col else None,
+                count=count,
+                region=cells[col["region"]] or None if "region" in col else None,
+            )
+            unit_cell = cells[col["unit"]] if "unit" in col else ""
+            # What identifies the listing on the page, so its offer_id is stable day to day.
+            parts = (f"t{t}", name, listing.vram, count, listing.region)
+            listing_id = "|".join(str(p) for p in parts if p)
+            for c in price_cols:
                 text = cells[c]
                 if several and text in _NO_PRICE_CELL:
                     continue  # this listing has no price in this mode
+                column, hint = keys[c]
+                what = f"{where} ({headers[c]})"
                 try:
                     price, currency, unit = parse_money(text)
                 except ParseError as exc:
-                    raise ParseError(f"{url}: table {t} row {r} ({header}): {exc}") from None
-                # parse_money names USD or CNY or nothing; only then do the header, the unit
-                # column and the configuration matter.
+                    raise ParseError(f"{what}: {exc}") from None
+                currency = currency or currency_in(hint) or currency_in(unit_cell)
+                currency = (currency or self.options.currency or "").upper()
                 if not currency:
-                    # The header's currency is _currency_in's, upper case already.
-                    currency = (
-                        hint_currency or (_currency_in(unit_cell) or default_currency or "").upper()
-                    )
-                    if not currency:
-                        raise ParseError(
-                            f"{url}: table {t} row {r} ({header}): the price names no currency"
-                        )
-                unit = unit or unit_cell or hint_unit or default_unit
+                    raise ParseError(f"{what}: the price names no currency")
+                unit = unit or unit_cell or _unit_hint(hint) or self.options.unit
                 if not unit:
-                    raise ParseError(f"{url}: table {t} row {r} ({header}): no billing "
-                                     "period in the cell, header, unit column or "
-                                     "[extract].unit")  # fmt: skip
+                    raise ParseError(f"{what}: no billing period in the cell, header, unit "
+                                     "column or [extract].unit")  # fmt: skip
+                offer_id = f"{listing_id}|{column}" if column else listing_id
                 try:
                     rows.append(
-                        row(f"{listing}|{suffix}" if suffix else listing, name, gpu, vram,
-                            count, region, price, currency, unit, header)
-                    )  # fmt: skip
+                        self._row(page, offer_id, listing, price, currency, unit, headers[c])
+                    )
                 except ParseError as exc:
-                    raise ParseError(f"{url}: table {t} row {r} ({header}): {exc}") from None
+                    raise ParseError(f"{what}: {exc}") from None
         return rows
 
-    def _row_maker(self, observed: datetime, simulated: bool) -> _RowMaker:
-        """This page's ``row(offer_id, name, gpu, vram, count, region, price, currency, unit,
-        label)``: one row; a ``ParseError`` from it is the caller's to prefix with where it
-        was. A closure rather than a method: what is the same for every row of the page is
-        bound once, not passed (or looked up on ``self``) for each."""
-        source = self.name
-        price_per = self.options.price_per
-        to_cny = self.fx.converter(observed.date())  # this page's rates
-
-        def row(
-            offer_id: str,
-            name: str,
-            gpu: str,
-            vram: int | None,
-            count: int,
-            region: str | None,
-            price: Decimal,
-            currency: str,
-            unit: str,
-            label: str,
-        ) -> OfferRow:
-            hours, per = parse_period(unit)
-            listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
-            norm_unit, native = per_card_hour(listed, currency, hours, count, per or price_per)
-            cny = to_cny(native, currency)
-            # The required fields by position, the rest by name: a row per price, and
-            # keywords cost a fifth of building one (the order is checked by the equivalence
-            # tests). _billing after the conversion, as the errors' order was.
-            billing = _billing(hours, label)
-            return OfferRow(
-                observed, source, offer_id, gpu, name, count, vram, billing, listed, currency,
-                norm_unit, unit, cny, list_price=listed, region=region, simulated=simulated,
-            )  # fmt: skip
-
-        return row
+    def _row(
+        self,
+        page: _Page,
+        offer_id: str,
+        listing: _Listing,
+        price: Decimal,
+        currency: str,
+        unit: str,
+        label: str,
+    ) -> OfferRow:
+        """One row; its ``ParseError`` is the caller's to prefix with where it was."""
+        hours, per = parse_period(unit)
+        listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
+        # A unit that names a card or a machine (元/卡时, /server/hr) says whom the price
+        # covers; otherwise the configuration does.
+        norm_unit, native = per_card_hour(
+            listed, currency, hours, listing.count, per or self.options.price_per
+        )
+        cny = self.fx.to_cny(native, currency, page.observed_at.date())
+        return OfferRow(
+            observed_at=page.observed_at,
+            source=self.name,
+            offer_id=offer_id,
+            gpu=canonical_gpu(listing.name, listing.vram),
+            gpu_name_raw=listing.name,
+            gpu_count=listing.count,
+            vram_gb=listing.vram,
+            billing=_billing(hours, label),
+            price=listed,
+            currency=currency,
+            unit=norm_unit,
+            unit_raw=unit,
+            cny_per_card_hour=cny,
+            list_price=listed,
+            region=listing.region,
+            simulated=page.simulated,
+        )
 
 
 _NO_PRICE_CELL = frozenset({"", "-", "—", "--"})
@@ -457,190 +342,62 @@ def _unit_hint(hint: str | None) -> str | None:
     return hint if hint and "/" in hint else None
 
 
-def _tag_ids() -> dict[str, int]:
-    # lexbor's ids of the table tags, as this lexbor numbers them: comparing a node's
-    # ``tag_id`` costs less than building its ``tag`` name, and a table walk compares many.
-    tree = LexborHTMLParser("<table><thead><tr><th></th></tr></thead><tbody><tr><td>")
-    return {tag: tree.tags(tag)[0].tag_id for tag in ("thead", "tbody", "tr", "th", "td")}
-
-
-_TAG_IDS = _tag_ids()
-_THEAD, _TBODY, _TR, _TH, _TD = (_TAG_IDS[t] for t in ("thead", "tbody", "tr", "th", "td"))
-_CELL_IDS = frozenset((_TD, _TH))
-
-
 def _cells(tr: LexborNode) -> list[LexborNode]:
     """A row's own cells (a table nested in a cell is part of that cell's text)."""
-    return [cell for cell in tr.iter() if cell.tag_id in _CELL_IDS]
+    return child_elements(tr, ("td", "th"))
 
 
-def _texts(nodes: list[LexborNode]) -> list[str]:
-    """Each node's ``text_of`` (NFKC, whitespace collapsed), without a call per node."""
-    return _normalised([node.text(True, " ") for node in nodes])  # deep, separator
+def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
+    """A table's header cells and body rows: the ``thead``'s ``th`` cells (else its ``td``)
+    and the ``tbody`` rows, or else the first row's cells and the other rows.
 
-
-def _compact_texts(tr: LexborNode) -> list[str] | None:
-    """``_texts(_cells(tr))`` for a row written compactly, read from its serialisation:
-    ``<td>A</td><td>B</td>`` (or ``th`` throughout), nothing between the cells and nothing in
-    them but text. ``None`` for any other row.
-
-    One serialisation of the row costs a third of asking lexbor for each cell's text (a
-    call, and a node object, per cell). The serialisation holds each text node's data as it
-    is but for ``&``, U+00A0, ``<`` and ``>``, which it writes as entities: with no ``&`` in
-    it, the texts are those data. Every ``<`` in it then starts a tag or a comment, so with
-    two per cell (``<td>`` and ``</td>``) there is nothing else: each cell holds one text
-    node or none, and the row holds those cells alone (a node or text between them would be
-    serialised too). ``<td>`` is how the serialiser writes a td element (lower case, no
-    attributes); lexbor numbers tags by name, so a ``td`` of SVG is one for ``_cells`` too."""
-    html = tr.inner_html
-    tag = html[:4]
-    if (tag == "<td>" or tag == "<th>") and "&" not in html:
-        close = "</td>" if tag == "<td>" else "</th>"
-        if html.endswith(close):
-            texts = html[4:-5].split(close + tag)
-            if html.count("<") == 2 * len(texts):
-                if not _tidy(html):
-                    return _normalised(texts)
-                if html.isascii():
-                    return texts  # ASCII is its own NFKC, and tidy: nothing to change
-                return [text if text.isascii() else nfkc(text) for text in texts]
-    return None
-
-
-def _tidy(html: str) -> bool:
-    """Whether each text of a compact row's serialisation is already whitespace-collapsed
-    (``" ".join(text.split()) == text``): no whitespace but single spaces inside a text.
-    isprintable() is False for every whitespace character but the space; a text begins
-    after a ``>`` and ends before a ``<``, and the tags hold no space."""
-    return html.isprintable() and "  " not in html and "> " not in html and " <" not in html
-
-
-def _walked_texts(tr: LexborNode) -> list[str]:
-    """``_texts(_cells(tr))`` in one pass: one comprehension, as in _normalised (which says
-    why it gives text_of's texts), with no list of raw texts between."""
-    return [
-        " ".join(text.split()) if text.isascii() else nfkc(text)
-        for cell in tr.iter()
-        if cell.tag_id in _CELL_IDS
-        for text in (cell.text(True, " "),)  # deep, separator; bound once per cell
-    ]
-
-
-def _normalised(texts: list[str]) -> list[str]:
-    # The texts come unstripped (text_of strips each piece): nfkc's split drops the same
-    # whitespace, and NFKC joins nothing across whitespace, so the result is text_of's. An
-    # ASCII cell (most of them) is nfkc'd here, without a call per cell.
-    return [" ".join(t.split()) if t.isascii() else nfkc(t) for t in texts]
-
-
-def _sections(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
-    """The ``thead`` rows and the ``tbody`` rows of a table, walked from the table's own
-    children rather than with ``css("thead tr")`` and ``css("tbody tr")``: no CSS engine to
-    build (``_page.py`` says why), and the rows of a table nested in a cell are not taken for
-    this table's rows. A ``tfoot`` (notes, totals) is not a listing."""
+    Walked from the table's own children, so that the rows of a table nested in a cell are
+    not taken for this table's rows. HTML parsing puts rows written straight under <table>
+    into a tbody, so every row is in a thead, tbody or tfoot; a tfoot (notes, totals) is not
+    a listing."""
     head: list[LexborNode] = []
     rows: list[LexborNode] = []
-    # HTML parsing puts rows written straight under <table> into a tbody (the HTML standard's
-    # "in table" insertion mode), so every row is in a thead, tbody or tfoot.
-    for section in table.iter():
-        kind = section.tag_id
-        if kind == _TBODY:
-            rows += [tr for tr in section.iter() if tr.tag_id == _TR]
-        elif kind == _THEAD:
-            head += [tr for tr in section.iter() if tr.tag_id == _TR]
-    return head, rows
-
-
-def _head(table: LexborNode) -> tuple[_Seen | None, list[str] | None, list[LexborNode]]:
-    """A table's header and body rows: the ``thead``'s ``th`` cells (else its ``td``) and the
-    ``tbody`` rows, or else the first row's cells and the other rows (:func:`_sections`); as
-    ``(seen, headers, body rows)``: what ``headers_seen``
-    keeps of the header (its cells, or the row whose cells they all are; ``None`` when there
-    are none), and their texts where they were read on the way (a compact row), else
-    ``None``. A one-row table's header is left unread: with no body rows it matters only
-    to the message of a page with no rows at all (:func:`_seen`)."""
-    head_rows, rows = _sections(table)
-    if len(head_rows) == 1:
-        # A compact row's cells are all th or all td: the header is all of them either way.
-        headers = _compact_texts(head_rows[0])
-        if headers is not None:
-            return head_rows[0], headers, rows
-    head = [cell for tr in head_rows for cell in _cells(tr)]
+    for section in child_elements(table, ("thead", "tbody")):
+        trs = child_elements(section, ("tr",))
+        if section.tag == "thead":
+            head += [cell for tr in trs for cell in _cells(tr)]
+        else:
+            rows += trs
     if head:
-        return [cell for cell in head if cell.tag_id == _TH] or head, None, rows
-    if len(rows) > 1:
-        headers = _compact_texts(rows[0])
-        if headers is not None:
-            return rows[0], headers, rows[1:]
-        return _cells(rows[0]) or None, None, rows[1:]
-    return (rows[0] if rows else None), None, []
-
-
-# What _from_tables notes of a table with a header (_head): its header cells, or the row
-# whose cells are all of them (looked for only if the message needs them).
-_Seen = list[LexborNode] | LexborNode
-
-
-def _seen(headers_seen: list[_Seen]) -> str:
-    """The first five headers seen, for the message of a page with no rows."""
-    texts = []
-    for seen in headers_seen:
-        cells = seen if type(seen) is list else _cells(seen)
-        if cells:
-            texts.append(" | ".join(_texts(cells)))
-            if len(texts) == 5:
-                break
-    return "; ".join(texts) or "no tables"
+        return [cell for cell in head if cell.tag == "th"] or head, rows
+    if not rows:
+        return [], []
+    return _cells(rows[0]), rows[1:]
 
 
 def _vram(text: str) -> int | None:
-    if not text:
-        return None  # what the steps below give "" (no property, no cell), without them
-    # NFKC only: collapsing whitespace, as nfkc() also does, changes no match of _VRAM.
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    # "24GB", "80 GB", "24": the number is all _VRAM would take, found without it.
-    digits = before_gb(text)
-    if digits is None:
-        digits = text
-    if not digits.isdecimal():
-        m = _VRAM.search(text)
-        if m is None:
-            return None
-        digits = m[1]
-        if "." in digits:
-            value = Decimal(digits)
-            return int(value) if value == value.to_integral_value() and value > 0 else None
-    whole = int(digits)  # whole digits: int() is the Decimal's value, far cheaper
-    return whole if whole > 0 else None
+    """A card's memory in whole GB: "24GB", "80 GB", else the first number ("48": a memory
+    column or property is in GB); ``None`` when unreadable, fractional or zero."""
+    size = size_gb(text)
+    if size is None:
+        number = _NUMBER.search(nfkc(text))
+        size = None if number is None else Decimal(number[0])
+    if size is None or size != size.to_integral_value() or size <= 0:
+        return None
+    return int(size)
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?\b")
 
 
 def _count(text: str) -> int | None:
-    if not text:
-        return None  # as in _vram
-    # NFKC only, as in _vram: whitespace changes no match of _COUNT.
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    if text.isdecimal():  # a count alone ("8"): what _COUNT would match, found without it
-        value = int(text)
-    else:
-        m = _COUNT.search(text)
-        if m is None:
-            return None
-        value = int(m[1])
+    m = _COUNT.search(nfkc(text))
+    if m is None:
+        return None
+    value = int(m[1])
     return value if value > 0 else None
 
 
-def _currency_in(text: str | None) -> str | None:
-    if not text:
-        return None
-    low = nfkc(text).lower()
-    if "$" in low or "usd" in low:
-        return "USD"
-    if "¥" in low or "元" in low or "cny" in low or "rmb" in low:
-        return "CNY"
-    return None
-
-
-def _renamed(row: OfferRow, offer_id: str) -> OfferRow:
-    return replace(row, offer_id=offer_id)
+def _numbered(rows: list[OfferRow]) -> list[OfferRow]:
+    """The rows, the same listing listed twice on one page numbered: "id", "id#2", ..."""
+    counts: dict[str, int] = {}
+    unique = []
+    for row in rows:
+        n = counts[row.offer_id] = counts.get(row.offer_id, 0) + 1
+        unique.append(row if n == 1 else replace(row, offer_id=f"{row.offer_id}#{n}"))
+    return unique

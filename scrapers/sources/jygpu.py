@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -35,13 +35,19 @@ from scrapers.sources._page import (
     load_html,
     naive_utc,
     parse_count,
-    parse_gb,
     parse_stock,
     require,
     stated_update_time,
     text_of,
 )
-from scrapers.units import parse_discount, parse_price, to_cny_per_card_hour
+from scrapers.units import (
+    CNY_PER_CARD_HOUR_QUANTUM,
+    hours_for,
+    parse_discount,
+    parse_gb,
+    parse_money,
+    per_card_hour,
+)
 
 CONTAINER_PATH = "/market/container"
 BAREMETAL_PATH = "/market/baremetal"
@@ -105,20 +111,41 @@ class _Page:
     simulated: bool
 
 
+def _yuan_price(text: str) -> tuple[Decimal, str]:
+    """Value and unit as shown of a price in yuan: "¥1.96/时" → (1.96, "元/时"), "¥7,920/月" →
+    (7920, "元/月"), "1.26" → (1.26, "")."""
+    value, currency, unit = parse_money(text)
+    if currency not in (None, "CNY"):
+        raise ParseError(f"not a price in yuan: {text!r}")
+    unit = "".join(unit.split())  # "¥6.20 / 时" is shown as 元/时
+    if unit.startswith("/"):
+        return value, "元" + unit
+    if unit:
+        raise ParseError(f"unexpected text after the number in price {text!r}")
+    return value, "元" if currency else ""
+
+
+@dataclass(frozen=True, slots=True)
 class _Price:
     """A listed price with its unit as shown and normalised."""
 
-    __slots__ = ("per_card_hour", "unit", "unit_raw", "value")
+    value: Decimal
+    unit_raw: str
+    unit: str
+    per_card_hour: Decimal
 
-    def __init__(self, text: str, gpu_count: int, what: str) -> None:
-        try:
-            self.value, self.unit_raw = parse_price(text)
-            # Prices here are for what is rented: the instance or the whole server.
-            self.unit, self.per_card_hour = to_cny_per_card_hour(
-                self.value, self.unit_raw, gpu_count, per="machine"
-            )
-        except ParseError as exc:
-            raise ParseError(f"{what}: {exc}") from None
+
+def _price(text: str, gpu_count: int, what: str) -> _Price:
+    try:
+        value, unit_raw = _yuan_price(text)
+        # Prices here are for what is rented: the instance or the whole server.
+        hours = hours_for(unit_raw, "machine")
+        unit, per_card = per_card_hour(value, "CNY", hours, gpu_count, "machine")
+    except ParseError as exc:
+        raise ParseError(f"{what}: {exc}") from None
+    return _Price(
+        value, unit_raw, unit, per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP)
+    )
 
 
 def _offer(
@@ -191,8 +218,8 @@ def _parse_containers(tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
             raise ParseError(f"{what}: spec labels changed: missing {missing}, found {list(specs)}")
 
         gpu_count = parse_count(specs["GPU数量"], "卡", f"{what}: GPU数量")
-        hourly = _Price(_price_text(card, "price-hourly", "按小时", what), gpu_count, what)
-        monthly = _Price(_price_text(card, "price-monthly", "月付", what), gpu_count, what)
+        hourly = _price(_price_text(card, "price-hourly", "按小时", what), gpu_count, what)
+        monthly = _price(_price_text(card, "price-monthly", "月付", what), gpu_count, what)
         # Both container prices are per hour (the monthly one is the prepaid plan's hourly
         # equivalent); a per-day or per-month figure here means the layout changed.
         for price in (hourly, monthly):
@@ -250,7 +277,7 @@ def _parse_bare_metal(tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
             return cells[col[header]]
 
         gpu_count = parse_count(cell("GPU数量"), "卡", f"{what}: GPU数量")
-        price = _Price(cell("月付价格"), gpu_count, what)
+        price = _price(cell("月付价格"), gpu_count, what)
         if not price.unit.endswith("-month"):
             raise ParseError(f"{what}: bare metal priced {price.unit_raw!r}, expected 元/月")
         rows.append(

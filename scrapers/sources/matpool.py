@@ -25,11 +25,11 @@ from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
 from scrapers.sources._page import naive_utc
+from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 MACHINES_PATH = "/api/machines?machine_category=0&page=1&per_page=100"
 MILLICENTS_PER_YUAN = Decimal(100000)
 PRICE_QUANTUM = Decimal("0.0001")
-CNY_QUANTUM = Decimal("0.000001")
 
 
 def _optional_int(value: object, what: str) -> int | None:
@@ -75,6 +75,7 @@ class MatpoolAdapter:
             )
             exact = Decimal(millicents) / MILLICENTS_PER_YUAN
             price = exact.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
+            unit, per_card = per_card_hour(exact, "CNY", 1, 1, "card")  # priced per card-hour
             cpu = obj(hardware.get("cpu") or {}, f"{what}: hardware.cpu")
             cores = _optional_int(cpu.get("cores"), f"{what}: hardware.cpu.cores")
             pool = obj(machine.get("gpu") or {}, f"{what}: gpu")
@@ -93,9 +94,9 @@ class MatpoolAdapter:
                     billing="hourly",
                     price=price,
                     currency="CNY",
-                    unit="CNY/card-hour",
+                    unit=unit,
                     unit_raw="元/卡时 (priceMillicent ÷ 100000)",
-                    cny_per_card_hour=exact.quantize(CNY_QUANTUM, ROUND_HALF_UP),
+                    cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
                     list_price=price,
                     region=region,
                     cpu_cores=cores,

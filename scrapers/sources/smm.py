@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time
-from decimal import Decimal
-from functools import lru_cache
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
+
+from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.rows import ParseError, SpotQuoteRow
@@ -30,32 +31,39 @@ from scrapers.sources._page import (
     text_of,
 )
 from scrapers.sources.base import SecretSpec
-from scrapers.units import parse_price, to_cny_per_card_hour
+from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, hours_for, nfkc, parse_money, per_card_hour
 
 QUOTES_PATH = "/compute/quotes"
 REQUIRED_HEADERS = ("品名", "区域", "报价口径", "均价", "单位", "日期")
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
-# The board names the same few cards every day, so the name lookup (regexes over every known
-# model) is remembered per raw name; the result depends on nothing else.
-_canonical_gpu = lru_cache(maxsize=1024)(canonical_gpu)
 
-
-@lru_cache(maxsize=4096)
 def _card_hour_price(avg: str, unit_raw: str) -> tuple[Decimal, Decimal]:
-    """Listed 均价 and its CNY per card-hour. Prices repeat across regions and days and the
-    parse (NFKC, regexes, Decimal division) is a large share of a row's cost, hence the cache;
-    an error is raised, never cached."""
-    price, unit_in_cell = parse_price(avg)
-    if unit_in_cell:
+    """Listed 均价 (a number alone, its unit in the 单位 column) and its CNY per card-hour."""
+    price, currency, unit_in_cell = parse_money(avg)
+    if currency or unit_in_cell:
         raise ParseError(f"均价 {avg!r} carries a unit; expected a number")
+    if not nfkc(unit_raw).startswith("元"):
+        raise ParseError(f"unknown unit {unit_raw!r}: expected a price in yuan (元/卡时)")
     # Quotes are per card (元/卡时): no machine size to divide by.
-    _, per_card_hour = to_cny_per_card_hour(price, unit_raw, 1, per="card")
-    return price, per_card_hour
+    hours = hours_for(unit_raw, "card")
+    _, per_card = per_card_hour(price, "CNY", hours, 1, "card")
+    return price, per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP)
 
 
-def _is_login_page(tree) -> bool:
+def _observed_at(day_text: str, clock: time, what: str) -> datetime:
+    """A quote's 日期 at the board's stated clock time (Beijing), as naive UTC."""
+    if not _DAY.match(day_text):
+        raise ParseError(f"{what}: unreadable date {day_text!r}")
+    try:
+        day = date.fromisoformat(day_text)
+    except ValueError:
+        raise ParseError(f"{what}: invalid date {day_text!r}") from None
+    return beijing_to_utc(datetime.combine(day, clock))
+
+
+def _is_login_page(tree: LexborHTMLParser) -> bool:
     """SMM answers a request without a valid session with its login form (modelled)."""
     if tree.css_first('input[type="password"]') is not None:
         return True
@@ -96,50 +104,34 @@ class SmmAdapter:
         trs = table.css("tbody tr")
         if not trs:
             raise ParseError(f"{url}: quote table has no rows")
-        n_cols = len(col)
-        i_card, i_region, i_basis = col["品名"], col["区域"], col["报价口径"]
-        i_avg, i_unit, i_day = col["均价"], col["单位"], col["日期"]
-        observed: dict[str, datetime] = {}  # by 日期 text: one date for the whole board, as a rule
         rows: list[SpotQuoteRow] = []
         for n, tr in enumerate(trs, 1):
-            tds = tr.css("td")
-            if len(tds) != n_cols:
-                raise ParseError(f"{url}: row {n}: {len(tds)} cells for {n_cols} columns")
-            # Only the columns read below: 价格区间 and 涨跌 are never looked at.
-            card, region, basis = (
-                text_of(tds[i_card]),
-                text_of(tds[i_region]),
-                text_of(tds[i_basis]),
-            )
+            cells = [text_of(td) for td in tr.css("td")]
+            if len(cells) != len(col):
+                raise ParseError(f"{url}: row {n}: {len(cells)} cells for {len(col)} columns")
+
+            def cell(header: str, cells: list[str] = cells) -> str:
+                return cells[col[header]]
+
+            card, region, basis = cell("品名"), cell("区域"), cell("报价口径")
             what = f"{url}: {card} {region}"
             if not card or not region or not basis:
                 raise ParseError(f"{what}: empty 品名, 区域 or 报价口径")
-            unit_raw = text_of(tds[i_unit])
             try:
-                price, per_card_hour = _card_hour_price(text_of(tds[i_avg]), unit_raw)
+                price, per_card = _card_hour_price(cell("均价"), cell("单位"))
             except ParseError as exc:
                 raise ParseError(f"{what}: {exc}") from None
-            day_text = text_of(tds[i_day])
-            observed_at = observed.get(day_text)
-            if observed_at is None:
-                if not _DAY.match(day_text):
-                    raise ParseError(f"{what}: unreadable date {day_text!r}")
-                try:
-                    day = date.fromisoformat(day_text)
-                except ValueError:
-                    raise ParseError(f"{what}: invalid date {day_text!r}") from None
-                observed_at = observed[day_text] = beijing_to_utc(datetime.combine(day, clock))
             rows.append(
                 SpotQuoteRow(
-                    observed_at=observed_at,
+                    observed_at=_observed_at(cell("日期"), clock, what),
                     source="smm",
-                    gpu=_canonical_gpu(card),
+                    gpu=canonical_gpu(card),
                     gpu_name_raw=card,
                     region=region,
                     basis=basis,
                     price=price,
-                    unit_raw=unit_raw,
-                    cny_per_card_hour=per_card_hour,
+                    unit_raw=cell("单位"),
+                    cny_per_card_hour=per_card,
                     simulated=simulated,
                 )
             )

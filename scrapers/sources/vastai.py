@@ -44,6 +44,7 @@ from scrapers.sources._json import (
     text,
 )
 from scrapers.sources._page import naive_utc
+from scrapers.units import per_card_hour
 
 SEARCH_PATH = "/api/v0/bundles/"
 # What vast.ai's CLI asks by default (verified, rentable, not rented), on-demand, cheapest
@@ -63,7 +64,6 @@ QUERY: dict[str, object] = {
 }  # fmt: skip
 
 USD_QUANTUM = Decimal("0.0001")
-CNY_QUANTUM = Decimal("0.000001")
 FLOOR_BASIS = "vast.ai interruptible min_bid floor"
 NO_LOCATION = "unknown"
 
@@ -116,6 +116,11 @@ class VastaiAdapter:
                     "the fields changed meaning"
                 )
             price = hourly.quantize(USD_QUANTUM, ROUND_HALF_UP)
+            # dph_base is the whole offer's price: all its GPUs, by the hour.
+            try:
+                unit, usd_per_card = per_card_hour(price, "USD", 1, gpus, "machine")
+            except ParseError as exc:
+                raise ParseError(f"{what}: {exc}") from None
             region = optional_text(offer, "geolocation", what)
             cores = optional_number(offer, "cpu_cores_effective", what)
             ram_mb = optional_number(offer, "cpu_ram", what)
@@ -132,11 +137,11 @@ class VastaiAdapter:
                     billing="hourly",
                     price=price,
                     currency="USD",
-                    unit="USD/card-hour" if gpus == 1 else "USD/server-hour",
+                    unit=unit,
                     unit_raw="$/hr (dph_base + storage_total_cost)"
                     if storage is not None
                     else "$/hr (dph_base)",
-                    cny_per_card_hour=self._cny(price / gpus, rate_day),
+                    cny_per_card_hour=self.fx.to_cny(usd_per_card, "USD", rate_day),
                     list_price=price,
                     region=region,
                     cpu_cores=None if cores is None else int(cores.to_integral_value()),
@@ -150,7 +155,7 @@ class VastaiAdapter:
                 if listed <= 0:
                     continue
                 key = (gpu, gpu_name, vram, region or NO_LOCATION)
-                per_card = listed / gpus
+                _, per_card = per_card_hour(listed, "USD", 1, gpus, "machine")
                 if key not in floors or per_card < floors[key][0]:
                     floors[key] = (per_card, listed, gpus, offer_id)
         for (gpu, gpu_name, vram, region), (per_card, listed, gpus, offer_id) in sorted(
@@ -167,12 +172,9 @@ class VastaiAdapter:
                     basis=FLOOR_BASIS,
                     price=listed,
                     unit_raw=f"$/hr for {gpus} GPU(s) (min_bid of offer {offer_id})",
-                    cny_per_card_hour=self._cny(per_card, rate_day),
+                    cny_per_card_hour=self.fx.to_cny(per_card, "USD", rate_day),
                     currency="USD",
                     quote_kind="interruptible_floor",
                 )
             )
         return rows
-
-    def _cny(self, usd_per_card_hour: Decimal, day: date) -> Decimal:
-        return self.fx.to_cny(usd_per_card_hour, "USD", day).quantize(CNY_QUANTUM, ROUND_HALF_UP)

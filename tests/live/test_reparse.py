@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from msgspec.structs import replace
+from dataclasses import replace
 from typer.testing import CliRunner
 
 from gpuprice.cli import app

@@ -9,7 +9,7 @@ import pytest
 
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import ADAPTERS, get_adapter
-from scrapers.sources.jygpu import JygpuAdapter
+from scrapers.sources.jygpu import JygpuAdapter, _yuan_price
 from tests.scrapers.fixture_pages import BAREMETAL, CONTAINER, QUOTES, read
 
 D = Decimal
@@ -243,3 +243,48 @@ def test_saved_page_is_recognised_by_its_content() -> None:
     assert from_file == adapter.parse(read(CONTAINER), CONTAINER_URL, FETCHED)
     bare = adapter.parse(read(BAREMETAL), saved, FETCHED)
     assert {row.billing for row in bare} == {"bare_metal_monthly"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("¥1.96/时", D("1.96"), "元/时"),
+        ("1.96 元/小时", D("1.96"), "元/小时"),
+        ("¥7,920/月", D("7920"), "元/月"),
+        ("￥1,074", D("1074"), "元"),
+        ("7.47 元/卡时", D("7.47"), "元/卡时"),
+        ("¥12.5/天", D("12.5"), "元/天"),
+        ("¥84,480 /月", D("84480"), "元/月"),
+        ("¥1,234,567.50/月", D("1234567.50"), "元/月"),
+        ("1.26", D("1.26"), ""),
+        ("  ¥ 6.20 / 时 ", D("6.20"), "元/时"),
+    ],
+)
+def test_yuan_price(text: str, value: Decimal, unit: str) -> None:
+    parsed_value, parsed_unit = _yuan_price(text)
+    assert parsed_value == value
+    assert str(parsed_value) == str(value)  # listed precision kept ("6.20", not "6.2")
+    assert parsed_unit == unit
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("面议", "no price"),
+        ("咨询客服", "no price"),
+        ("", "no price"),
+        ("--", "no price"),
+        ("-1.96", "not a price"),
+        ("0", "positive"),
+        ("¥0.00/时", "positive"),
+        ("1.9.6", "unexpected text"),
+        ("1,96", "unexpected text"),
+        ("¥7,9200/月", "unexpected text"),
+        ("约¥1,074", "not a price"),
+        ("USD 2.00/h", "not a price"),
+        ("1.96 美元/时", "unexpected text"),
+    ],
+)
+def test_yuan_price_rejects(text: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        _yuan_price(text)

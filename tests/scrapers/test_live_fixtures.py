@@ -7,7 +7,6 @@ from datetime import date, datetime
 from decimal import Decimal
 
 import pytest
-from warehouse.ingest.load import validate_page
 
 from scrapers.collect import parse_page
 from scrapers.fx import FxRate, FxRates
@@ -32,6 +31,7 @@ from tests.scrapers.live_fixtures import (
     expected_variants,
     read,
 )
+from warehouse.ingest.load import validate_page
 
 FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
 FETCHED = datetime(2026, 9, 4, 3, 0)

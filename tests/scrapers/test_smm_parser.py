@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -118,3 +120,66 @@ def test_other_layout_changes_raise(old: str, new: str, message: str) -> None:
     assert old in text
     with pytest.raises(ParseError, match=message):
         adapter.parse(text.replace(old, new, 1).encode(), URL, FETCHED)
+
+
+def test_a_bad_price_names_its_quote() -> None:
+    body = read(QUOTES).decode().replace('<td class="avg">1.26</td>', '<td class="avg">0</td>', 1)
+    with pytest.raises(ParseError, match="4090-24G 长三角: price must be positive"):
+        adapter.parse(body.encode(), URL, FETCHED)
+
+
+def test_each_quote_is_converted_in_its_own_unit() -> None:
+    text = read(QUOTES).decode()
+    changed = text.replace("<td>元/卡时</td>", "<td>元/卡/天</td>", 1).encode()
+    first = adapter.parse(changed, URL, FETCHED)[0]
+    assert (first.price, first.unit_raw, str(first.cny_per_card_hour)) == (
+        D("1.26"),
+        "元/卡/天",
+        "0.052500",
+    )
+
+
+@pytest.mark.parametrize(
+    ("unit", "message"),
+    [
+        ("$/卡时", r"unknown unit '\$/卡时': expected a price in yuan"),
+        ("/卡时", "unknown unit '/卡时': expected a price in yuan"),
+        ("元/台/月", "unit '元/台/月' is per machine, but the price was said to be per card"),
+    ],
+)
+def test_a_unit_not_in_yuan_per_card_is_an_error(unit: str, message: str) -> None:
+    body = read(QUOTES).decode().replace("<td>元/卡时</td>", f"<td>{unit}</td>", 1).encode()
+    with pytest.raises(ParseError, match=f"4090-24G 长三角: {message}"):
+        adapter.parse(body, URL, FETCHED)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        lambda b: codecs.BOM_UTF8 + b,  # saved from a browser
+        lambda b: b"\n \t" + b,
+        lambda b: b.replace(b"<html", b"<HTML", 1),
+        lambda b: b.replace(b'charset="utf-8"', b'charset="gbk"').decode().encode("gb18030"),
+    ],
+)
+def test_page_variants_parse_like_the_page(variant: Callable[[bytes], bytes]) -> None:
+    body = read(QUOTES)
+    assert adapter.parse(variant(body), URL, FETCHED) == adapter.parse(body, URL, FETCHED)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"", "empty body"),
+        (b" \r\n\t\x0b\x0c", "empty body"),
+        (b'{"html": "<html>"}', "not an HTML document"),
+        (b"<div>no document</div>", "not an HTML document"),
+        (b"\xff<html></html>", "body is not utf-8"),
+        (codecs.BOM_UTF8 * 2 + b"<html></html>", "not an HTML document"),
+        (("<!-- " + "价" * 2000 + " --><html>").encode(), "not an HTML document"),  # too late
+        ("<html><meta charset='gbk'>价".encode(), "body is not gb18030"),
+    ],
+)
+def test_load_html_rejects(body: bytes, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        adapter.parse(body, URL, FETCHED)

@@ -1,60 +1,39 @@
-"""Price text, unit and discount parsing: exact values, and loud failures."""
+"""Prices, billing periods, sizes, discounts and text normalisation: exact values, and loud
+failures. (Price texts as the generic extractor reads them: test_generic_extractor.py; as
+jygpu lists them in yuan: test_jygpu_parser.py.)"""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from scrapers.rows import ParseError
-from scrapers.units import parse_discount, parse_price, to_cny_per_card_hour
+from scrapers.rows import HOURS_PER_MONTH, ParseError
+from scrapers.units import (
+    CNY_PER_CARD_HOUR_QUANTUM,
+    Per,
+    currency_in,
+    hours_for,
+    nfkc,
+    parse_discount,
+    parse_gb,
+    parse_money,
+    parse_period,
+    per_card_hour,
+    size_gb,
+)
 
 D = Decimal
 
 
-@pytest.mark.parametrize(
-    ("text", "value", "unit"),
-    [
-        ("¥1.96/时", D("1.96"), "元/时"),
-        ("1.96 元/小时", D("1.96"), "元/小时"),
-        ("¥7,920/月", D("7920"), "元/月"),
-        ("￥1,074", D("1074"), "元"),
-        ("7.47 元/卡时", D("7.47"), "元/卡时"),
-        ("¥12.5/天", D("12.5"), "元/天"),
-        ("¥84,480 /月", D("84480"), "元/月"),
-        ("¥1,234,567.50/月", D("1234567.50"), "元/月"),
-        ("1.26", D("1.26"), ""),
-        ("  ¥ 6.20 / 时 ", D("6.20"), "元/时"),
-    ],
-)
-def test_parse_price(text: str, value: Decimal, unit: str) -> None:
-    parsed_value, parsed_unit = parse_price(text)
-    assert parsed_value == value
-    assert str(parsed_value) == str(value)  # listed precision kept ("6.20", not "6.2")
-    assert parsed_unit == unit
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("面议", "no price"),
-        ("咨询客服", "no price"),
-        ("", "no price"),
-        ("--", "no price"),
-        ("-1.96", "not a price"),
-        ("0", "positive"),
-        ("¥0.00/时", "positive"),
-        ("1.9.6", "unexpected text"),
-        ("1,96", "unexpected text"),
-        ("¥7,9200/月", "unexpected text"),
-        ("约¥1,074", "not a price"),
-        ("USD 2.00/h", "not a price"),
-        ("1.96 美元/时", "unexpected text"),
-    ],
-)
-def test_parse_price_rejects(text: str, message: str) -> None:
-    with pytest.raises(ParseError, match=message):
-        parse_price(text)
+def to_cny_per_card_hour(
+    price: Decimal, unit_raw: str, gpu_count: int, per: Per = "card"
+) -> tuple[str, Decimal]:
+    """A CNY listing's normalised unit and CNY per card-hour, as jygpu and SMM work them out:
+    the unit's period for a price covering ``per``, the price per card-hour, 6 decimals."""
+    hours = hours_for(unit_raw, per)
+    unit, value = per_card_hour(price, "CNY", hours, gpu_count, per)
+    return unit, value.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP)
 
 
 @pytest.mark.parametrize(
@@ -138,3 +117,146 @@ def test_parse_discount_none_when_no_discount(label: str) -> None:
 def test_parse_discount_rejects(label: str) -> None:
     with pytest.raises(ParseError, match="not a discount"):
         parse_discount(label)
+
+
+def test_nfkc_folds_full_width_forms_and_collapses_whitespace() -> None:
+    assert nfkc("  ＲＴＸ４０９０\u3000 24GB\t") == "RTX4090 24GB"
+    assert nfkc("价格（元/时）：") == "价格(元/时):"
+    assert nfkc("￥1,074") == "¥1,074"
+    assert nfkc("") == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "currency", "unit"),
+    [
+        ("$2.69/hr", "2.69", "USD", "/hr"),
+        ("US$ 1,074 per GPU per hour", "1074", "USD", "per GPU per hour"),
+        ("2.69 USD/hr", "2.69", "USD", "/hr"),
+        ("¥1.96/时", "1.96", "CNY", "/时"),
+        ("  ３.５ 元 / 卡 / 小时 ", "3.5", "CNY", "/ 卡 / 小时"),
+        ("RMB 3/台/月", "3", "CNY", "/台/月"),
+        ("1.26", "1.26", None, ""),
+        ("¥6.20", "6.20", "CNY", ""),
+    ],
+)
+def test_parse_money(text: str, value: str, currency: str | None, unit: str) -> None:
+    parsed = parse_money(text)
+    assert parsed == (D(value), currency, unit)
+    assert str(parsed[0]) == value  # the listed precision kept ("6.20", not "6.2")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("面议", "no price given"),
+        ("Contact us", "no price given"),
+        ("N/A", "no price given"),
+        ("", "no price given"),
+        ("约¥1,074", "not a price"),
+        ("-1.96", "not a price"),
+        ("0", "price must be positive"),
+        ("$0.00/hr", "price must be positive"),
+        ("$2 CNY", "names two currencies"),
+        ("¥2 USD /mo", "names two currencies"),
+    ],
+)
+def test_parse_money_rejects(text: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_money(text)
+
+
+@pytest.mark.parametrize(
+    ("unit", "expected"),
+    [
+        ("/hr", (1, None)),
+        ("/月", (HOURS_PER_MONTH, None)),
+        ("元/时", (1, None)),
+        ("元/卡·时", (1, "card")),
+        ("/ h", (1, None)),
+        ("USD/hr", (1, None)),
+        ("per GPU per hour", (1, "card")),
+        ("Per Hour", (1, None)),
+        ("/gpu-hr", (1, "card")),
+        ("/card_month", (720, "card")),
+        ("/server-hour", (1, "machine")),
+        ("/instance/day", (24, "machine")),
+        ("元/台/月", (720, "machine")),
+        (" 元 / 卡 / 小时 ", (1, "card")),
+        ("daily", (24, None)),
+        ("monthly", (720, None)),
+    ],
+)
+def test_parse_period(unit: str, expected: tuple[int, str | None]) -> None:
+    assert parse_period(unit) == expected
+
+
+@pytest.mark.parametrize(
+    ("unit", "message"),
+    [
+        ("/季", "unknown unit '/季': unknown billing period"),
+        ("/卡", "unknown unit '/卡': unknown billing period"),
+        ("/", "unknown unit '/': unknown billing period"),
+        ("", "unknown unit '': it names no billing period"),
+        ("hours", "unknown unit 'hours': it names no billing period"),
+        ("GB", "unknown unit 'GB': it names no billing period"),
+    ],
+)
+def test_parse_period_rejects(unit: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_period(unit)
+
+
+def test_hours_for_checks_whom_the_unit_says_the_price_covers() -> None:
+    assert hours_for("元/卡/天", "card") == 24
+    assert hours_for("/hr", "machine") == 1
+    with pytest.raises(ParseError, match="'/GPU/hr' is per card, but the price was said"):
+        hours_for("/GPU/hr", "machine")
+
+
+def test_per_card_hour_is_not_rounded() -> None:
+    assert per_card_hour(D("2.69"), "USD", 1, 1, "card") == ("USD/card-hour", D("2.69"))
+    assert per_card_hour(D("17.92"), "USD", 1, 8, "machine") == ("USD/server-hour", D("2.24"))
+    unit, value = per_card_hour(D("1"), "CNY", 24, 3, "machine")
+    assert unit == "CNY/server-day" and value == D(1) / 3 / 24
+
+
+@pytest.mark.parametrize(
+    ("text", "currency"),
+    [("$/hr", "USD"), ("Price (USD)", "USD"), ("元/时", "CNY"), ("￥", "CNY"), ("RMB", "CNY"),
+     ("per hour", None), ("", None), (None, None)],
+)  # fmt: skip
+def test_currency_in(text: str | None, currency: str | None) -> None:
+    assert currency_in(text) == currency
+
+
+@pytest.mark.parametrize(
+    ("text", "gb"),
+    [
+        ("60GB", "60"),
+        ("80 GB VRAM", "80"),
+        ("24GB GDDR6X", "24"),
+        ("24G", "24"),
+        ("80 GiB", "80"),
+        ("２４ＧＢ", "24"),
+        ("2×3.84TB NVMe", "7680"),
+        ("2 x 960GB", "1920"),
+        ("1.5 GB", "1.5"),
+        ("H100 80GB HBM3", "80"),
+        ("24GDDR6X", None),  # that G starts a memory type
+        ("48", None),  # no unit: not a size
+        ("PCIe 4.0", None),
+        ("", None),
+    ],
+)
+def test_size_gb(text: str, gb: str | None) -> None:
+    assert size_gb(text) == (None if gb is None else D(gb))
+
+
+def test_parse_gb_wants_whole_gb() -> None:
+    assert parse_gb("2×3.84TB NVMe", "disk") == 7680
+    with pytest.raises(ParseError, match="disk: expected a size like '60GB'"):
+        parse_gb("大", "disk")
+    with pytest.raises(ParseError, match="disk: size '1.5GB' is not a whole number of GB"):
+        parse_gb("1.5GB", "disk")
+    with pytest.raises(ParseError, match="not a whole number"):
+        parse_gb("0GB", "disk")

@@ -97,3 +97,10 @@ def test_each_figure_uses_the_latest_rate_on_or_before_its_day() -> None:
 def test_without_any_usd_rate_nothing_is_guessed() -> None:
     with pytest.raises(ParseError, match="no USD→CNY rate"):
         VastaiAdapter(FxRates()).parse(read(VASTAI), URL, FETCHED)
+
+
+def test_a_number_json_will_not_convert_is_a_parse_error() -> None:
+    # Valid JSON, but json refuses integers of over 4,300 digits: a parse error, not a crash.
+    body = ('{"offers": [{"id": ' + "7" * 5000 + "}]}").encode()
+    with pytest.raises(ParseError, match=r"^u: body cannot be read as JSON \(Exceeds"):
+        VastaiAdapter().parse(body, "u", FETCHED)

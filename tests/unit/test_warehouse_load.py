@@ -4,7 +4,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from msgspec.structs import replace
+from dataclasses import replace
 
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
