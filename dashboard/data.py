@@ -1,40 +1,38 @@
 """Dashboard access to the warehouse: read-only, one connection per query, cached with a TTL.
 
-Every query goes through ``load``: it runs a named function of ``warehouse.read.prices``,
-``warehouse.read.dashboard`` or ``warehouse.read.metrics`` (each opens the file
-read-only for one query and retries while the pipeline holds the lock), caches the frame
-for ``CACHE_TTL_S`` and turns every way the warehouse can be not-ready (no file, locked,
-table not created or not derived yet) into an empty state on the page instead of a
-traceback.
+Every page reads through the typed functions at the end of this module (``value_board``,
+``price_trend``, ...). Each is a read function of ``warehouse.read.prices``,
+``warehouse.read.dashboard`` or ``warehouse.read.metrics`` (which opens the file read-only
+for one query and retries while the pipeline holds the lock) wrapped by ``page_query``:
+the wrapper supplies the warehouse path, caches the frame for ``CACHE_TTL_S`` and turns
+every way the warehouse can be not-ready (no file, locked, table not created or not
+derived yet) into an empty state on the page instead of a traceback.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 import duckdb
 import polars as pl
 import streamlit as st
 
+import warehouse.read.dashboard
+import warehouse.read.metrics
+import warehouse.read.prices
 from dashboard.i18n import t
 from gpuprice.recommender_feed import PriceInputs, UnknownSource, load_price_inputs
 from gpuprice.settings import Settings, load_settings
-from warehouse.read import dashboard as dashboard_queries
-from warehouse.read import metrics as metric_queries
-from warehouse.read import prices as queries
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 CACHE_TTL_S = 60
 # Retry budget per query while the pipeline writes: its transactions last well under a
 # second, so this is generous, and a page never waits longer than this for one query.
 READ_WAIT_S = 15.0
-MODULES: dict[str, ModuleType] = {
-    "queries": queries,
-    "dashboard_queries": dashboard_queries,
-    "metric_queries": metric_queries,
-}
+
+P = ParamSpec("P")
 
 
 def settings() -> Settings:
@@ -43,10 +41,19 @@ def settings() -> Settings:
     return load_settings()
 
 
+# One cache for every query (so one ``_cached.clear()`` empties it, and max_entries bounds
+# them all together). The key is the query's name, the warehouse path and the parameters;
+# ``_read`` is what runs, and its leading underscore keeps Streamlit from hashing it: the
+# name already says which function it is.
 @st.cache_data(ttl=CACHE_TTL_S, show_spinner=False, max_entries=512)
-def _cached(name: str, path: str, params: tuple[tuple[str, Any], ...]) -> pl.DataFrame:
-    module, function = name.split(".")
-    return getattr(MODULES[module], function)(Path(path), **dict(params))
+def _cached(
+    name: str,
+    path: str,
+    args: tuple[Any, ...],
+    kwargs: tuple[tuple[str, Any], ...],
+    _read: Callable[..., pl.DataFrame],
+) -> pl.DataFrame:
+    return _read(Path(path), *args, **dict(kwargs))
 
 
 def _missing_table(exc: duckdb.CatalogException) -> str:
@@ -57,24 +64,37 @@ def _missing_table(exc: duckdb.CatalogException) -> str:
     return "?"
 
 
-def load(name: str, /, *, quiet: bool = False, **params: Any) -> pl.DataFrame | None:
-    """The frame of query ``module.function`` with ``params`` (hashable values), or None
-    after telling the user, in place, why there is nothing to show yet (``quiet``: only
-    for a missing table, when the page shows the same thing without it)."""
-    path = settings().warehouse_path
-    try:
-        return _cached(name, str(path), tuple(sorted(params.items())))
-    except WarehouseMissing:
-        st.info(t("empty.warehouse"))
-    except WarehouseBusy:
-        st.warning(t("empty.busy"))
-    except duckdb.CatalogException as exc:
-        # A table the 002 migration adds, on a warehouse the pipeline has not migrated yet.
-        if not quiet:
-            st.info(t("empty.not_computed", what=f"`{_missing_table(exc)}`"))
-    except duckdb.Error as exc:
-        st.error(f"{type(exc).__name__}: {exc}")
-    return None
+def page_query(
+    read: Callable[Concatenate[Path, P], pl.DataFrame], *, quiet: bool = False
+) -> Callable[P, pl.DataFrame | None]:
+    """``read(path, **params)`` as the page calls it: ``query(**params)``, the frame for
+    the configured warehouse (cached), or None after telling the user, in place, why there
+    is nothing to show yet. Parameters must be hashable (tuples, not lists).
+
+    ``quiet``: say nothing for a missing table, for queries whose page shows the same
+    thing without them (the other not-ready states are still reported)."""
+    name = f"{read.__module__}.{read.__qualname__}"
+
+    def query(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame | None:
+        path = settings().warehouse_path
+        try:
+            return _cached(name, str(path), args, tuple(sorted(kwargs.items())), read)
+        except WarehouseMissing:
+            st.info(t("empty.warehouse"))
+        except WarehouseBusy:
+            st.warning(t("empty.busy"))
+        except duckdb.CatalogException as exc:
+            # A table the 002 migration adds, on a warehouse the pipeline has not migrated yet.
+            if not quiet:
+                st.info(t("empty.not_computed", what=f"`{_missing_table(exc)}`"))
+        except duckdb.Error as exc:
+            st.error(f"{type(exc).__name__}: {exc}")
+        return None
+
+    # Named and documented like the read function, for tracebacks and hover help.
+    query.__name__ = query.__qualname__ = read.__name__
+    query.__doc__ = read.__doc__
+    return query
 
 
 def simulated_banner() -> None:
@@ -102,3 +122,33 @@ def price_inputs(source: str | None = None) -> PriceInputs | None:
     except WarehouseBusy:
         st.warning(t("empty.busy"))
     return None
+
+
+# The queries the pages use, one each; parameters as in the warehouse function, less
+# ``path``. The quiet ones read a table the page can do without (migration 002 adds it).
+# Full module names: inside this package a bare `dashboard` would read as the dashboard,
+# not as the warehouse's dashboard queries.
+
+# Trends
+trend_options = page_query(warehouse.read.dashboard.trend_options)
+serving_freshness = page_query(warehouse.read.dashboard.serving_freshness, quiet=True)
+price_trend = page_query(warehouse.read.dashboard.price_trend)
+price_band = page_query(warehouse.read.dashboard.price_band)
+quote_trend = page_query(warehouse.read.dashboard.quote_trend)
+monthly_changes = page_query(warehouse.read.dashboard.monthly_changes)
+card_changes = page_query(warehouse.read.dashboard.card_changes)
+latest_offers = page_query(warehouse.read.prices.latest_offers)
+# Value
+value_board = page_query(warehouse.read.dashboard.value_board)
+# Breakeven and alerts
+latest_breakeven = page_query(warehouse.read.metrics.latest_breakeven)
+breakeven_daily = page_query(warehouse.read.metrics.breakeven_daily)
+breakeven_history = page_query(warehouse.read.metrics.breakeven_history)
+alerts = page_query(warehouse.read.metrics.alerts)
+rule_states = page_query(warehouse.read.dashboard.rule_states, quiet=True)
+# Health
+source_health = page_query(warehouse.read.dashboard.source_health)
+parser_states = page_query(warehouse.read.dashboard.parser_states, quiet=True)
+scrape_failures = page_query(warehouse.read.dashboard.scrape_failures)
+snapshot_rows = page_query(warehouse.read.dashboard.snapshot_rows)
+unknown_gpus = page_query(warehouse.read.dashboard.unknown_gpus)

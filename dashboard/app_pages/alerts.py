@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard.data import data_label, load, settings, simulated_banner
+from dashboard import data
+from dashboard.data import data_label, settings, simulated_banner
 from dashboard.i18n import both, t
 from warehouse.derive.metrics import CHEAPEST
 
@@ -16,7 +17,7 @@ NO_CARD = "—"
 
 
 def feed() -> None:
-    alerts = load("metric_queries.alerts")
+    alerts = data.alerts()
     if alerts is None:
         return
     if alerts.is_empty():
@@ -99,7 +100,7 @@ def watch_rules() -> None:
         ]
     )
     # Where each rule stands, when the pipeline has evaluated it; rules are shown anyway.
-    states = load("dashboard_queries.rule_states", quiet=True)
+    states = data.rule_states()
     if states is not None and not states.is_empty():
         table = table.join(
             states.select(

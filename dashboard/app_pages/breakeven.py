@@ -9,8 +9,8 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import charts
-from dashboard.data import data_label, load, simulated_banner
+from dashboard import charts, data
+from dashboard.data import data_label, simulated_banner
 from dashboard.i18n import both, t
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -89,12 +89,12 @@ def verdict(row: dict[str, Any], usage: float) -> None:
 def history(gpu: str, line: str) -> None:
     # The daily means first (from the serving copy: small at any history length); every
     # snapshot only when there are few enough to draw.
-    frame = load("metric_queries.breakeven_daily", gpu=gpu, source=line)
+    frame = data.breakeven_daily(gpu=gpu, source=line)
     if frame is None or frame.is_empty():
         return
     daily = frame["snapshots"].sum() > MAX_HISTORY_POINTS
     if not daily:
-        frame = load("metric_queries.breakeven_history", gpu=gpu, source=line)
+        frame = data.breakeven_history(gpu=gpu, source=line)
         if frame is None or frame.is_empty():
             return
     long = (
@@ -115,7 +115,7 @@ def history(gpu: str, line: str) -> None:
     )
     if long.is_empty():
         return
-    alerts = load("metric_queries.alerts")
+    alerts = data.alerts()
     marks = (
         alerts.filter(pl.col("gpu") == gpu, pl.col("source") == line)
         if alerts is not None and not alerts.is_empty()
@@ -145,7 +145,7 @@ def history(gpu: str, line: str) -> None:
 def main() -> None:
     st.title(t("be.title"))
     simulated_banner()
-    latest = load("metric_queries.latest_breakeven")
+    latest = data.latest_breakeven()
     if latest is None:
         return
     if latest.is_empty():

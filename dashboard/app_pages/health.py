@@ -8,8 +8,8 @@ from datetime import datetime
 import polars as pl
 import streamlit as st
 
-from dashboard import charts
-from dashboard.data import load, settings, simulated_banner
+from dashboard import charts, data
+from dashboard.data import settings, simulated_banner
 from dashboard.i18n import t
 from warehouse.store.db import utcnow
 
@@ -45,14 +45,14 @@ def _highlight(row: object) -> list[str]:
 def sources() -> None:
     config = settings()
     hours = config.file.thresholds.stale_after_hours
-    health = load("dashboard_queries.source_health")
+    health = data.source_health()
     if health is None:
         return
     now = utcnow()
     table = freshness(health, list(config.enabled_sources()), now, hours)
     # Whether each source's pages still parse (the pipeline's drift check); a warehouse
     # from before that check has no such table, and the page goes on without the column.
-    parsers = load("dashboard_queries.parser_states", quiet=True)
+    parsers = data.parser_states()
     if parsers is not None:
         table = table.join(
             parsers.filter(pl.col("profile") == config.profile).select(
@@ -93,7 +93,7 @@ def sources() -> None:
 
 def failures() -> None:
     st.subheader(t("health.failures"))
-    failed = load("dashboard_queries.scrape_failures")
+    failed = data.scrape_failures()
     if failed is None:
         return
     if failed.is_empty():
@@ -110,7 +110,7 @@ def failures() -> None:
 
 
 def snapshots() -> None:
-    rows = load("dashboard_queries.snapshot_rows")
+    rows = data.snapshot_rows()
     if rows is None or rows.is_empty():
         return
     title = t("health.rows", n=rows.height)
@@ -126,7 +126,7 @@ def snapshots() -> None:
 
 
 def unknown() -> None:
-    names = load("dashboard_queries.unknown_gpus")
+    names = data.unknown_gpus()
     if names is None:
         return
     total = int(names["rows"].sum()) if not names.is_empty() else 0
@@ -147,7 +147,7 @@ def unknown() -> None:
 def main() -> None:
     st.title(t("health.title"))
     simulated_banner()
-    health = load("dashboard_queries.source_health")
+    health = data.source_health()
     if health is None:
         return
     if health.is_empty():

@@ -10,8 +10,8 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import charts
-from dashboard.data import data_label, load, simulated_banner
+from dashboard import charts, data
+from dashboard.data import data_label, simulated_banner
 from dashboard.export import export_buttons
 from dashboard.i18n import both, t
 from warehouse.read.dashboard import GRAINS
@@ -79,7 +79,7 @@ def filters(options: pl.DataFrame) -> dict[str, Any] | None:
 
 
 def kpis(chosen: dict[str, Any]) -> None:
-    changes = load("dashboard_queries.card_changes", **_offer_filters(chosen))
+    changes = data.card_changes(**_offer_filters(chosen))
     if changes is None or changes.is_empty():
         return
     month = changes["month"].max()
@@ -162,17 +162,16 @@ def chart_table(
 
 def trend_chart(chosen: dict[str, Any]) -> None:
     query = _offer_filters(chosen) | {"grain": chosen["grain"]}
-    series = load("dashboard_queries.price_trend", **query)
+    series = data.price_trend(**query)
     if series is None:
         return
     if series.is_empty():
         st.info(t("empty.filters"))
         return
-    band = load("dashboard_queries.price_band", **query)
+    band = data.price_band(**query)
     quotes = None
     if chosen["quotes"]:
-        quotes = load(
-            "dashboard_queries.quote_trend",
+        quotes = data.quote_trend(
             grain=chosen["grain"],
             gpus=chosen["gpus"],
             start=chosen["start"],
@@ -211,7 +210,7 @@ def trend_chart(chosen: dict[str, Any]) -> None:
 
 
 def changes_table(chosen: dict[str, Any]) -> None:
-    changes = load("dashboard_queries.monthly_changes", **_offer_filters(chosen))
+    changes = data.monthly_changes(**_offer_filters(chosen))
     if changes is None or changes.is_empty():
         return
     st.subheader(t("trends.changes", end=f"{chosen['end']:%Y-%m-%d}"))
@@ -231,7 +230,7 @@ def changes_table(chosen: dict[str, Any]) -> None:
 
 
 def latest_prices(chosen: dict[str, Any]) -> None:
-    latest = load("queries.latest_offers")
+    latest = data.latest_offers()
     if latest is None or latest.is_empty():
         return
     latest = latest.filter(
@@ -273,7 +272,7 @@ def freshness(state: pl.DataFrame | None) -> None:
 def main() -> None:
     st.title(t("trends.title"))
     simulated_banner()
-    options = load("dashboard_queries.trend_options")
+    options = data.trend_options()
     if options is None:
         return
     if options.is_empty():
@@ -282,7 +281,7 @@ def main() -> None:
     chosen = filters(options)
     if chosen is None:
         return
-    freshness(load("dashboard_queries.serving_freshness", quiet=True))
+    freshness(data.serving_freshness())  # quiet: no caption on a warehouse without it
     kpis(chosen)
     trend_chart(chosen)
     changes_table(chosen)

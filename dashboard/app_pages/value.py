@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts
-from dashboard.data import data_label, load, simulated_banner
+from dashboard import charts, data
+from dashboard.data import data_label, simulated_banner
 from dashboard.i18n import t
 
 # Sort keys: the table's column and whether cheaper-first (ascending) is the useful order.
@@ -42,7 +42,7 @@ def board_table(board: pl.DataFrame) -> pl.DataFrame:
 def main() -> None:
     st.title(t("value.title"))
     simulated_banner()
-    board = load("dashboard_queries.value_board")
+    board = data.value_board()
     if board is None:
         return
     if board.is_empty():
