@@ -8,6 +8,9 @@ nine market quotes an hour. Timed, median of ``--rounds``:
 
 * the page through Streamlit's AppTest, cold (query cache cleared) and warm (cached), at
   its default view (last 90 days, daily) and over the whole history (weekly);
+* the first render of every page (cold: what a user who opens it waits for), as the
+  product serves it (the serving copy) and, as the baseline, with the copy moved away (the
+  warehouse path readers fall back to);
 * each query function the page calls, over the default view and the whole history.
 
 Run: `.venv/bin/python bench/dashboard_render.py [--years 1 5] [--rounds 3]`.
@@ -33,6 +36,7 @@ from warehouse.ingest.reference import load_reference  # noqa: E402
 from warehouse.read import dashboard as dashboard_queries  # noqa: E402
 from warehouse.read import prices as queries  # noqa: E402
 from warehouse.store.db import read_frame, write_connection  # noqa: E402
+from warehouse.store.serving import serving_path  # noqa: E402
 
 END = datetime(2026, 9, 10, 23, 0)
 PLATFORMS = {"bench-a": 1.0, "bench-b": 1.08, "bench-c": 0.95}
@@ -144,6 +148,50 @@ def page_render(full: bool) -> Callable[[], None]:
     return render
 
 
+PAGES = ("trends", "value", "breakeven", "alerts", "health", "recommend")
+
+
+def first_render(page: str) -> Callable[[], float]:
+    """Seconds to draw ``page`` with nothing cached, as a user opening it waits."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.data import _cached, _price_inputs
+
+    def render() -> float:
+        app = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
+        if page != "trends":
+            app.run()  # the default page first, as the browser loads it; not timed
+        _cached.clear()
+        _price_inputs.clear()
+        started = time.perf_counter()
+        if page == "trends":
+            app.run()
+        else:
+            app.switch_page(f"app_pages/{page}.py").run()
+        elapsed = time.perf_counter() - started
+        assert not app.exception, [e.value for e in app.exception]
+        return elapsed
+
+    return render
+
+
+def page_figures(path: Path, rounds: int) -> None:
+    """Every page's first render, on the serving copy and (baseline) on the warehouse."""
+    served = {p: statistics.median(first_render(p)() for _ in range(rounds)) for p in PAGES}
+    copy = serving_path(path)
+    aside = copy.with_name(copy.name + ".aside")
+    copy.rename(aside)
+    try:
+        bare = {p: statistics.median(first_render(p)() for _ in range(rounds)) for p in PAGES}
+    finally:
+        aside.rename(copy)
+    for page in PAGES:
+        print(
+            f"first render, {page} page: {served[page]:.3f} s; baseline without the serving "
+            f"copy {bare[page]:.3f} s ({bare[page] / served[page]:.1f}x)"
+        )
+
+
 def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
     opts = dashboard_queries.trend_options(path)
     first, last = opts["first_day"].min(), opts["last_day"].max()
@@ -218,6 +266,7 @@ def main() -> None:
                 cold = timed(page_render(full), args.rounds, before=_cached.clear)
                 warm = timed(page_render(full), args.rounds)
                 print(f"Trends page, {label}: cold {cold:.3f} s, warm (cached) {warm:.3f} s")
+            page_figures(home / "gpuprice.duckdb", args.rounds)
             for name, seconds, rows in query_figures(home / "gpuprice.duckdb", args.rounds):
                 print(f"  {name}: {seconds * 1000:.1f} ms ({rows:,} rows)")
     print(f"\n(as of {date.today()}; median of {args.rounds} rounds; figures only)")

@@ -41,3 +41,24 @@ def test_scale_bench_runs_every_section(tmp_path: Path) -> None:
     queries = [f["what"] for f in figures if f["section"] == "query"]
     assert any("warehouse path" in q for q in queries)
     assert any("open the serving copy" in q for q in queries)
+
+
+def test_user_waits_bench_prints_each_figure_beside_its_baseline() -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "user_waits.py"), "--runs", "1", "--days", "2"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    assert any(
+        line.startswith("gpuprice run, demo profile (2 sources, SIMULATED)") for line in lines
+    )
+    assert any("hourly run, median of 1:" in line for line in lines), run.stdout
+    assert any("run / baseline" in line for line in lines), run.stdout
+    backfill = [line for line in lines if line.startswith("gpuprice backfill --days 2:")]
+    assert backfill and "offer rows" in backfill[0], run.stdout
+    assert not backfill[0].endswith("(0 offer rows)"), backfill  # the days were loaded
+    assert any("backfill / baseline" in line for line in lines), run.stdout
