@@ -13,7 +13,6 @@ from scrapers.fx import FxRate, FxRates
 from scrapers.rows import ParseError
 from scrapers.sources import GenericOptions, _jsonld, build_adapter
 from scrapers.sources.generic import GenericAdapter
-from scrapers.units import parse_money, parse_period
 from tests.scrapers.live_fixtures import GENERIC_EN, GENERIC_LD, GENERIC_ZH, read
 
 D = Decimal
@@ -86,43 +85,6 @@ def test_a_configured_unit_and_currency_fill_what_the_page_leaves_out() -> None:
 def test_a_page_with_no_price_table_names_the_headers_it_saw() -> None:
     with pytest.raises(ParseError, match=r"headers seen: .*按量\(元/时\)"):
         parse("generic_no_price_column.html")
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "currency", "unit"),
-    [
-        ("$2.69/hr", "2.69", "USD", "/hr"),
-        ("¥1.96/时", "1.96", "CNY", "/时"),
-        ("￥7,920/月", "7920", "CNY", "/月"),
-        ("7.75 元/卡时", "7.75", "CNY", "/卡时"),
-        ("US$ 0.44 per hour", "0.44", "USD", "per hour"),
-        ("1.89", "1.89", None, ""),
-    ],
-)
-def test_parse_money(text: str, value: str, currency: str | None, unit: str) -> None:
-    assert parse_money(text) == (D(value), currency, unit)
-
-
-@pytest.mark.parametrize(
-    ("unit", "expected"),
-    [
-        ("/hr", (1, None)),
-        ("per GPU per hour", (1, "card")),
-        ("元/卡时", (1, "card")),
-        ("元/台/月", (720, "machine")),
-        ("/month", (720, None)),
-        ("/day", (24, None)),
-        ("hourly", (1, None)),
-    ],
-)
-def test_parse_period(unit: str, expected: tuple) -> None:
-    assert parse_period(unit) == expected
-
-
-@pytest.mark.parametrize("unit", ["", "GB", "/季", "hours"])
-def test_unknown_periods_are_errors(unit: str) -> None:
-    with pytest.raises(ParseError):
-        parse_period(unit)
 
 
 # -- table shapes ----------------------------------------------------------------------------

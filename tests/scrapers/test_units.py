@@ -137,6 +137,9 @@ def test_nfkc_folds_full_width_forms_and_collapses_whitespace() -> None:
         ("RMB 3/台/月", "3", "CNY", "/台/月"),
         ("1.26", "1.26", None, ""),
         ("¥6.20", "6.20", "CNY", ""),
+        ("￥7,920/月", "7920", "CNY", "/月"),
+        ("7.75 元/卡时", "7.75", "CNY", "/卡时"),
+        ("US$ 0.44 per hour", "0.44", "USD", "per hour"),
     ],
 )
 def test_parse_money(text: str, value: str, currency: str | None, unit: str) -> None:
@@ -184,6 +187,10 @@ def test_parse_money_rejects(text: str, message: str) -> None:
         (" 元 / 卡 / 小时 ", (1, "card")),
         ("daily", (24, None)),
         ("monthly", (720, None)),
+        ("hourly", (1, None)),
+        ("/month", (720, None)),
+        ("/day", (24, None)),
+        ("元/卡时", (1, "card")),
     ],
 )
 def test_parse_period(unit: str, expected: tuple[int, str | None]) -> None:
