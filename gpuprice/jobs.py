@@ -10,8 +10,16 @@ import dagster as dg
 
 from gpuprice.settings import Settings
 from pipelines.definitions import SCRAPE_JOB, build_defs
+from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
+from pipelines.retention import RETENTION_JOB
+from warehouse.read.metrics import pending_alert_signature
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
+
+ALERT_ASSET = dg.AssetKey("alert")
+# Dagster's per-step DEBUG lines would bury the summary and the progress bar; warnings and
+# errors still reach the console, and everything is in the run record.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +45,8 @@ class RunResult:
 
 
 class JobRunner:
-    """Executes the scrape job in this process against one Dagster instance."""
+    """Executes the scrape job in this process against one Dagster instance, then what the
+    daemon would do after it: deliver alerts the run left pending, apply retention."""
 
     def __init__(self, settings: Settings, instance: dg.DagsterInstance | None = None) -> None:
         self.settings = settings
@@ -56,13 +65,32 @@ class JobRunner:
             f"{name}_snapshot": {"config": {"as_of": as_of.isoformat() if as_of else None}}
             for name in self.sources
         }
-        # Dagster's per-step DEBUG lines would bury the summary and the progress bar;
-        # warnings and errors still reach the console, and everything is in the run record.
-        run_config = {"ops": ops, "loggers": {"console": {"config": {"log_level": "WARNING"}}}}
         result = self.job.execute_in_process(
-            run_config=run_config, instance=self.instance, raise_on_error=False
+            run_config={"ops": ops} | QUIET, instance=self.instance, raise_on_error=False
         )
+        delivered = ALERT_ASSET in {e.asset_key for e in result.get_asset_materialization_events()}
+        if not delivered:
+            self._deliver_pending()
+        if self.settings.file.retention.raw_page_days:
+            self._run(RETENTION_JOB)
         return RunResult(result.run_id, result.success, as_of, self._summaries(result.run_id))
+
+    def _deliver_pending(self) -> None:
+        """A failed source skips the `alert` asset (it is downstream of every snapshot), so
+        a scraper-broken alert the run raised would wait for the daemon's delivery sensor;
+        without a daemon it goes out now, by the same job the sensor runs."""
+        try:
+            pending, _ = pending_alert_signature(self.settings.warehouse_path)
+        except (WarehouseMissing, WarehouseBusy):
+            return  # nothing stored, or the next run's `alert` step delivers it
+        if pending:
+            self._run(DELIVER_JOB)
+
+    def _run(self, job: str) -> None:
+        # Its failure is in its own run record; it never changes the scrape run's result.
+        self.defs.resolve_job_def(job).execute_in_process(
+            run_config=QUIET, instance=self.instance, raise_on_error=False
+        )
 
     def _summaries(self, dagster_run_id: str) -> list[SourceResult]:
         try:

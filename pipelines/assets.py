@@ -1,8 +1,8 @@
-"""Assets: one snapshot per source of the active profile, the reference data, FX rates, and
-the tables they fill.
+"""Assets: one snapshot per source of the active profile (fetch, archive, parse, load into
+``raw_page``, ``offer`` / ``spot_quote``), the reference data and FX rates.
 
 Assets stay thin: fetching and parsing live in ``scrapers``, loading and SQL in
-``warehouse``.
+``warehouse``. Retention and alert delivery are not here (pipelines.retention, pipelines.derived).
 """
 
 # No `from __future__ import annotations` here: Dagster reads the config and resource
@@ -14,18 +14,22 @@ import dagster as dg
 
 from gpuprice.log_redaction import install as install_log_redaction
 from gpuprice.settings import ConfigError, Settings
-from pipelines.derived import deliver
 from pipelines.resources import GpupriceResource
 from scrapers.collect import Snapshot, collect
 from scrapers.fx import parse_rates
 from scrapers.http import FetchError, PoliteClient
 from scrapers.rows import ParseError
-from scrapers.sources import GenericAdapter, SourceAdapter, build_adapter
+from scrapers.sources import (
+    GenericAdapter,
+    SourceAdapter,
+    build_adapter,
+    produces_offers,
+    produces_quotes,
+)
 from warehouse.ingest.fx_rates import fx_rates, has_recent_rate, store_rates
 from warehouse.ingest.load import LoadSummary, load_snapshot, record_skipped
 from warehouse.ingest.reference import load_reference
 from warehouse.read.stats import table_stats
-from warehouse.store.backup import prune_raw_pages
 from warehouse.store.db import utcnow, write_connection
 
 install_log_redaction()  # apprise logs the URLs (tokens) it posts to
@@ -105,8 +109,11 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
         name=f"{source}_snapshot",
         group_name="snapshots",
         deps=deps,
+        kinds={"duckdb"},
         description=f"Fetch, archive, parse and load one snapshot of `{source}` ({adapter.kind}"
-        f"{', prices in ' + adapter.currency if adapter.currency != 'CNY' else ''}).",
+        f"{', prices in ' + adapter.currency if adapter.currency != 'CNY' else ''}) into "
+        f"raw_page and {' and '.join(written_tables(adapter))}; quarantine and drift are "
+        "part of the load.",
     )
     def _snapshot(
         context: dg.AssetExecutionContext, config: SnapshotConfig, gpuprice: GpupriceResource
@@ -152,21 +159,12 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
             quarantine=settings.file.quarantine.policy(),
         )
         (context.log.info if summary.status == "ok" else context.log.warning)(summary.line())
-        days = settings.file.retention.raw_page_days
-        if days:
-            pruned = prune_raw_pages(settings.warehouse_path, days)
-            if pruned.pages:
-                context.log.info(
-                    f"retention: emptied {pruned.pages} raw page(s) fetched before "
-                    f"{pruned.before:%Y-%m-%d} ({pruned.bytes_freed} bytes)"
-                )
-        if summary.broken_alert:
-            # The scraper-broken alert goes out now, by the procurement alerts' path.
-            deliver(settings, context.log)
         metadata = _metadata(summary, settings, config)
         if summary.status == "failed":
+            # A scraper-broken alert this raised is delivered after the run: by
+            # alert_delivery_sensor under the daemon, by JobRunner in `gpuprice run`.
             raise dg.Failure(description=f"{source}: {summary.error}", metadata=metadata)
-        return dg.MaterializeResult(metadata=metadata)
+        return dg.MaterializeResult(metadata=metadata | _tables_metadata(settings, current))
 
     return _snapshot
 
@@ -186,14 +184,20 @@ def _metadata(summary: LoadSummary, settings: Settings, config: SnapshotConfig) 
     }
 
 
-def table_asset(table: str, upstream: list[str]) -> dg.AssetsDefinition:
-    @dg.asset(
-        name=table,
-        group_name="warehouse",
-        deps=upstream,
-        description=f"The `{table}` table of the DuckDB warehouse (row counts and freshness).",
-    )
-    def _table(gpuprice: GpupriceResource) -> dg.MaterializeResult:
-        return dg.MaterializeResult(metadata=table_stats(gpuprice.settings().warehouse_path, table))
+def written_tables(adapter: SourceAdapter) -> list[str]:
+    """The row tables a source's snapshot loads (besides raw_page)."""
+    return [
+        t
+        for t, yes in (("offer", produces_offers), ("spot_quote", produces_quotes))
+        if yes(adapter)
+    ]
 
-    return _table
+
+def _tables_metadata(settings: Settings, adapter: SourceAdapter) -> dict:
+    """Row counts and freshness of the tables this snapshot loaded (what the old `offer` /
+    `spot_quote` assets reported), as ``table.stat`` keys."""
+    return {
+        f"{table}.{key}": value
+        for table in written_tables(adapter)
+        for key, value in table_stats(settings.warehouse_path, table).items()
+    }

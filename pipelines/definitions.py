@@ -11,16 +11,17 @@ from pipelines.assets import (
     reference_data,
     snapshot_asset,
     source_adapter,
-    table_asset,
 )
 from pipelines.derived import (
     alert_asset,
     asset_checks,
     deliver_alerts_job,
     delivery_sensor,
-    derived_metrics,
+    derived_metrics_asset,
+    serving_copy_asset,
 )
-from pipelines.resources import GpupriceResource
+from pipelines.resources import GpupriceResource, resource_from_environment
+from pipelines.retention import retention_job, retention_schedule
 from scrapers.sources import produces_offers, produces_quotes
 
 SCRAPE_JOB = "scrape_job"
@@ -36,16 +37,14 @@ def build_defs(
     snapshots = [snapshot_asset(name, settings) for name in adapters]
     offers = [f"{n}_snapshot" for n, a in adapters.items() if produces_offers(a)]
     quotes = [f"{n}_snapshot" for n, a in adapters.items() if produces_quotes(a)]
-    tables = [
-        table_asset("offer", offers + ["reference_data"]),
-        table_asset("spot_quote", quotes + ["reference_data"]),
-    ]
     fx = [fx_rate_asset] if any(needs_fx(a) for a in adapters.values()) else []
+    # sources -> snapshots (raw_page, offer, spot_quote) -> derived tables -> serving copy ->
+    # alert: the data-flow picture of docs/ARCHITECTURE.md, one asset per step.
     job = dg.define_asset_job(
         SCRAPE_JOB,
         selection=dg.AssetSelection.all(),
         description="Scrape every enabled source once, load the warehouse, derive the metrics "
-        "of the new snapshots and raise (and deliver) procurement alerts.",
+        "of the new snapshots, update the serving copy and raise (and deliver) alerts.",
     )
     schedule = dg.ScheduleDefinition(
         name="scrape_schedule",
@@ -59,12 +58,19 @@ def build_defs(
         ),
     )
     return dg.Definitions(
-        assets=[reference_data, *fx, *snapshots, *tables, derived_metrics, alert_asset],
+        assets=[
+            reference_data,
+            *fx,
+            *snapshots,
+            derived_metrics_asset(offers, quotes),
+            serving_copy_asset,
+            alert_asset,
+        ],
         asset_checks=asset_checks,
-        jobs=[job, deliver_alerts_job],
-        schedules=[schedule],
+        jobs=[job, deliver_alerts_job, retention_job],
+        schedules=[schedule, retention_schedule(settings)],
         sensors=[delivery_sensor(settings)],
-        resources={"gpuprice": resource or GpupriceResource()},
+        resources={"gpuprice": resource or resource_from_environment()},
     )
 
 

@@ -1,9 +1,11 @@
-"""Derived metrics, their checks, procurement alerts and their delivery, as Dagster objects.
+"""Derived metrics, their checks, the serving copy, procurement alerts and their delivery, as
+Dagster objects.
 
-The SQL and the alert logic live in ``warehouse`` (metrics, alerts, notify, metric_queries);
-these definitions only call them. ``derived_metrics`` runs after every load (it is in the
-scrape job, downstream of the tables), ``alert`` right after it; the sensor
-``alert_delivery_sensor`` retries undelivered alerts between scrapes.
+The SQL and the alert logic live in ``warehouse`` (metrics, serving, alerts, notify,
+metric_queries); these definitions only call them. ``derived_metrics`` runs after every load
+(it is in the scrape job, downstream of the snapshots), ``serving_copy`` after it, ``alert``
+last; the sensor ``alert_delivery_sensor`` delivers what is still pending between scrapes
+(retries, and a scraper-broken alert of a run whose failed source skipped ``alert``).
 """
 
 # No `from __future__ import annotations` here: Dagster reads the resource annotations at
@@ -17,7 +19,13 @@ import dagster as dg
 from gpuprice.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from warehouse.derive.alerts import WatchRule, evaluate
-from warehouse.derive.metrics import DERIVED_TABLES, derive
+from warehouse.derive.metrics import (
+    DERIVED_TABLES,
+    SYNC_ERRORS,
+    derive_tables,
+    sync_error,
+    sync_serving,
+)
 from warehouse.derive.notify import DeliverySummary, deliver_pending
 from warehouse.read.metrics import (
     CheckOutcome,
@@ -31,6 +39,7 @@ from warehouse.read.metrics import (
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 DELIVER_JOB = "deliver_alerts_job"
+SERVING_ASSET = "serving_copy"
 
 # Dagster itself passes `owners=None` when it binds resources to a sensor, and warns that the
 # parameter is beta. Nothing here sets owners, so that one warning is noise.
@@ -80,52 +89,86 @@ def _delivery_metadata(summary: DeliverySummary) -> dict:
     }
 
 
-@dg.multi_asset(
-    name="derived_metrics",
-    group_name="metrics",
-    specs=[
-        dg.AssetSpec(
-            table,
-            deps=["offer", "spot_quote", "reference_data"],
-            description=_DESCRIPTIONS[table],
-            group_name="metrics",
-        )
+def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefinition:
+    """The derived tables, each downstream of the snapshots it reads (``offers``: the offer
+    snapshots' asset keys, ``quotes``: the quote snapshots')."""
+    upstream = {
+        table: [*offers, *(q for q in quotes if q not in offers), "reference_data"]
+        if table == "market_premium"
+        else [*offers, "reference_data"]
         for table in DERIVED_TABLES
-    ],
-)
-def derived_metrics(context: dg.AssetExecutionContext, gpuprice: GpupriceResource):
-    """Derive the snapshots loaded since the last derive (incremental)."""
-    summary = derive(gpuprice.settings().warehouse_path)
-    if summary.serving_error is not None:
-        # The derive stands; the dashboard shows the copy as of its last sync until the next
-        # run copies the queued days.
-        context.log.warning(summary.line())
-    else:
-        context.log.info(summary.line())
-    serving = {
-        "serving_copy": "failed: " + summary.serving_error
-        if summary.serving_error
-        else (summary.serving.line() if summary.serving else "not run")
     }
-    for table in DERIVED_TABLES:
-        yield dg.MaterializeResult(
-            asset_key=table,
-            metadata={
-                "rows_written": summary.rows[table],
-                "offer_snapshots_derived": summary.offer_snapshots,
-                "quote_snapshots_new": summary.quote_snapshots,
-                "seconds": round(summary.seconds, 4),
-            }
-            | serving,
-        )
+
+    @dg.multi_asset(
+        name="derived_metrics",
+        group_name="metrics",
+        specs=[
+            dg.AssetSpec(
+                table,
+                deps=upstream[table],
+                description=_DESCRIPTIONS[table],
+                group_name="metrics",
+                kinds={"duckdb"},
+            )
+            for table in DERIVED_TABLES
+        ],
+    )
+    def derived_metrics(context: dg.AssetExecutionContext, gpuprice: GpupriceResource):
+        """Derive the snapshots loaded since the last derive (incremental)."""
+        summary = derive_tables(gpuprice.settings().warehouse_path)
+        context.log.info(summary.line())
+        for table in DERIVED_TABLES:
+            yield dg.MaterializeResult(
+                asset_key=table,
+                metadata={
+                    "rows_written": summary.rows[table],
+                    "offer_snapshots_derived": summary.offer_snapshots,
+                    "quote_snapshots_new": summary.quote_snapshots,
+                    "seconds": round(summary.seconds, 4),
+                },
+            )
+
+    return derived_metrics
+
+
+@dg.asset(
+    name=SERVING_ASSET,
+    group_name="metrics",
+    deps=list(DERIVED_TABLES),
+    kinds={"duckdb"},
+    description="The dashboard's serving copy (gpuprice-serving.duckdb): the (source, day)s the "
+    "derive step queued in serving_outbox, copied in one transaction. A copy that cannot be "
+    "written only warns: its days stay queued and the next run copies them.",
+)
+def serving_copy_asset(
+    context: dg.AssetExecutionContext, gpuprice: GpupriceResource
+) -> dg.MaterializeResult:
+    try:
+        summary = sync_serving(gpuprice.settings().warehouse_path)
+    except SYNC_ERRORS as exc:
+        # Not a failure: the derived tables stand, the dashboard shows the copy as of its
+        # last sync, and failing here would skip the alerts (and re-run the scrape).
+        error = sync_error(exc)
+        context.log.warning(f"serving copy NOT updated: {error}")
+        return dg.MaterializeResult(metadata={"serving_copy": f"failed: {error}"})
+    context.log.info(summary.line())
+    return dg.MaterializeResult(
+        metadata={
+            "serving_copy": summary.line(),
+            "full": summary.full,
+            "source_days": summary.days,
+            "seconds": round(summary.seconds, 4),
+        }
+    )
 
 
 @dg.asset(
     name="alert",
     group_name="metrics",
-    deps=["breakeven"],
+    deps=["breakeven", SERVING_ASSET],
     description="Procurement alerts from the watch rules ([[alerts.rules]]), stored, then "
-    "delivered through apprise; undelivered ones are retried by alert_delivery_sensor.",
+    "delivered through apprise with every other pending alert (scraper-broken ones too); "
+    "undelivered ones are retried by alert_delivery_sensor.",
 )
 def alert_asset(
     context: dg.AssetExecutionContext, gpuprice: GpupriceResource

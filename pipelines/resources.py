@@ -1,19 +1,60 @@
 """The one Dagster resource: where the settings come from."""
 
+import os
 from pathlib import Path
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from gpuprice.settings import Settings, load_settings
 
+# Resource field -> the environment variable `gpuprice up` and the deployment set for it.
+ENV_FIELDS = {
+    "home": "GPUPRICE_HOME",
+    "profile": "GPUPRICE_PROFILE",
+    "config_path": "GPUPRICE_CONFIG",
+}
+
 
 class GpupriceResource(dg.ConfigurableResource):
-    """Settings for a run; empty fields fall back to GPUPRICE_* and the TOML file."""
+    """Settings for a run; empty fields fall back to GPUPRICE_* and the TOML file.
+
+    The settings are loaded once per resource instance (Dagster makes one per run, or per
+    step process), when Dagster sets the resource up: ``load_settings`` also configures this
+    process's warehouse connections, so that happens before any step touches the warehouse."""
 
     home: str | None = None
     profile: str | None = None
     config_path: str | None = None
 
+    _settings: Settings | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._settings = self._load()
+
     def settings(self) -> Settings:
-        overrides = {k: v for k, v in (("home", self.home), ("profile", self.profile)) if v}
-        return load_settings(Path(self.config_path) if self.config_path else None, **overrides)
+        # Lazily too: a resource handed to a test context directly may not have been set up.
+        if self._settings is None:
+            self._settings = self._load()
+        return self._settings
+
+    def _load(self) -> Settings:
+        home, profile, config_path = (
+            _value(v) for v in (self.home, self.profile, self.config_path)
+        )
+        overrides = {k: v for k, v in (("home", home), ("profile", profile)) if v}
+        return load_settings(Path(config_path) if config_path else None, **overrides)
+
+
+def _value(field: str | None) -> str | None:
+    # Dagster resolves an EnvVar field when it sets the resource up for a run; the definition
+    # object itself still holds the variable's name, so read it here if called on that.
+    return field.get_value() if isinstance(field, dg.EnvVar) else field
+
+
+def resource_from_environment() -> GpupriceResource:
+    """The resource of the module-level definitions: each field the environment sets is a
+    ``dg.EnvVar`` (the UI shows where it comes from, and a run resolves it where it runs);
+    an unset one stays empty, so load_settings' own default applies instead of an error."""
+    fields = {field: dg.EnvVar(var) for field, var in ENV_FIELDS.items() if os.environ.get(var)}
+    return GpupriceResource(**fields)

@@ -12,8 +12,8 @@ from pipelines.definitions import build_defs
 from tests.live.support import LIVE_SOURCES, settings_from
 
 DEMO_ASSETS = {
-    "reference_data", "jygpu_snapshot", "smm_snapshot", "offer", "spot_quote", "card_value",
-    "monthly_discount", "breakeven", "market_premium", "alert",
+    "reference_data", "jygpu_snapshot", "smm_snapshot", "card_value", "monthly_discount",
+    "breakeven", "market_premium", "serving_copy", "alert",
 }  # fmt: skip
 
 

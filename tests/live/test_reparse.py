@@ -3,12 +3,12 @@ reloaded idempotently; a fixed parser repairs history."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from dataclasses import replace
 from typer.testing import CliRunner
 
 from gpuprice.cli import app

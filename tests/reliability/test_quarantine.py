@@ -5,12 +5,12 @@ consecutive snapshots or decided by hand."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from dataclasses import replace
 from typer.testing import CliRunner
 
 from gpuprice.cli import app

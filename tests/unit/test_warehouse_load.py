@@ -1,10 +1,10 @@
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 import pytest
-from dataclasses import replace
 
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage

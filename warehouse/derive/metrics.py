@@ -83,15 +83,44 @@ def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> De
     """Derive every snapshot not derived yet (``full``: forget the ledger, derive all), then
     bring the dashboard's serving copy up to date (warehouse.store.serving). A copy that fails is
     reported in the summary and retried by the next run; the derive itself stands."""
-    with write_connection(path) as con:
-        # A backlog that does not fit the configured DuckDB limit is run again with more
-        # (warehouse.store.db.with_more_memory); the summary says what it needed.
-        summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
-        summary = replace(summary, memory_limit=limit)
+    with write_connection(path) as con:  # one connection for both steps
+        summary = _derive_tables(con, full=full, now=now)
         try:
             return replace(summary, serving=sync(con, path))
-        except (WarehouseBusy, duckdb.Error, OSError) as exc:
-            return replace(summary, serving_error=f"{type(exc).__name__}: {exc}")
+        except SYNC_ERRORS as exc:
+            return replace(summary, serving_error=sync_error(exc))
+
+
+def derive_tables(path: Path, *, full: bool = False, now: datetime | None = None) -> DeriveSummary:
+    """The derive step alone: the derived tables, and the serving days it changed queued in
+    ``serving_outbox`` (the Dagster asset ``serving_copy`` copies them afterwards)."""
+    with write_connection(path) as con:
+        return _derive_tables(con, full=full, now=now)
+
+
+def _derive_tables(
+    con: duckdb.DuckDBPyConnection, *, full: bool, now: datetime | None
+) -> DeriveSummary:
+    # A backlog that does not fit the configured DuckDB limit is run again with more
+    # (warehouse.store.db.with_more_memory); the summary says what it needed.
+    summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
+    return replace(summary, memory_limit=limit)
+
+
+# What a serving copy that cannot be written raises (locked by readers for too long, a full
+# disk, a DuckDB error): its days stay queued for the next sync, the derive stands.
+SYNC_ERRORS = (WarehouseBusy, duckdb.Error, OSError)
+
+
+def sync_serving(path: Path) -> SyncSummary:
+    """Copy the days ``derive_tables`` queued to the serving copy; raises ``SYNC_ERRORS``."""
+    with write_connection(path) as con:
+        return sync(con, path)
+
+
+def sync_error(exc: BaseException) -> str:
+    """How a failed sync is reported (``DeriveSummary.serving_error``, asset metadata)."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 def derive_with(
