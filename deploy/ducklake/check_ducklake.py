@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 
 ROOT = Path(__file__).resolve().parents[2]
-MIGRATIONS = ROOT / "warehouse" / "migrations"
+MIGRATIONS = ROOT / "warehouse" / "store" / "migrations"
 
 sys.path.insert(0, str(ROOT))
 # The product's own stripping of the constraints DuckLake lacks and extension loading

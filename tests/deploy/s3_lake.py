@@ -76,13 +76,15 @@ def list_keys(bucket: str) -> None:
 
 
 def product(home: Path) -> None:
+    from gpuprice.settings import load_settings
     from tests.support.seeded_warehouse import seed_demo_history
     from warehouse.derive.metrics import derive
     from warehouse.read.metrics import latest_breakeven
     from warehouse.read.prices import latest_offers
     from warehouse.store.db import read_frame
 
-    path = home / "gpuprice.duckdb"
+    # As every entry point does: the settings hand the warehouse its configuration (the lake).
+    path = load_settings(None, home=home).warehouse_path
     seed_demo_history(path, DAY, days=2)
     summary = derive(path)
     counts = read_frame(

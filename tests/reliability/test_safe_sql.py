@@ -11,9 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
+from gpuprice.settings import warehouse_config
 from tests.conftest import ducklake_env
 from warehouse.ingest.reference import load_reference
 from warehouse.read import sql as safe_sql
+from warehouse.store.config import WarehouseConfig, configure
 from warehouse.store.db import read_frame, write_connection
 
 runner = CliRunner()
@@ -25,7 +27,9 @@ def _warehouse_on_ducklake(tmp_path_factory: pytest.TempPathFactory) -> Iterator
     with pytest.MonkeyPatch.context() as patch:
         for name, value in ducklake_env(tmp_path_factory.mktemp("ducklake")).items():
             patch.setenv(name, value)
+        configure(warehouse_config())  # as load_settings does at every entry point
         yield
+    configure(WarehouseConfig())
 
 
 @pytest.fixture(scope="module")
