@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -34,7 +35,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gpuprice.settings import MEMORY_LIMIT_ENV  # noqa: E402
 from scrapers.rows import OfferRow  # noqa: E402
 from warehouse.derive.metrics import derive_with  # noqa: E402
 from warehouse.ingest.insert import insert_rows  # noqa: E402
@@ -42,6 +42,7 @@ from warehouse.ingest.reference import load_reference  # noqa: E402
 from warehouse.read import dashboard as dashboard_queries  # noqa: E402
 from warehouse.read import metrics as metric_queries  # noqa: E402
 from warehouse.read import prices as queries  # noqa: E402
+from warehouse.store.config import configure, current  # noqa: E402
 from warehouse.store.db import read_frame, write_connection  # noqa: E402
 from warehouse.store.serving import serving_path, sync  # noqa: E402
 
@@ -654,14 +655,15 @@ def main() -> None:
             t = time.perf_counter()
             # Bulk-generating years in a few statements is not what the product does: give
             # it room (the pipeline run measured below uses the product's default limit).
-            os.environ[MEMORY_LIMIT_ENV] = "8GB"
+            configured = current()
+            configure(replace(configured, memory_limit="8GB"))
             try:
                 with write_connection(path) as con:
                     load_reference(con)
                     history = gen(con, days)
                     copied = sync(con, path)
             finally:
-                del os.environ[MEMORY_LIMIT_ENV]
+                configure(configured)
             report(
                 "derive",
                 f"{label}: serving copy, full build (s)",
