@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from warehouse.derive.metrics import derive  # noqa: E402
 from warehouse.ingest.reference import load_reference  # noqa: E402
 from warehouse.read import dashboard as dashboard_queries  # noqa: E402
 from warehouse.read import prices as queries  # noqa: E402
+from warehouse.store.config import configure, current  # noqa: E402
 from warehouse.store.db import read_frame, write_connection  # noqa: E402
 from warehouse.store.serving import serving_path  # noqa: E402
 
@@ -64,6 +66,25 @@ def build(path: Path, years: int) -> tuple[int, int]:
     cards = ", ".join(f"('{g}', {p})" for g, p in CARDS.items())
     billing = ", ".join(f"('{b}', {f}, '{u}', '{r}', {n})" for b, f, u, r, n in BILLING)
     regions = ", ".join(f"('{r}')" for r in REGIONS)
+    # Years generated in a few statements is not what the product does: give it room (the
+    # pages measured afterwards open the warehouse with the product's own limit).
+    configured = current()
+    configure(replace(configured, memory_limit="8GB"))
+    try:
+        _generate(path, start, platforms, cards, billing, regions)
+        # As the pipeline leaves it: derived (rollups, newest rows) and the serving copy the
+        # pages read (warehouse.store.serving); without it they read the raw history.
+        print(derive(path).line())
+    finally:
+        configure(configured)
+    offers = read_frame(path, "SELECT count(*) FROM offer").item()
+    quotes = read_frame(path, "SELECT count(*) FROM spot_quote").item()
+    return offers, quotes
+
+
+def _generate(
+    path: Path, start: datetime, platforms: str, cards: str, billing: str, regions: str
+) -> None:
     with write_connection(path) as con:
         load_reference(con)
         con.execute(
@@ -113,12 +134,6 @@ def build(path: Path, years: int) -> tuple[int, int]:
             FROM hours h, c, r
             """
         )
-    # As the pipeline leaves it: derived (rollups, newest rows) and the serving copy the
-    # pages read (warehouse.store.serving); without it they read the raw history.
-    print(derive(path).line())
-    offers = read_frame(path, "SELECT count(*) FROM offer").item()
-    quotes = read_frame(path, "SELECT count(*) FROM spot_quote").item()
-    return offers, quotes
 
 
 def timed(fn: Callable[[], object], rounds: int, before: Callable[[], None] | None = None) -> float:
