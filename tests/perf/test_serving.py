@@ -25,6 +25,7 @@ from warehouse.derive.metrics import derive
 from warehouse.read import dashboard as dq
 from warehouse.read import metrics as metric_queries
 from warehouse.read import prices as queries
+from warehouse.read.recommender import latest_card_prices
 from warehouse.store import serving
 from warehouse.store.backup import backup, restore
 from warehouse.store.db import read_frame
@@ -91,6 +92,8 @@ def all_queries(path: Path) -> dict[str, Callable[[], pl.DataFrame]]:
         "latest_breakeven": lambda: metric_queries.latest_breakeven(path),
         "latest_breakeven h100": lambda: metric_queries.latest_breakeven(path, "h100-80g"),
         "latest_offers": lambda: queries.latest_offers(path),
+        "latest_card_prices": lambda: latest_card_prices(path),
+        "latest_card_prices testcloud": lambda: latest_card_prices(path, "testcloud"),
         "breakeven_daily h100 cheapest": lambda: metric_queries.breakeven_daily(
             path, "h100-80g", "cheapest"
         ),
