@@ -45,7 +45,7 @@ def test_scale_bench_runs_every_section(tmp_path: Path) -> None:
 
 def test_user_waits_bench_prints_each_figure_beside_its_baseline() -> None:
     run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "user_waits.py"), "--runs", "1", "--days", "2"],
+        [sys.executable, str(ROOT / "bench" / "user_waits.py"), "--runs", "1", "--days", "1"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -58,7 +58,7 @@ def test_user_waits_bench_prints_each_figure_beside_its_baseline() -> None:
     )
     assert any("hourly run, median of 1:" in line for line in lines), run.stdout
     assert any("run / baseline" in line for line in lines), run.stdout
-    backfill = [line for line in lines if line.startswith("gpuprice backfill --days 2:")]
+    backfill = [line for line in lines if line.startswith("gpuprice backfill --days 1:")]
     assert backfill and "offer rows" in backfill[0], run.stdout
     assert not backfill[0].endswith("(0 offer rows)"), backfill  # the days were loaded
     assert any("backfill / baseline" in line for line in lines), run.stdout
