@@ -50,7 +50,7 @@ def run(
     settings = settings_or_exit(config)
     day = parse_day(as_of) if as_of else None
     result = JobRunner(settings).run(day)
-    print_run_summary(result, settings)
+    print_run_summary(result, settings, console)
     if result.failed:
         raise typer.Exit(1)
 

@@ -13,12 +13,9 @@ from gpuprice.settings import Settings
 if TYPE_CHECKING:
     from gpuprice.jobs import RunResult
 
-# Its own console, not the CLI's: `gpuprice up` (gpuprice.stack) prints it too, and nothing
-# imports the CLI.
-console = Console()
 
-
-def print_run_summary(result: RunResult, settings: Settings) -> None:
+def print_run_summary(result: RunResult, settings: Settings, console: Console) -> None:
+    """Print ``result`` on the caller's console (the CLI's, or `gpuprice up`'s)."""
     label = f"as of {result.as_of}" if result.as_of else "latest pages"
     table = Table(title=f"gpuprice run ({settings.profile} profile, {label})")
     for column in ("source", "status", "pages", "new rows", "error"):

@@ -144,7 +144,7 @@ def run_stack(settings: Settings) -> int:
         from gpuprice.jobs import JobRunner
         from gpuprice.run_summary import print_run_summary
 
-        print_run_summary(JobRunner(settings).run(), settings)
+        print_run_summary(JobRunner(settings).run(), settings, console)
         console.print(
             f"\n[bold]Dagster UI[/bold]  http://{services.host}:{services.dagster_port}   "
             f"[bold]Dashboard[/bold]  http://{services.host}:{services.dashboard_port}\n"
