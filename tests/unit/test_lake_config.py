@@ -61,6 +61,10 @@ def test_a_postgres_catalog_with_data_path_and_schema(
     assert target == LakeTarget(PG_LAKE, f"{tmp_path}/data/", "prod")
     assert target.postgres and target.s3 is None
     assert "s3cret" not in target.describe() and "password=***" in target.describe()
+    # The settings carry it to every entry point: never in their repr (a log line, an error)
+    settings = load_settings(None, home=tmp_path)
+    assert settings.warehouse.lake == target
+    assert "s3cret" not in repr(settings) and "s3cret" not in repr(target)
 
 
 def test_an_s3_data_path_on_aws_takes_the_aws_variables(env: pytest.MonkeyPatch) -> None:

@@ -46,7 +46,7 @@ class LakeTarget:
     """Where a DuckLake warehouse is: its catalog, its data path, its catalog schema, and
     for an s3:// data path how to reach it."""
 
-    catalog: str
+    catalog: str = field(repr=False)  # a PostgreSQL connection string may hold a password
     data_path: str | None = None
     metadata_schema: str | None = None
     s3: S3Access | None = None
