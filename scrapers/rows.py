@@ -12,13 +12,19 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
-Billing = Literal["hourly", "monthly", "bare_metal_monthly", "spot"]
-BILLING_MODES: tuple[str, ...] = ("hourly", "monthly", "bare_metal_monthly", "spot")
+# daily / weekly / yearly: prepaid terms some sites list beside hourly and monthly (包日, 包周,
+# 包年, "1-week commitment"); each is a price for that whole period.
+Billing = Literal["hourly", "daily", "weekly", "monthly", "yearly", "bare_metal_monthly", "spot"]
+BILLING_MODES: tuple[str, ...] = (
+    "hourly", "daily", "weekly", "monthly", "yearly", "bare_metal_monthly", "spot",
+)  # fmt: skip
 
 UNKNOWN_GPU = "unknown"
 
 # A month of full use, as the seeds count it (seed 003 §六: "一个月满负荷是 720 小时").
 HOURS_PER_MONTH = 720
+HOURS_PER_WEEK = 168
+HOURS_PER_YEAR = 8760  # 365 days of full use
 
 
 class ParseError(ValueError):

@@ -14,7 +14,7 @@ import unicodedata
 from decimal import Decimal
 from typing import Literal
 
-from scrapers.rows import HOURS_PER_MONTH, ParseError
+from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, ParseError
 
 __all__ = [
     "CNY_PER_CARD_HOUR_QUANTUM",
@@ -116,10 +116,16 @@ def currency_in(text: str | None) -> str | None:
 _PERIOD_WORDS: dict[str, int] = {
     **dict.fromkeys(("小时", "时", "hour", "hours", "hr", "hrs", "h"), 1),
     **dict.fromkeys(("天", "日", "day", "days", "d"), 24),
+    **dict.fromkeys(("周", "星期", "week", "weeks", "wk", "w"), HOURS_PER_WEEK),
     **dict.fromkeys(("月", "month", "months", "mo", "mon"), HOURS_PER_MONTH),
+    **dict.fromkeys(("年", "year", "years", "yr", "y"), HOURS_PER_YEAR),
 }
-_PERIOD_NAMES = {1: "hour", 24: "day", HOURS_PER_MONTH: "month"}
-_PERIOD_ALIASES = {"hourly": "/h", "daily": "/d", "monthly": "/mo"}
+_PERIOD_NAMES = {
+    1: "hour", 24: "day", HOURS_PER_WEEK: "week", HOURS_PER_MONTH: "month", HOURS_PER_YEAR: "year",
+}  # fmt: skip
+_PERIOD_ALIASES = {
+    "hourly": "/h", "daily": "/d", "weekly": "/w", "monthly": "/mo", "yearly": "/y",
+}  # fmt: skip
 # Whom a unit's last segment may name before its period ("卡时", "gpu-hr", "server_month").
 _WHO = re.compile(r"^(卡|台|gpu|card|server|machine|node|instance)[-_]?")
 _CARD = re.compile(r"卡|gpu|card")
@@ -131,7 +137,7 @@ def parse_period(unit: str) -> tuple[int, Per | None]:
     ``"/hr"`` → ``(1, None)``; ``"/GPU/hr"`` or ``"元/卡时"`` → ``(1, "card")``;
     ``"元/台/月"`` → ``(720, "machine")``; ``"per GPU per hour"`` → ``(1, "card")``. A
     currency mark before the first "/" (元, $, USD ...) is ignored. ``ParseError`` when no
-    known period (hour, day, month) is named."""
+    known period (hour, day, week, month, year) is named."""
     key = re.sub(r"\bper\s+", "/", nfkc(unit).lower())
     key = re.sub(r"[\s.·]", "", key)
     key = re.sub(r"^(usd|cny|rmb|元|\$|¥)", "", key)
@@ -143,7 +149,9 @@ def parse_period(unit: str) -> tuple[int, Per | None]:
     segments = [part for part in key.split("/") if part]
     last = _WHO.sub("", segments[-1]) if segments else ""
     if last not in _PERIOD_WORDS:
-        raise ParseError(f"unknown unit {unit!r}: unknown billing period (known: hour, day, month)")
+        raise ParseError(
+            f"unknown unit {unit!r}: unknown billing period (known: hour, day, week, month, year)"
+        )
     joined = "/".join(segments)
     per: Per | None = None
     if _CARD.search(joined):

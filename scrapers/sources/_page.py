@@ -50,9 +50,13 @@ def declared_charset(body: bytes) -> str | None:
     return None if m is None else _codec_name(m[1])
 
 
+_MARKUP_START = re.compile(r"\s*<(?:!--|!doctype|\?xml|[a-z][a-z0-9-]*[\s/>])", re.IGNORECASE)
+
+
 def load_html(body: bytes, url: str) -> LexborHTMLParser:
     """Parse ``body`` as HTML in the charset its ``<meta>`` declares (UTF-8 when it declares
-    none); an empty, undecodable or non-HTML body is an error."""
+    none): a whole document or a fragment of one. An empty, undecodable, binary or non-HTML
+    body is an error."""
     if not body or body.isspace():
         raise ParseError(f"{url}: empty body")
     charset = declared_charset(body) or "utf-8"
@@ -62,7 +66,11 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
         text = body.decode(charset)
     except UnicodeDecodeError as exc:
         raise ParseError(f"{url}: body is not {charset.removesuffix('-sig')} ({exc})") from None
-    if not text.lstrip().startswith("<") or "<html" not in text[:2000].lower():
+    if "\x00" in text:
+        raise ParseError(f"{url}: body is binary, not an HTML page (it holds NUL bytes)")
+    # A saved excerpt (a fragment with no <html>, as price trackers keep) is a page too; what
+    # is refused is a body that does not start with markup (JSON, plain text, an error line).
+    if not _MARKUP_START.match(text):
         raise ParseError(f"{url}: body is not an HTML document (starts {text[:40]!r})")
     return LexborHTMLParser(text)
 

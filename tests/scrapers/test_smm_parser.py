@@ -173,10 +173,12 @@ def test_page_variants_parse_like_the_page(variant: Callable[[bytes], bytes]) ->
         (b"", "empty body"),
         (b" \r\n\t\x0b\x0c", "empty body"),
         (b'{"html": "<html>"}', "not an HTML document"),
-        (b"<div>no document</div>", "not an HTML document"),
+        (b"plain text, no markup", "not an HTML document"),
+        (b"<html>\x00\x01\x02\x00</html>", "body is binary"),
         (b"\xff<html></html>", "body is not utf-8"),
         (codecs.BOM_UTF8 * 2 + b"<html></html>", "not an HTML document"),
-        (("<!-- " + "价" * 2000 + " --><html>").encode(), "not an HTML document"),  # too late
+        # a fragment is a page (a saved excerpt), but not the SMM quote board
+        (b"<div>no quote table</div>", "quote"),
         ("<html><meta charset='gbk'>价".encode(), "body is not gb18030"),
     ],
 )
