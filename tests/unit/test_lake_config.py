@@ -193,7 +193,8 @@ def test_migrations_lose_only_keys_and_checks() -> None:
 def test_the_price_tables_checks_are_kept_for_the_rows() -> None:
     assert set(lake.checks("offer")) == {
         "(gpu_count > 0)",
-        "(billing IN ('hourly', 'monthly', 'bare_metal_monthly', 'spot'))",
+        "(billing IN ('hourly', 'daily', 'weekly', 'monthly', 'yearly', 'bare_metal_monthly', "
+        "'spot'))",
         "(price > 0)",
         "(cny_per_card_hour > 0)",
     }

@@ -78,17 +78,21 @@ _CHECK_BODY = re.compile(r"\bCHECK\s*(\((?:[^()]|\([^()]*\))*\))", re.IGNORECASE
 
 @cache
 def checks(table: str) -> tuple[str, ...]:
-    """The CHECK expressions of ``table`` as the newest migration that creates it under that
-    name writes them (no RENAME is followed: for the price tables, created once), which a
+    """The CHECK expressions of ``table`` as the migrations leave them (a table rebuilt as
+    ``<table>_vN`` and renamed, as 007 does with offer, takes the rebuilt one's), which a
     DuckLake drops with the DDL: :func:`insert_new_frame` tests the rows with them instead."""
-    found: tuple[str, ...] = ()
+    found: dict[str, tuple[str, ...]] = {}
     for _, _, sql in migration_files():
         text = re.sub(r"--[^\n]*", "", sql)
         for statement in text.split(";"):
-            match = _CREATE_TABLE.search(statement)
-            if match and match.group(1) == table:
-                found = tuple(_CHECK_BODY.findall(statement))
-    return found
+            if created := _CREATE_TABLE.search(statement):
+                found[created.group(1)] = tuple(_CHECK_BODY.findall(statement))
+            elif renamed := _RENAME_TABLE.search(statement):
+                found[renamed.group(2)] = found.pop(renamed.group(1), ())
+    return found.get(table, ())
+
+
+_RENAME_TABLE = re.compile(r"ALTER TABLE\s+(\w+)\s+RENAME TO\s+(\w+)", re.IGNORECASE)
 
 
 def sql_string(value: str) -> str:
