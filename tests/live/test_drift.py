@@ -139,7 +139,7 @@ def test_a_scrape_job_that_meets_a_broken_page_alerts_at_once(
     assert [s.reason for s in first.sources] == ["drift"]
     assert [s.reason for s in second.sources] == ["drift"]
     (alert,) = broken_alerts(settings.warehouse_path)
-    assert "dph_base" in alert["message"]
+    assert "dph_total" in alert["message"]
     delivered = read_frame(
         settings.warehouse_path, "SELECT delivered_at IS NOT NULL FROM alert"
     ).item()

@@ -35,7 +35,7 @@ BASES = (
 # (a ParseError, or a page the load rejects as implausible: see BROKEN_BY_DRIFT).
 VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
     # -- vast.ai --
-    "vastai_renamed_price.json": (VASTAI, [('"dph_base": 0.35,', '"dph_base_usd": 0.35,', 1)]),
+    "vastai_renamed_price.json": (VASTAI, [('"dph_total": 0.3639,', '"dph_total_usd": 0.3639,', 1)]),
     "vastai_price_not_a_number.json": (VASTAI, [('"dph_base": 0.7,', '"dph_base": "0.7/hr",', 1)]),
     "vastai_total_below_base.json": (VASTAI, [('"dph_total": 0.3639,', '"dph_total": 0.0364,', 1)]),
     "vastai_gpu_count_missing.json": (VASTAI, [('"num_gpus": 8,', '"gpus": 8,', 1)]),
