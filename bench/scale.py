@@ -419,22 +419,29 @@ SELECTORS = {
 }  # fmt: skip
 
 
-# The live sources' fixture pages (tests/fixtures/live, modelled on each source's format as
-# docs/SOURCES.md says). The JSON APIs have no HTML: their baseline is json.loads alone.
+# The live sources' pages, under tests/fixtures: RunPod's real captures of its three page
+# generations (real/) and the modelled pages of the others (live/, as docs/SOURCES.md says).
+# The JSON APIs have no HTML: their baseline is json.loads alone.
 LIVE_PAGES = {
-    "runpod": ("runpod_pricing.html", "runpod_pricing_rows.html"),
-    "generic": ("generic_table_zh.html", "generic_table_en.html", "generic_jsonld.html"),
-    "vastai": ("vastai_bundles.json",),
-    "matpool": ("matpool_machines.json",),
-    "autodl": ("autodl_machines.json",),
-}
+    "runpod": (
+        "live/runpod_pricing.html", "real/runpod/runpod_20230929070808.html",
+        "real/runpod/runpod_20250909131230.html", "real/runpod/runpod_20260810082317.html",
+    ),
+    "generic": (
+        "live/generic_table_zh.html", "live/generic_table_en.html", "live/generic_jsonld.html",
+    ),
+    "vastai": ("live/vastai_bundles.json",),
+    "matpool": ("live/matpool_machines.json",),
+    "autodl": ("live/autodl_machines.json",),
+}  # fmt: skip
 JSON_LD = 'script[type="application/ld+json"]'
-# What each adapter reads, in either of its layouts (as for jygpu above): RunPod's JSON-LD or
-# its older pricing rows (it reads no table); the generic extractor's JSON-LD and tables.
+# What each adapter reads, in any of its layouts (as for jygpu above): RunPod's JSON-LD, its
+# Next.js data or its Webflow pricing rows (it reads no table); the generic extractor's
+# JSON-LD and tables.
 LIVE_SELECTORS = {
     "runpod": (
-        JSON_LD, ".gpu-pricing-row", ".gpu-pricing-row .gpu-name", ".gpu-pricing-row .gpu-vram",
-        ".gpu-pricing-row .gpu-ram", ".gpu-pricing-row .gpu-vcpu", ".gpu-pricing-row .gpu-price",
+        JSON_LD, "script#__NEXT_DATA__", "a.gpu-pricing-row",
+        ".gpu-pricing-row__model-wrapper", ".gpu-pricing-row__tag", "[data-secure-cloud-price]",
     ),
     "generic": (JSON_LD, 'meta[name="gpuprice-simulated"]', "table tr th", "table tr td"),
 }  # fmt: skip
@@ -461,9 +468,9 @@ def bench_parsing(rounds: int) -> None:
     from scrapers.sources import get_adapter
 
     day = date(2026, 9, 10)
-    live_dir = ROOT / "tests" / "fixtures" / "live"
+    fixtures = ROOT / "tests" / "fixtures"
     live = {
-        source: [("https://example.invalid/pricing", (live_dir / n).read_bytes()) for n in names]
+        source: [("https://example.invalid/pricing", (fixtures / n).read_bytes()) for n in names]
         for source, names in LIVE_PAGES.items()
     }
     pages = {
@@ -537,7 +544,7 @@ def bench_parsing(rounds: int) -> None:
                 tbp = statistics.median(timed(lambda p=page: soup(bodies=[p]), max(3, rounds // 3)))
                 report(
                     "parse",
-                    f"{source}, {name} ({len(page[1]) / 1e3:.0f} kB), pages/s",
+                    f"{source}, {Path(name).name} ({len(page[1]) / 1e3:.0f} kB), pages/s",
                     f"{1 / tp:,.0f}",
                     f"{baseline} {1 / tbp:,.0f}",
                     tbp / tp,

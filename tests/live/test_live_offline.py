@@ -89,7 +89,7 @@ def test_without_their_secrets_smm_and_autodl_are_not_configured(
 
 
 DEFAULT_HOSTS = (
-    "www.jygpu.com", "hq.smm.cn", "console.vast.ai", "www.runpod.io", "matpool.com",
+    "www.jygpu.com", "hq.smm.cn", "console.vast.ai", "api.runpod.io", "matpool.com",
     "www.autodl.com",
 )  # fmt: skip
 

@@ -39,6 +39,11 @@ class OldMatpool(MatpoolAdapter):
         ]
 
 
+REAL_RUNPOD = (
+    Path(__file__).resolve().parents[1] / "fixtures/real/runpod/runpod_20250909131230.html"
+)
+
+
 class OldRunpod(RunpodAdapter):
     """Yesterday's parser: knew only the pricing rows, not the JSON-LD."""
 
@@ -102,14 +107,13 @@ def test_reparse_cli_turns_archived_errors_into_rows_with_progress(
     path = home / "gpuprice.duckdb"
     url = "https://www.runpod.io/pricing"
     load(path, OldRunpod(FX), "runpod", url, read(RUNPOD), T0)
-    load(
-        path, OldRunpod(FX), "runpod", url, read("runpod_pricing_rows.html"), T0 + timedelta(days=2)
-    )
+    webflow = REAL_RUNPOD.read_bytes()  # a real 2025 page: pricing rows, no JSON-LD
+    load(path, OldRunpod(FX), "runpod", url, webflow, T0 + timedelta(days=2))
     assert read_frame(path, "SELECT parse_status FROM raw_page ORDER BY fetched_at").rows() == [
         ("error",), ("ok",),
     ]  # fmt: skip
     config = tmp_path / "gpuprice.toml"
-    config.write_text(FAST_HTTP + sources(runpod={"live_url": "https://www.runpod.io"}))
+    config.write_text(FAST_HTTP + sources(runpod={"live_url": "https://api.runpod.io"}))
     monkeypatch.setenv("GPUPRICE_HOME", str(home))
     monkeypatch.setenv("GPUPRICE_PROFILE", "live")
     runner = CliRunner()
@@ -117,12 +121,12 @@ def test_reparse_cli_turns_archived_errors_into_rows_with_progress(
     result = runner.invoke(app, ["reparse", "--source", "runpod", "--config", str(config)])
     assert result.exit_code == 0, result.output
     assert "[1/2]" in result.stderr and "[2/2]" in result.stderr
-    assert "2 page(s), 2 ok, 0 with errors, 1 changed; rows 16 → 32" in result.stdout
+    assert "2 page(s), 2 ok, 0 with errors, 1 changed; rows 10 → 26" in result.stdout
     pages = read_frame(
         path, "SELECT parse_status, parse_error, rows FROM raw_page ORDER BY fetched_at"
     )
-    assert pages.rows() == [("ok", None, 16), ("ok", None, 16)]
-    assert read_frame(path, "SELECT count(*) FROM offer WHERE source = 'runpod'").item() == 32
+    assert pages.rows() == [("ok", None, 16), ("ok", None, 10)]
+    assert read_frame(path, "SELECT count(*) FROM offer WHERE source = 'runpod'").item() == 26
 
     since = runner.invoke(
         app, ["reparse", "--source", "runpod", "--since", "2026-09-05", "--config", str(config)]

@@ -17,7 +17,6 @@ LIVE_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "live"
 
 VASTAI = "vastai_bundles.json"
 RUNPOD = "runpod_pricing.html"
-RUNPOD_ROWS = "runpod_pricing_rows.html"
 RUNPOD_SAVED = "runpod_saved_from_browser.html"
 MATPOOL = "matpool_machines.json"
 AUTODL = "autodl_machines.json"
@@ -27,7 +26,7 @@ GENERIC_LD = "generic_jsonld.html"
 SMM_LOGIN = "smm_login.html"
 
 BASES = (
-    VASTAI, RUNPOD, RUNPOD_ROWS, RUNPOD_SAVED, MATPOOL, AUTODL, GENERIC_ZH, GENERIC_EN,
+    VASTAI, RUNPOD, RUNPOD_SAVED, MATPOOL, AUTODL, GENERIC_ZH, GENERIC_EN,
     GENERIC_LD, SMM_LOGIN,
 )  # fmt: skip
 
@@ -35,7 +34,10 @@ BASES = (
 # (a ParseError, or a page the load rejects as implausible: see BROKEN_BY_DRIFT).
 VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
     # -- vast.ai --
-    "vastai_renamed_price.json": (VASTAI, [('"dph_total": 0.3639,', '"dph_total_usd": 0.3639,', 1)]),
+    "vastai_renamed_price.json": (
+        VASTAI,
+        [('"dph_total": 0.3639,', '"dph_total_usd": 0.3639,', 1)],
+    ),
     "vastai_price_not_a_number.json": (VASTAI, [('"dph_base": 0.7,', '"dph_base": "0.7/hr",', 1)]),
     "vastai_total_below_base.json": (VASTAI, [('"dph_total": 0.3639,', '"dph_total": 0.0364,', 1)]),
     "vastai_gpu_count_missing.json": (VASTAI, [('"num_gpus": 8,', '"gpus": 8,', 1)]),
@@ -64,20 +66,6 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
     "runpod_price_per_month.html": (
         RUNPOD,
         [('"unitCode": "HUR", "unitText": "hour"', '"unitCode": "MON", "unitText": "month"', 16)],
-    ),
-    "runpod_rows_contact_sales.html": (
-        RUNPOD_ROWS,
-        [
-            (
-                '<span class="amount">$2.99</span><span class="per">/hr</span>',
-                '<span class="amount">Contact Sales</span>',
-                1,
-            )
-        ],
-    ),
-    "runpod_rows_no_cloud.html": (
-        RUNPOD_ROWS,
-        [('data-cloud="Secure Cloud"', 'data-tier="Secure Cloud"', 8)],
     ),
     # -- 矩池云 --
     "matpool_renamed_price.json": (MATPOOL, [('"priceMillicent"', '"price"', 5)]),

@@ -23,7 +23,6 @@ from tests.scrapers.live_fixtures import (
     MATPOOL,
     RAW,
     RUNPOD,
-    RUNPOD_ROWS,
     RUNPOD_SAVED,
     SMM_LOGIN,
     VARIANTS,
@@ -61,7 +60,6 @@ def test_variant_files_are_up_to_date() -> None:
 EXPECTED_ROWS = {
     VASTAI: 14,  # 8 hourly offers + 6 interruptible floors (card, size, location)
     RUNPOD: 16,
-    RUNPOD_ROWS: 16,
     RUNPOD_SAVED: 16,
     MATPOOL: 5,
     AUTODL: 5,  # the 4090D machine offers no pay-as-you-go price

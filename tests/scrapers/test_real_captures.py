@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from scrapers.units import nfkc
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
 CASES = sorted(REAL.rglob("*.expected.json"))
 MIN_RECALL = 0.95
+PRICE_SCALE = Decimal("0.0001")
 FX = FxRates((), (FxRate(date(2000, 1, 1), "USD", Decimal("7.10"), "test default"),))
 
 _KEYS = ("kind", "gpu_name_raw", "gpu", "gpu_count", "billing", "price", "currency", "per")
@@ -60,7 +61,8 @@ def _expected_key(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]
     keys = tuple(k for k in (*_KEYS, "region") if k in row)
     facts = dict(row)
     facts["gpu_name_raw"] = nfkc(str(row["gpu_name_raw"])).casefold()
-    facts["price"] = Decimal(str(row["price"])).normalize()
+    # as printed; adapters store prices at the warehouse's scale (4 decimals, half up)
+    facts["price"] = Decimal(str(row["price"])).quantize(PRICE_SCALE, ROUND_HALF_UP).normalize()
     return keys, _key(facts, keys)
 
 
