@@ -1,0 +1,413 @@
+"""SkyPilot's public price catalogs: one ``vms.csv`` per cloud, USD per instance-hour.
+
+SkyPilot (github.com/skypilot-org/skypilot-catalog) publishes, for every cloud it can launch
+on, a CSV of instance types and their prices, refreshed by its fetchers
+(``sky/catalog/data_fetchers/fetch_<cloud>.py``). One GET per configured cloud:
+``<base>/catalogs/<version>/<cloud>/vms.csv``. The cloud is the folder the file sits in, so a
+file saved as ``.../lambda/vms.csv`` parses the same way as the live one.
+
+Columns read (their order differs between clouds and catalog versions; extra columns such
+as ``AvailabilityZone``, ``Arch``, ``UpstreamCloudId`` or the local-disk ones are ignored):
+``InstanceType``, ``AcceleratorName``, ``AcceleratorCount``, ``vCPUs``, ``MemoryGiB``,
+``GpuInfo``, ``Price``, ``SpotPrice``, ``Region``. A header without one of them is an error.
+
+* Rows without an accelerator (empty ``AcceleratorName``, count empty or 0) are CPU
+  instances and are skipped; so are TPUs (``tpu-...``: pod slices priced per slice, not
+  cards) and fractional GPUs (``AcceleratorCount`` 0.125 ... on AWS g6f / gr6f and Azure
+  NV*ads_A10_v5: a share of one card with a share of its memory, which a whole-card
+  ``gpu_count`` cannot represent).
+* ``Price`` and ``SpotPrice`` are USD per hour for the whole instance. ``Price`` gives an
+  ``hourly`` row, a ``SpotPrice`` above 0 a ``spot`` row; either may be empty (AWS regions
+  without an on-demand price, Verda's spot-only sizes), not both.
+* One offer per instance type and region, ``offer_id`` ``<cloud>/<InstanceType>/<Region>``:
+  AWS, GCP and RunPod list one row per availability zone. On-demand prices are the same in
+  every zone of a region; AWS spot prices differ from zone to zone, and then the lowest is
+  taken and ``unit_raw`` says so. Zones of one region that disagree on the hardware are an
+  error.
+* GCP lists GPUs it attaches to a VM as rows with an empty ``InstanceType``: the price of
+  ``AcceleratorCount`` cards alone, the VM being billed on top (its own row, here skipped as
+  it lists no accelerator). They become offers ``gcp/<card>:<count>/<region>`` whose
+  ``unit_raw`` says the host is not included.
+* ``GpuInfo`` is JSON or a Python literal dict (Hyperstack's has JSON's ``null`` in it), or
+  just the accelerator's name when the fetcher knew no memory. The card's memory is
+  ``Gpus[0].MemoryInfo.SizeInMiB``, per card except on vast, whose fetcher writes the
+  offer's total (``gpu_total_ram``). A figure below 1 GiB is not a card's memory in MiB
+  (RunPod once wrote GiB there, Nebius writes 0) and is ignored: the card is then known by
+  its name alone. ``TotalGpuMemoryInMiB`` is not used: Lambda's fetcher writes the per-card
+  size there.
+
+Prices are kept as listed, rounded to 4 decimals; the CNY figure per card-hour is converted
+at the rate of the fetch day. ``region`` is ``<cloud>/<Region>`` so the cloud shows in the
+dashboard's region filter.
+
+A ``ParseError`` (and no rows) for: a URL or path that names no ``<cloud>/vms.csv``, an empty,
+HTML, JSON or non-UTF-8 body, a missing column, a line with the wrong number of fields, a
+price or count that is not a non-negative number, a ``Price`` of 0, a GPU line with neither
+price, a ``GpuInfo`` that is neither a readable dict nor the card's name, and a file with no
+GPU line at all (a header only, or CPU-only).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Literal
+from urllib.parse import urlsplit
+
+from scrapers.fx import FxRates
+from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
+from scrapers.http import Request
+from scrapers.rows import Billing, OfferRow, ParseError, Row
+from scrapers.sources._page import naive_utc
+from scrapers.units import per_card_hour
+
+__all__ = [
+    "DEFAULT_CATALOG_VERSION",
+    "DEFAULT_CLOUDS",
+    "LIVE_URL",
+    "SkypilotAdapter",
+    "SkypilotOptions",
+]
+
+LIVE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
+# The catalog SkyPilot's current clients read (CATALOG_SCHEMA_VERSION "v8" in
+# sky/catalog/constants.py) and its fetchers refresh: hundreds of stored versions of v8's aws,
+# runpod and verda catalogs, one or two of v9's. catalog_version = "v9" reads the newer schema.
+DEFAULT_CATALOG_VERSION = "v8"
+# GPU clouds whose vms.csv v8 keeps refreshed. vast is left out: the vastai source reads its
+# offers directly, while this catalog holds SkyPilot's median of them.
+DEFAULT_CLOUDS: tuple[str, ...] = ("aws", "gcp", "lambda", "runpod", "verda", "nebius")
+
+REQUIRED_COLUMNS = (
+    "InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "GpuInfo",
+    "Price", "SpotPrice", "Region",
+)  # fmt: skip
+USD_QUANTUM = Decimal("0.0001")
+# fetch_vast.py writes the offer's gpu_total_ram as MemoryInfo.SizeInMiB.
+_TOTAL_MEMORY_CLOUDS = frozenset({"vast"})
+_MIB_PER_GIB = Decimal(1024)
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_VERSION = re.compile(r"v\d+")
+_JSON_WORDS = {"null": None, "true": True, "false": False}
+
+
+@dataclass(frozen=True)
+class SkypilotOptions:
+    """Which catalogs to fetch: ``[sources.skypilot.catalog]`` in ``gpuprice.toml``."""
+
+    clouds: tuple[str, ...] = DEFAULT_CLOUDS
+    catalog_version: str = DEFAULT_CATALOG_VERSION
+
+    def __post_init__(self) -> None:
+        if isinstance(self.clouds, str):
+            raise ValueError(f"clouds must be a list of cloud names, got {self.clouds!r}")
+        clouds = tuple(self.clouds)  # gpuprice.toml gives a list
+        if not clouds:
+            raise ValueError("clouds is empty: name at least one cloud (e.g. 'aws')")
+        for cloud in clouds:
+            if not isinstance(cloud, str) or not _NAME.fullmatch(cloud):
+                raise ValueError(f"not a SkyPilot cloud name: {cloud!r}")
+        if len(set(clouds)) != len(clouds):
+            raise ValueError(f"a cloud is listed twice in {list(clouds)}")
+        if not isinstance(self.catalog_version, str) or not _VERSION.fullmatch(
+            self.catalog_version
+        ):
+            raise ValueError(f"catalog_version must look like 'v9', got {self.catalog_version!r}")
+        object.__setattr__(self, "clouds", clouds)
+
+
+@dataclass
+class _Group:
+    """The rows of one instance type in one region (one per zone, or just one)."""
+
+    hardware: tuple[object, ...]
+    name: str
+    count: int
+    vram: int | None
+    cpu_cores: int | None
+    ram_gb: int | None
+    attached: bool  # a GCP card row: the price of the cards without their VM
+    prices: list[Decimal]
+    spots: list[Decimal]
+
+
+class SkypilotAdapter:
+    name = "skypilot"
+    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    currency = "USD"
+    secret = None
+
+    def __init__(self, fx: FxRates | None = None, options: SkypilotOptions | None = None) -> None:
+        self.fx = fx or FxRates()
+        self.options = options or SkypilotOptions()
+
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
+        base = base_url.rstrip("/")
+        version = self.options.catalog_version
+        return [f"{base}/catalogs/{version}/{cloud}/vms.csv" for cloud in self.options.clouds]
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
+        cloud = _cloud(url)
+        reader = csv.reader(io.StringIO(_text(body, url)))
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise ParseError(f"{url}: empty body")
+            columns = _columns(header, url)
+            groups: dict[tuple[str, str], _Group] = {}
+            for fields in reader:
+                if not fields:
+                    continue
+                what = f"{url}: line {reader.line_num}"
+                if len(fields) != len(header):
+                    raise ParseError(
+                        f"{what}: {len(fields)} fields where the header has {len(header)}"
+                    )
+                self._add(groups, cloud, {c: fields[i].strip() for c, i in columns.items()}, what)
+        except csv.Error as exc:
+            raise ParseError(f"{url}: not a readable CSV ({exc})") from None
+        if not groups:
+            raise ParseError(
+                f"{url}: no GPU instance rows (only a header, or CPU-only / TPU / fractional-GPU "
+                "rows): not a SkyPilot vms.csv with GPU prices"
+            )
+        observed = naive_utc(fetched_at)
+        rows: list[Row] = []
+        for (key, region), group in groups.items():
+            for billing, prices in (("hourly", group.prices), ("spot", group.spots)):
+                if prices:
+                    rows.append(self._offer(observed, cloud, key, region, group, billing, prices))
+        return rows
+
+    def _add(
+        self, groups: dict[tuple[str, str], _Group], cloud: str, row: dict[str, str], what: str
+    ) -> None:
+        """Fold one CSV row into its (instance type, region) group; skip non-GPU rows."""
+        name, count_text = row["AcceleratorName"], row["AcceleratorCount"]
+        if not name:
+            if count_text and _number(count_text, "AcceleratorCount", what) != 0:
+                raise ParseError(f"{what}: AcceleratorCount {count_text} without AcceleratorName")
+            return  # a CPU instance
+        if name.lower().startswith("tpu-"):
+            return
+        if not count_text:
+            raise ParseError(f"{what}: {name} without an AcceleratorCount")
+        count = _number(count_text, "AcceleratorCount", what)
+        if count == 0:
+            return  # named but not attached: no card in this instance
+        if count != count.to_integral_value():
+            return  # a fraction of one card
+        cards = int(count)
+        price = _number(row["Price"], "Price", what)
+        spot = _number(row["SpotPrice"], "SpotPrice", what)
+        if price == 0:
+            raise ParseError(f"{what}: Price 0 is not a price (expected USD per hour)")
+        if spot == 0:
+            spot = None  # vast writes 0.00 for "no spot price"
+        if price is None and spot is None:
+            raise ParseError(f"{what}: {name} with neither a Price nor a SpotPrice")
+        region = row["Region"]
+        if not region:
+            raise ParseError(f"{what}: no Region")
+        mib = _card_mib(row["GpuInfo"], name, cards, cloud, what)
+        vram = None if mib is None else nominal_vram_gb(name, float(mib))
+        vcpus = _number(row["vCPUs"], "vCPUs", what)
+        memory = _number(row["MemoryGiB"], "MemoryGiB", what)
+        instance = row["InstanceType"]
+        key = instance or f"{name}:{cards}"
+        hardware = (name, cards, vram, vcpus, memory)
+        group = groups.get((key, region))
+        if group is None:
+            groups[(key, region)] = _Group(
+                hardware=hardware,
+                name=name,
+                count=cards,
+                vram=vram,
+                cpu_cores=_whole(vcpus),
+                ram_gb=None if not memory else int(memory.to_integral_value(ROUND_HALF_UP)),
+                attached=not instance,
+                prices=[] if price is None else [price],
+                spots=[] if spot is None else [spot],
+            )
+            return
+        if group.hardware != hardware:
+            raise ParseError(
+                f"{what}: {key} in {region} is listed again with different hardware "
+                f"({_describe(hardware)} after {_describe(group.hardware)})"
+            )
+        if price is not None:
+            group.prices.append(price)
+        if spot is not None:
+            group.spots.append(spot)
+
+    def _offer(
+        self,
+        observed: datetime,
+        cloud: str,
+        key: str,
+        region: str,
+        group: _Group,
+        billing: Billing,
+        prices: list[Decimal],
+    ) -> OfferRow:
+        what = f"{cloud}/{key}/{region}"
+        price = min(prices).quantize(USD_QUANTUM, ROUND_HALF_UP)
+        try:
+            # Price is the whole instance's (or, for GCP cards, all of its cards').
+            unit, per_card = per_card_hour(price, "USD", 1, group.count, "machine")
+        except ParseError as exc:
+            raise ParseError(f"{what}: {exc}") from None
+        if group.attached:
+            unit_raw = (
+                f"{cloud}: USD per hour for {group.count} attached {group.name} alone, "
+                "the host VM billed separately (SkyPilot catalog)"
+            )
+        else:
+            unit_raw = f"{cloud}: USD per instance-hour (SkyPilot catalog)"
+        if billing == "spot":
+            unit_raw += ", spot price"
+        if len(set(prices)) > 1:
+            unit_raw += f", the lowest of {len(prices)} zones' prices"
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=what,
+            gpu=canonical_gpu(group.name, group.vram),
+            gpu_name_raw=group.name,
+            gpu_count=group.count,
+            vram_gb=group.vram,
+            billing=billing,
+            price=price,
+            currency="USD",
+            unit=unit,
+            unit_raw=unit_raw,
+            cny_per_card_hour=self.fx.to_cny(per_card, "USD", observed.date()),
+            list_price=price if billing == "hourly" else None,
+            region=f"{cloud}/{region}",
+            cpu_cores=group.cpu_cores,
+            ram_gb=group.ram_gb,
+        )
+
+
+def _cloud(url: str) -> str:
+    """The cloud a catalog is for: the folder its ``vms.csv`` is in (URL or local path)."""
+    path = urlsplit(url).path if "://" in url else url
+    parts = [part for part in path.replace("\\", "/").split("/") if part]
+    cloud = parts[-2].lower() if len(parts) >= 2 and parts[-1] == "vms.csv" else ""
+    if not _NAME.fullmatch(cloud) or _VERSION.fullmatch(cloud):
+        raise ParseError(
+            f"{url}: cannot tell which cloud this catalog is for: name the file "
+            "<cloud>/vms.csv (as in .../catalogs/v9/aws/vms.csv)"
+        )
+    return cloud
+
+
+def _text(body: bytes, url: str) -> str:
+    if not body or body.isspace():
+        raise ParseError(f"{url}: empty body")
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"{url}: body is not UTF-8 ({exc})") from None
+    if "\x00" in text:
+        raise ParseError(f"{url}: body is binary, not a CSV (it holds NUL bytes)")
+    start = text.lstrip()[:1]
+    if start == "<":
+        raise ParseError(f"{url}: body is HTML, not a CSV catalog (starts {text[:40]!r})")
+    if start in ("{", "["):
+        raise ParseError(f"{url}: body is JSON, not a CSV catalog (starts {text[:40]!r})")
+    return text
+
+
+def _columns(header: list[str], url: str) -> dict[str, int]:
+    names = [name.strip() for name in header]
+    if len(set(names)) != len(names):
+        raise ParseError(f"{url}: a column is named twice in the header {names}")
+    missing = [name for name in REQUIRED_COLUMNS if name not in names]
+    if missing:
+        raise ParseError(
+            f"{url}: not a SkyPilot vms.csv: no column {', '.join(missing)} "
+            f"(header: {', '.join(names)[:200]})"
+        )
+    return {name: names.index(name) for name in REQUIRED_COLUMNS}
+
+
+def _number(text: str, column: str, what: str) -> Decimal | None:
+    """A non-negative number, ``None`` for an empty cell."""
+    if not text:
+        return None
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise ParseError(f"{what}: {column} {text!r} is not a number") from None
+    if not value.is_finite() or value < 0:
+        raise ParseError(f"{what}: {column} {text!r} is not a non-negative number")
+    return value
+
+
+class _JsonWords(ast.NodeTransformer):
+    """JSON's null / true / false as constants, for literals that mix both notations."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in _JSON_WORDS:
+            return ast.copy_location(ast.Constant(_JSON_WORDS[node.id]), node)
+        return node
+
+
+def _literal(text: str, what: str) -> object:
+    """``GpuInfo`` text as data: JSON, else a Python literal (never ``eval``)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(_JsonWords().visit(ast.parse(text, mode="eval")))
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        raise ParseError(f"{what}: GpuInfo {text[:80]!r} is neither JSON nor a literal") from None
+
+
+def _card_mib(text: str, name: str, cards: int, cloud: str, what: str) -> Decimal | None:
+    """Memory of one card in MiB as ``GpuInfo`` states it, ``None`` when it states none."""
+    if not text:
+        return None
+    if not text.startswith("{"):
+        # fetch_gcp.py and older fetch_runpod.py write the bare name when they know no memory
+        if text.casefold() == name.casefold():
+            return None
+        raise ParseError(f"{what}: GpuInfo {text[:80]!r} is neither a dict nor {name!r}")
+    info = _literal(text, what)
+    gpus = info.get("Gpus") if isinstance(info, dict) else None
+    if not isinstance(gpus, list) or not gpus or not isinstance(gpus[0], dict):
+        raise ParseError(f"{what}: GpuInfo has no 'Gpus' list: {text[:80]!r}")
+    memory = gpus[0].get("MemoryInfo")
+    if memory is None:
+        return None
+    if not isinstance(memory, dict):
+        raise ParseError(f"{what}: GpuInfo MemoryInfo is not a dict: {text[:80]!r}")
+    size = memory.get("SizeInMiB")
+    if size is None:
+        return None
+    if isinstance(size, bool) or not isinstance(size, int | float) or size < 0:
+        raise ParseError(f"{what}: GpuInfo MemoryInfo.SizeInMiB {size!r} is not a size")
+    mib = Decimal(str(size))
+    if cloud in _TOTAL_MEMORY_CLOUDS:
+        mib /= cards
+    return mib if mib >= _MIB_PER_GIB else None
+
+
+def _whole(value: Decimal | None) -> int | None:
+    """A count of vCPUs as an int; ``None`` when absent, 0 or fractional."""
+    if not value or value != value.to_integral_value():
+        return None
+    return int(value)
+
+
+def _describe(hardware: tuple[object, ...]) -> str:
+    name, cards, vram, vcpus, memory = hardware
+    return f"{cards}× {name} {vram or '?'} GB, {vcpus} vCPUs, {memory} GiB"
