@@ -186,7 +186,7 @@ def parse(
             source,
             src.adapter if src else None,
             fx=read_fx_rates(settings.warehouse_path, settings.fx_defaults()),
-            options=src.extract.model_dump() if src and src.extract else None,
+            options=src.adapter_options() if src else None,
         )
     except KeyError as exc:
         err.print(f"[red]{exc.args[0]}[/red]")

@@ -30,6 +30,10 @@ from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.rows import HOURS_PER_MONTH, ParseError
 from scrapers.sources import ADAPTER_TYPES
+from scrapers.sources.skypilot import DEFAULT_CATALOG_VERSION as SKYPILOT_CATALOG_VERSION
+from scrapers.sources.skypilot import DEFAULT_CLOUDS as SKYPILOT_CLOUDS
+from scrapers.sources.skypilot import LIVE_URL as SKYPILOT_URL
+from scrapers.sources.skypilot import SkypilotOptions
 from scrapers.units import parse_period
 from warehouse.store.config import (
     DEFAULT_MEMORY_LIMIT,
@@ -269,6 +273,19 @@ class ExtractConfig(_Strict):
         return self
 
 
+class CatalogConfig(_Strict):
+    """``[sources.skypilot.catalog]``: which SkyPilot catalogs (``catalogs/<version>/<cloud>/
+    vms.csv``) the skypilot source fetches (scrapers.sources.skypilot)."""
+
+    clouds: list[str] = Field(default_factory=lambda: list(SKYPILOT_CLOUDS), min_length=1)
+    catalog_version: str = SKYPILOT_CATALOG_VERSION
+
+    @model_validator(mode="after")
+    def _valid_names(self) -> CatalogConfig:
+        SkypilotOptions(tuple(self.clouds), self.catalog_version)  # its ValueError says why
+        return self
+
+
 class SourceConfig(_Strict):
     """One ``[sources.<name>]`` table. A source belongs to the profiles it has a URL for:
     ``demo_url`` → demo, ``live_url`` → live (a live-only source leaves ``demo_url`` out)."""
@@ -281,6 +298,7 @@ class SourceConfig(_Strict):
     # is not in the environment variable the adapter names (e.g. GPUPRICE_SMM_COOKIE).
     secret_file: Path | None = None
     extract: ExtractConfig | None = None  # adapter = "generic" only
+    catalog: CatalogConfig | None = None  # the skypilot source only
 
     @field_validator("secret_file")
     @classmethod
@@ -294,6 +312,12 @@ class SourceConfig(_Strict):
                 "give demo_url and/or live_url (a source runs in the profiles it has a URL for)"
             )
         return self
+
+    def adapter_options(self) -> dict[str, Any] | None:
+        """What :func:`scrapers.sources.build_adapter` takes as ``options``: the generic
+        extractor's ``extract`` table or the skypilot source's ``catalog`` table."""
+        table = self.extract or self.catalog
+        return None if table is None else table.model_dump()
 
     def url_for(self, profile: Profile) -> str | None:
         url = self.demo_url if profile == "demo" else self.live_url
@@ -437,11 +461,14 @@ DEFAULT_SOURCES: dict[str, dict[str, Any]] = {
     "smm": {"demo_url": "http://127.0.0.1:8702", "live_url": "https://hq.smm.cn"},
     # live only (no demo_url): not part of the demo profile
     "vastai": {"live_url": "https://console.vast.ai"},
-    "runpod": {"live_url": "https://www.runpod.io"},
+    "runpod": {"live_url": "https://api.runpod.io"},
     "matpool": {"live_url": "https://matpool.com"},
     "autodl": {"live_url": "https://www.autodl.com"},
+    "lambda": {"live_url": "https://cloud.lambdalabs.com"},
+    "skypilot": {"live_url": SKYPILOT_URL},
 }
 GENERIC_ADAPTER = "generic"
+SKYPILOT = "skypilot"
 
 
 class FileConfig(_Strict):
@@ -462,6 +489,8 @@ class FileConfig(_Strict):
     def _adapters_exist(self) -> FileConfig:
         for name, src in self.sources.items():
             kind = src.adapter or name
+            if src.catalog is not None and kind != SKYPILOT:
+                raise ValueError(f"sources.{name}.catalog: only for the {SKYPILOT} source")
             if kind == GENERIC_ADAPTER:
                 continue
             if kind not in ADAPTER_TYPES:

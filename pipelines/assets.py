@@ -25,6 +25,7 @@ from scrapers.sources import (
     build_adapter,
     produces_offers,
     produces_quotes,
+    public_fetch_plan,
 )
 from warehouse.ingest.fx_rates import fx_rates, has_recent_rate, store_rates
 from warehouse.ingest.load import LoadSummary, load_snapshot, record_skipped
@@ -51,9 +52,8 @@ def reference_data(gpuprice: GpupriceResource) -> dg.MaterializeResult:
 def source_adapter(settings: Settings, source: str, *, with_fx: bool = False) -> SourceAdapter:
     """The adapter of one configured source (with the warehouse's FX rates when asked)."""
     src = settings.file.sources[source]
-    options = src.extract.model_dump() if src.extract is not None else None
     fx = fx_rates(settings.warehouse_path, settings.fx_defaults()) if with_fx else None
-    return build_adapter(source, src.adapter, fx=fx, options=options)
+    return build_adapter(source, src.adapter, fx=fx, options=src.adapter_options())
 
 
 def needs_fx(adapter: SourceAdapter) -> bool:
@@ -124,6 +124,7 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
         started = utcnow()
         current = source_adapter(settings, source, with_fx=needs_fx(adapter))
         headers = None
+        plan = None
         if settings.profile == "live" and current.secret is not None:
             spec = current.secret
             try:
@@ -131,7 +132,14 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
                 problem = None
             except ConfigError as exc:
                 secret, problem = None, str(exc)
-            if secret is None:
+            if secret is None and problem is None:
+                # e.g. Lambda: without its API key, its public pricing page
+                plan = public_fetch_plan(current, settings.source_url(source), as_of)
+                if plan is not None:
+                    context.log.info(
+                        f"{source}: no {spec.what} ({spec.env}): fetching its public pages"
+                    )
+            if secret is None and plan is None:
                 why = problem or (
                     f"not configured: {source} needs its {spec.what}; set {spec.env} (or "
                     f"{spec.env}_FILE, or [sources.{source}].secret_file: a file outside the "
@@ -146,10 +154,17 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
                 )
                 context.log.warning(summary.line())
                 return dg.MaterializeResult(metadata=_metadata(summary, settings, config))
-            headers = spec.headers(secret)
+            if secret is not None:
+                headers = spec.headers(secret)
         with PoliteClient(settings.file.http, respect_robots=settings.profile == "live") as client:
             snapshot = collect(
-                current, client, settings.source_url(source), started, as_of, headers=headers
+                current,
+                client,
+                settings.source_url(source),
+                started,
+                as_of,
+                headers=headers,
+                plan=plan,
             )
         summary = load_snapshot(
             settings.warehouse_path,

@@ -57,12 +57,14 @@ def collect(
     as_of: date | None = None,
     *,
     headers: dict[str, str] | None = None,
+    plan: list[str | Request] | None = None,
 ) -> Snapshot:
-    """Fetch every request of the adapter's plan, then parse each page. ``headers`` (a
-    cookie, a token) go with every request and nowhere else."""
+    """Fetch every request of ``plan`` (default: the adapter's ``fetch_plan``), then parse
+    each page. ``headers`` (a cookie, a token) go with every request and nowhere else."""
     snapshot = Snapshot(adapter.name, adapter.kind, started_at, as_of)
     fetched: list[FetchedPage] = []
-    for step in adapter.fetch_plan(base_url, as_of):
+    steps = adapter.fetch_plan(base_url, as_of) if plan is None else plan
+    for step in steps:
         request = step if isinstance(step, Request) else Request(step)
         try:
             fetched.append(client.fetch(request, headers))

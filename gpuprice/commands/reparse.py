@@ -42,7 +42,7 @@ def reparse(
             fx=fx_rates(settings.warehouse_path, settings.fx_defaults())
             if warehouse_exists(settings.warehouse_path)
             else None,
-            options=src.extract.model_dump() if src and src.extract else None,
+            options=src.adapter_options() if src else None,
         )
     except KeyError as exc:
         err.print(f"[red]{exc.args[0]}[/red]")

@@ -2,8 +2,9 @@
 
 ``get_adapter("jygpu")`` is the registered adapter with no FX rates (enough for CNY sources
 and for tests); :func:`build_adapter` makes the one a run uses: with the day's FX rates for
-sources that list in USD, and for ``adapter = "generic"`` with its source name and the
-``[sources.<name>.extract]`` options.
+sources that list in USD, for ``adapter = "generic"`` with its source name and the
+``[sources.<name>.extract]`` options, and for ``skypilot`` with the catalogs
+``[sources.skypilot.catalog]`` names.
 """
 
 from __future__ import annotations
@@ -13,11 +14,19 @@ from typing import Any
 
 from scrapers.fx import FxRates
 from scrapers.sources.autodl import AutodlAdapter
-from scrapers.sources.base import SecretSpec, SourceAdapter, produces_offers, produces_quotes
+from scrapers.sources.base import (
+    SecretSpec,
+    SourceAdapter,
+    produces_offers,
+    produces_quotes,
+    public_fetch_plan,
+)
 from scrapers.sources.generic import GenericAdapter, GenericOptions
 from scrapers.sources.jygpu import JygpuAdapter
+from scrapers.sources.lambda_cloud import LambdaAdapter
 from scrapers.sources.matpool import MatpoolAdapter
 from scrapers.sources.runpod import RunpodAdapter
+from scrapers.sources.skypilot import SkypilotAdapter, SkypilotOptions
 from scrapers.sources.smm import SmmAdapter
 from scrapers.sources.vastai import VastaiAdapter
 
@@ -29,9 +38,12 @@ __all__ = [
     "GenericAdapter",
     "GenericOptions",
     "JygpuAdapter",
+    "LambdaAdapter",
     "MatpoolAdapter",
     "RunpodAdapter",
     "SecretSpec",
+    "SkypilotAdapter",
+    "SkypilotOptions",
     "SmmAdapter",
     "SourceAdapter",
     "VastaiAdapter",
@@ -39,6 +51,7 @@ __all__ = [
     "get_adapter",
     "produces_offers",
     "produces_quotes",
+    "public_fetch_plan",
 ]
 
 GENERIC = "generic"
@@ -51,8 +64,10 @@ ADAPTER_TYPES: dict[str, type] = {
     "runpod": RunpodAdapter,
     "matpool": MatpoolAdapter,
     "autodl": AutodlAdapter,
+    "lambda": LambdaAdapter,
+    "skypilot": SkypilotAdapter,
 }
-_TAKES_FX = (VastaiAdapter, RunpodAdapter)
+_TAKES_FX = (VastaiAdapter, RunpodAdapter, LambdaAdapter)
 
 ADAPTERS: dict[str, SourceAdapter] = {name: cls() for name, cls in ADAPTER_TYPES.items()}
 
@@ -92,4 +107,6 @@ def build_adapter(
         raise KeyError(
             f"unknown source {source!r}; known sources: {known} (or adapter = {GENERIC!r})"
         )
+    if cls is SkypilotAdapter:
+        return SkypilotAdapter(fx, SkypilotOptions(**options) if options else None)
     return cls(fx) if issubclass(cls, _TAKES_FX) else cls()

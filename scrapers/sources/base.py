@@ -1,7 +1,8 @@
 """What a source adapter is: a fetch plan plus a pure parser.
 
 An adapter may also declare the secret its live site needs (a login cookie, an API token)
-and the currency it lists prices in. The secret's *value* never reaches the adapter: the
+and the currency it lists prices in. An adapter whose secret only opens a better door (an
+API beside a public page) also has ``public_fetch_plan``: what to fetch without it. The secret's *value* never reaches the adapter: the
 pipeline reads it (``gpuprice.settings``) and adds it to the request headers at fetch time.
 """
 
@@ -48,6 +49,16 @@ class SourceAdapter(Protocol):
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
         """Rows of one page. Pure; raises ``ParseError`` on anything it does not recognise."""
         ...
+
+
+def public_fetch_plan(
+    adapter: SourceAdapter, base_url: str, as_of: date | None = None
+) -> list[str | Request] | None:
+    """What to fetch when the adapter's secret is not configured: the plan of its public
+    pages if it has one (Lambda's pricing page beside its keyed API), else ``None`` (the
+    source is then "not configured")."""
+    public = getattr(adapter, "public_fetch_plan", None)
+    return None if public is None else public(base_url, as_of)
 
 
 def produces_offers(adapter: SourceAdapter) -> bool:

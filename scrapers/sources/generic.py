@@ -17,15 +17,19 @@ Two extractors run over each page (``jsonld`` / ``tables`` switch them off):
   with ``itemOffered``), the card from the Product's (or item's) name, ``price``,
   ``priceCurrency`` and the period from ``priceSpecification`` (``unitCode`` HUR / DAY /
   MON or ``unitText``);
-* HTML tables whose header row names at least a GPU-model column and a price column, by
-  Chinese and English synonyms (:data:`SYNONYMS`): GPU model, VRAM, GPU count, price, unit,
-  region. A unit in parentheses in a header ("价格(元/时)", "Price ($/hr)") applies to the
-  whole column. Several price columns (按量 / 包月) give one row each.
+* pricing tables: HTML tables, ARIA tables and grids of divs (:mod:`._table`), also
+  header-less or cut short as saved excerpts are; which column holds what is read from the
+  headers and the cells (:mod:`._table_layout`, :mod:`._table_columns`). A model cell may
+  hold the count and a label ("On-demand 8x NVIDIA H100 SXM"); a header states the unit and
+  coverage of its prices ("价格(元/时)", "PRICE/GPU/HR", "包月"); several price columns
+  (按量 / 包月, On-demand / Spot) give one row each.
 
 Nothing is guessed: a price whose currency or billing period is stated nowhere (cell,
-header, unit column, configuration) is an error, and so is a row whose cells do not match
-the header. Each row's ``offer_id`` is built from what identifies it on the page (table,
-card, memory, count, region, price column), so it is stable from day to day.
+header, unit column, the page's "单位：元", configuration) is an error, and so are a row
+whose cells do not match the header and a price cell of a GPU row that is not a price. Rows
+that are not GPU listings (CPU-only, storage, a share of one card, a section heading) are
+skipped. Each row's ``offer_id`` is built from what identifies it on the page (table, card,
+memory, count, region, price column), so it is stable from day to day.
 """
 
 from __future__ import annotations
@@ -36,51 +40,44 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
-from scrapers.rows import Billing, OfferRow, ParseError
+from scrapers.rows import (
+    HOURS_PER_MONTH,
+    HOURS_PER_WEEK,
+    HOURS_PER_YEAR,
+    Billing,
+    OfferRow,
+    ParseError,
+)
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number
-from scrapers.sources._page import child_elements, is_simulated, load_html, naive_utc, text_of
-from scrapers.units import (
-    Per,
-    currency_in,
-    nfkc,
-    parse_money,
-    parse_period,
-    per_card_hour,
-    size_gb,
+from scrapers.sources._page import is_simulated, load_html, naive_utc
+from scrapers.sources._table import Cell, Grid, ends_cut, html_tables, other_grids, repair_cut_start
+from scrapers.sources._table_columns import (
+    Column,
+    count_label,
+    is_gpu_name,
+    is_spot,
+    period_unit,
+    price_text,
+    starts_like_price,
+    vram_gb,
 )
+from scrapers.sources._table_layout import Layout, Listing, is_section_row, layout_of, listing_of
+from scrapers.units import Per, currency_in, nfkc, parse_money, parse_period, per_card_hour
 
-# Header synonyms, compared after NFKC, lower case, without spaces and without a unit in
-# parentheses. Add a spelling here and every generic source understands it.
-SYNONYMS: dict[str, frozenset[str]] = {
-    "gpu": frozenset({
-        "gpu", "gpu型号", "型号", "显卡", "显卡型号", "gpu类型", "卡型", "机型", "算力卡",
-        "gpumodel", "model", "gputype", "card", "gpuname", "name", "产品", "产品名称",
-    }),
-    "vram": frozenset({
-        "显存", "显存容量", "单卡显存", "gpu显存", "vram", "gpumemory", "memory", "gpuram",
-    }),
-    "count": frozenset({
-        "gpu数量", "卡数", "显卡数量", "数量", "gpus", "gpucount", "#gpus", "count", "卡数量",
-    }),
-    "price": frozenset({
-        "价格", "单价", "租金", "费用", "按量价格", "按小时价格", "小时价格", "包月价格",
-        "月付价格", "包日价格", "按量计费", "price", "hourlyprice", "monthlyprice",
-        "on-demandprice", "ondemandprice", "price/hr", "priceperhour", "cost", "rate",
-        "on-demand", "ondemand",
-    }),
-    "unit": frozenset({"单位", "计费单位", "价格单位", "unit", "billingunit"}),
-    "region": frozenset({"地域", "区域", "地区", "机房", "region", "location", "zone"}),
-}  # fmt: skip
-_HINT = re.compile(r"[(（\[](?P<hint>[^)）\]]*)[)）\]]")
-_HEADER_NOISE = re.compile(r"[\s:：*]")
-_COUNT = re.compile(r"(\d+)")
 PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
+_NO_PRICE_CELL = frozenset({"", "-", "—", "--", "/"})
+_BILLING_BY_HOURS: dict[int, Billing] = {
+    1: "hourly", 24: "daily", HOURS_PER_WEEK: "weekly", HOURS_PER_MONTH: "monthly",
+    HOURS_PER_YEAR: "yearly",
+}  # fmt: skip
+# "价格单位：元/小时", "单位: 元": the unit a Chinese page states for its tables.
+_STATED_UNIT = re.compile(r"单位\s*[:：]\s*(?P<unit>[^\s,，;；。)）]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,36 +91,18 @@ class GenericOptions:
     currency: str | None = None
     unit: str | None = None
     price_per: Per = "machine"
-
-
-def _key(header: str) -> tuple[str, str | None]:
-    """A header's comparable name (NFKC, lower case, no spaces, no unit in parentheses) and
-    the unit hint in its parentheses, if any: "价格(元/时)" → ("价格", "元/时")."""
-    text = nfkc(header)
-    hint = _HINT.search(text)
-    name = _HINT.sub("", text) if hint else text
-    return _HEADER_NOISE.sub("", name).lower(), (hint["hint"].strip() if hint else None)
-
-
-def _role(name: str, hint: str | None) -> str | None:
-    """The column role a header names (a key of :data:`SYNONYMS`), or ``None``."""
-    for role, words in SYNONYMS.items():
-        if name in words:
-            return role
-    if not name and hint and "/" in hint:
-        return "price"  # a header that is only a unit, e.g. "(元/时)"
-    return None
+    # Rows that are not listings on a site, by regular expressions searched in the row's text
+    # (its cells joined by " | "): for adapters built on this extractor (Lambda's "Reserved"
+    # clusters).
+    skip_rows: tuple[str, ...] = ()
 
 
 def _billing(hours: int, label: str) -> Billing:
-    low = label.lower()
-    if "spot" in low or "竞价" in low or "interruptible" in low:
+    if is_spot(label):
         return "spot"
-    if hours == 1:
-        return "hourly"
-    if hours == 720:
-        return "bare_metal_monthly" if ("裸金属" in label or "bare" in low) else "monthly"
-    raise ParseError(f"a per-day price ({label!r}) has no billing mode here; use hourly or monthly")
+    if hours == HOURS_PER_MONTH and ("裸金属" in label or "bare" in label.lower()):
+        return "bare_metal_monthly"
+    return _BILLING_BY_HOURS[hours]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,16 +110,8 @@ class _Page:
     url: str
     observed_at: datetime
     simulated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class _Listing:
-    """What a page says of one listing, whichever of its prices."""
-
-    name: str
-    vram: int | None
-    count: int
-    region: str | None
+    currency: str | None  # what the page states for all its prices ("单位：元")
+    unit: str | None
 
 
 class GenericAdapter:
@@ -163,14 +134,19 @@ class GenericAdapter:
         return [f"{base}{path}" if path else base for path in self.options.paths]
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        tree = load_html(body, url)
-        page = _Page(url, naive_utc(fetched_at), is_simulated(tree))
+        tree = load_html(repair_cut_start(body), url)
+        currency, unit = _stated_unit(tree)
+        page = _Page(url, naive_utc(fetched_at), is_simulated(tree), currency, unit)
         rows: list[OfferRow] = []
         if self.options.jsonld:
             rows += self._from_jsonld(tree, page)
         headers_seen: list[list[str]] = []
         if self.options.tables:
-            rows += self._from_tables(tree, page, headers_seen)
+            cut_end = ends_cut(body)
+            tables = html_tables(tree, self.options.table_selector, cut_end)
+            headers_seen += [t.header or _first_row(t) for t in tables if t.header or t.rows]
+            for grid in [*tables, *other_grids(tree, cut_end)]:
+                rows += self._grid_rows(page, grid)
         if not rows:
             seen = "; ".join(" | ".join(h) for h in headers_seen[:5]) or "no tables"
             raise ParseError(
@@ -200,10 +176,10 @@ class GenericAdapter:
             if not unit:
                 raise ParseError(f"{what}: no priceSpecification period and no [extract].unit")
             props = _jsonld.properties(item)
-            listing = _Listing(
+            listing = Listing(
                 name,
-                vram=_vram(props.get("vram") or props.get("gpu memory") or ""),
-                count=_count(props.get("gpus") or props.get("gpu count") or "") or 1,
+                vram=vram_gb(props.get("vram") or props.get("gpu memory") or ""),
+                count=count_label(props.get("gpus") or props.get("gpu count") or "") or 1,
                 region=None,
             )
             offer_id = "|".join(p for p in ("ld", name, label) if p)
@@ -215,103 +191,91 @@ class GenericAdapter:
 
     # -- tables --------------------------------------------------------------------------
 
-    def _from_tables(
-        self, tree: LexborHTMLParser, page: _Page, headers_seen: list[list[str]]
-    ) -> list[OfferRow]:
+    def _grid_rows(self, page: _Page, grid: Grid) -> list[OfferRow]:
+        """The rows of one table; none when it is not a table of GPU prices."""
+        layout = layout_of(grid, page.url)
+        if layout is None:
+            return []
         rows = []
-        for t, table in enumerate(tree.css(self.options.table_selector), 1):
-            header_cells, body_rows = _split(table)
-            if not header_cells:
+        for r, cells in enumerate(grid.rows, 1):
+            where = f"{page.url}: table {grid.id} row {r}"
+            if not any(cell.text for cell in cells):
                 continue
-            headers = [text_of(cell) for cell in header_cells]
-            headers_seen.append(headers)
-            keys = [_key(h) for h in headers]
-            roles = [_role(name, hint) for name, hint in keys]
-            if "gpu" in roles and "price" in roles:
-                rows += self._table_rows(page, t, headers, keys, roles, body_rows)
+            if len(cells) != layout.width:
+                raise ParseError(f"{where}: {len(cells)} cells for {layout.width} columns")
+            if self._skipped(cells) or is_section_row(layout, cells):
+                continue
+            listing = listing_of(layout, grid, cells, where)
+            if listing is not None:
+                rows += self._listing_rows(page, layout, grid, cells, listing, where)
         return rows
 
-    def _table_rows(
-        self,
-        page: _Page,
-        t: int,
-        headers: list[str],
-        keys: list[tuple[str, str | None]],
-        roles: list[str | None],
-        body_rows: list[LexborNode],
-    ) -> list[OfferRow]:
-        """The rows of table ``t``, whose header names a GPU-model and a price column."""
+    def _skipped(self, cells: list[Cell]) -> bool:
+        text = " | ".join(cell.text for cell in cells)
+        return any(re.search(pattern, text) for pattern in self.options.skip_rows)
+
+    def _listing_rows(
+        self, page: _Page, layout: Layout, grid: Grid, cells: list[Cell], listing: Listing,
+        where: str,
+    ) -> list[OfferRow]:  # fmt: skip
+        unit_cell = cells[layout.unit.index].text if layout.unit else ""
+        # What identifies the listing on the page, so its offer_id is stable day to day.
+        parts = (grid.id, listing.name, listing.vram, listing.count, listing.region)
+        listing_id = "|".join(str(p) for p in parts if p)
+        several = len(layout.prices) > 1
         rows = []
-        col = {role: roles.index(role) for role in roles if role and role != "price"}
-        price_cols = [i for i, role in enumerate(roles) if role == "price"]
-        several = len(price_cols) > 1
-        for r, tr in enumerate(body_rows, 1):
-            where = f"{page.url}: table {t} row {r}"
-            cells = [text_of(cell) for cell in _cells(tr)]
-            if not any(cells):
-                continue
-            if len(cells) != len(headers):
-                raise ParseError(f"{where}: {len(cells)} cells for {len(headers)} columns")
-            name = cells[col["gpu"]]
-            if not name:
-                raise ParseError(f"{where}: empty GPU model")
-            count = _count(cells[col["count"]]) if "count" in col else 1
-            if count is None:
-                raise ParseError(f"{where}: unreadable GPU count {cells[col['count']]!r}")
-            listing = _Listing(
-                name,
-                vram=_vram(cells[col["vram"]]) if "vram" in col else None,
-                count=count,
-                region=cells[col["region"]] or None if "region" in col else None,
-            )
-            unit_cell = cells[col["unit"]] if "unit" in col else ""
-            # What identifies the listing on the page, so its offer_id is stable day to day.
-            parts = (f"t{t}", name, listing.vram, count, listing.region)
-            listing_id = "|".join(str(p) for p in parts if p)
-            for c in price_cols:
-                text = cells[c]
-                if several and text in _NO_PRICE_CELL:
-                    continue  # this listing has no price in this mode
-                column, hint = keys[c]
-                what = f"{where} ({headers[c]})"
-                try:
-                    price, currency, unit = parse_money(text)
-                except ParseError as exc:
-                    raise ParseError(f"{what}: {exc}") from None
-                currency = currency or currency_in(hint) or currency_in(unit_cell)
-                currency = (currency or self.options.currency or "").upper()
-                if not currency:
-                    raise ParseError(f"{what}: the price names no currency")
-                unit = unit or unit_cell or _unit_hint(hint) or self.options.unit
-                if not unit:
-                    raise ParseError(f"{what}: no billing period in the cell, header, unit "
-                                     "column or [extract].unit")  # fmt: skip
-                offer_id = f"{listing_id}|{column}" if column else listing_id
-                try:
-                    rows.append(
-                        self._row(page, offer_id, listing, price, currency, unit, headers[c])
-                    )
-                except ParseError as exc:
-                    raise ParseError(f"{what}: {exc}") from None
+        for column in layout.prices:
+            text = price_text(cells[column.index].price_text)
+            if several and (text in _NO_PRICE_CELL or not starts_like_price(text)):
+                continue  # no price in this mode: "-", "N/A", "Contact sales"
+            offer_id = f"{listing_id}|{column.key}" if column.key else listing_id
+            label = f"{column.title} {listing.label}".strip()
+            try:
+                price, currency, unit = self._price(page, column, text, unit_cell)
+                per = _per(unit, listing.name) or column.per
+                rows.append(self._row(page, offer_id, listing, price, currency, unit, label, per))
+            except ParseError as exc:
+                raise ParseError(f"{where} ({column.title}): {exc}") from None
+        if not rows:
+            raise ParseError(f"{where}: no price in any column")
         return rows
+
+    def _price(
+        self, page: _Page, column: Column, text: str, unit_cell: str
+    ) -> tuple[Decimal, str, str]:
+        """Value, currency and unit of one price cell, each from the first place that states
+        it: the cell, its column's header, the unit column, the page, the configuration."""
+        price, currency, unit = parse_money(text)
+        currency = currency or column.currency or currency_in(unit_cell) or page.currency
+        currency = (currency or self.options.currency or "").upper()
+        if not currency:
+            raise ParseError("the price names no currency")
+        unit = unit or unit_cell or column.unit or page.unit or self.options.unit or ""
+        if not unit:
+            raise ParseError(
+                "no billing period in the cell, header, unit column, page or [extract].unit"
+            )
+        return price, currency, unit
 
     def _row(
         self,
         page: _Page,
         offer_id: str,
-        listing: _Listing,
+        listing: Listing,
         price: Decimal,
         currency: str,
         unit: str,
         label: str,
+        per: Per | None = None,
     ) -> OfferRow:
-        """One row; its ``ParseError`` is the caller's to prefix with where it was."""
-        hours, per = parse_period(unit)
+        """One row; its ``ParseError`` is the caller's to prefix with where it was. ``per``:
+        whom the price covers where the unit does not say (the column's header)."""
+        hours, stated = parse_period(unit)
         listed = price.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
-        # A unit that names a card or a machine (元/卡时, /server/hr) says whom the price
-        # covers; otherwise the configuration does.
+        # A unit that names a card or a machine (元/卡时, /GPU/hr) says whom the price covers;
+        # else the column's header does ("PRICE/GPU/HR"); else the configuration.
         norm_unit, native = per_card_hour(
-            listed, currency, hours, listing.count, per or self.options.price_per
+            listed, currency, hours, listing.count, stated or per or self.options.price_per
         )
         cny = self.fx.to_cny(native, currency, page.observed_at.date())
         return OfferRow(
@@ -334,63 +298,28 @@ class GenericAdapter:
         )
 
 
-_NO_PRICE_CELL = frozenset({"", "-", "—", "--"})
+def _per(unit: str, card: str) -> Per | None:
+    """A price per card the unit states by naming the card: "$1.89/H100/hour"."""
+    segments = [s.strip() for s in nfkc(unit).split("/")[1:-1]]
+    named = [s for s in segments if s and is_gpu_name(s) and s.upper() in card.upper()]
+    return "card" if named else None
 
 
-def _unit_hint(hint: str | None) -> str | None:
-    """A header hint that is a unit ("元/时" in "价格(元/时)"), else ``None``."""
-    return hint if hint and "/" in hint else None
+def _stated_unit(tree: LexborHTMLParser) -> tuple[str | None, str | None]:
+    """The currency and unit a page states for its prices ("价格单位：元/小时"); ``None`` where
+    it states none, or states two that disagree."""
+    body = tree.body
+    text = nfkc(body.text(separator=" ")) if body is not None else ""
+    stated = {m["unit"] for m in _STATED_UNIT.finditer(text)}
+    currencies = {currency_in(u) for u in stated} - {None}
+    periods = {period_unit(u) for u in stated} - {None}
+    currency = currencies.pop() if len(currencies) == 1 else None
+    unit = periods.pop() if len(periods) == 1 else None
+    return currency, unit
 
 
-def _cells(tr: LexborNode) -> list[LexborNode]:
-    """A row's own cells (a table nested in a cell is part of that cell's text)."""
-    return child_elements(tr, ("td", "th"))
-
-
-def _split(table: LexborNode) -> tuple[list[LexborNode], list[LexborNode]]:
-    """A table's header cells and body rows: the ``thead``'s ``th`` cells (else its ``td``)
-    and the ``tbody`` rows, or else the first row's cells and the other rows.
-
-    Walked from the table's own children, so that the rows of a table nested in a cell are
-    not taken for this table's rows. HTML parsing puts rows written straight under <table>
-    into a tbody, so every row is in a thead, tbody or tfoot; a tfoot (notes, totals) is not
-    a listing."""
-    head: list[LexborNode] = []
-    rows: list[LexborNode] = []
-    for section in child_elements(table, ("thead", "tbody")):
-        trs = child_elements(section, ("tr",))
-        if section.tag == "thead":
-            head += [cell for tr in trs for cell in _cells(tr)]
-        else:
-            rows += trs
-    if head:
-        return [cell for cell in head if cell.tag == "th"] or head, rows
-    if not rows:
-        return [], []
-    return _cells(rows[0]), rows[1:]
-
-
-def _vram(text: str) -> int | None:
-    """A card's memory in whole GB: "24GB", "80 GB", else the first number ("48": a memory
-    column or property is in GB); ``None`` when unreadable, fractional or zero."""
-    size = size_gb(text)
-    if size is None:
-        number = _NUMBER.search(nfkc(text))
-        size = None if number is None else Decimal(number[0])
-    if size is None or size != size.to_integral_value() or size <= 0:
-        return None
-    return int(size)
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?\b")
-
-
-def _count(text: str) -> int | None:
-    m = _COUNT.search(nfkc(text))
-    if m is None:
-        return None
-    value = int(m[1])
-    return value if value > 0 else None
+def _first_row(grid: Grid) -> list[str]:
+    return [cell.text for cell in grid.rows[0]] if grid.rows else []
 
 
 def _numbered(rows: list[OfferRow]) -> list[OfferRow]:

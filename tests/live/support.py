@@ -9,7 +9,9 @@ from pathlib import Path
 
 from gpuprice.settings import Settings, load_settings
 
-LIVE_SOURCES = ("jygpu", "smm", "vastai", "runpod", "matpool", "autodl")
+LIVE_SOURCES = (
+    "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "lambda", "skypilot",
+)  # fmt: skip
 
 # Fast, bounded HTTP for tests: one retry, short timeouts, no pacing.
 FAST_HTTP = """

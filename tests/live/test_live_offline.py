@@ -13,6 +13,7 @@ import pytest
 
 from gpuprice.jobs import JobRunner
 from gpuprice.settings import load_settings
+from scrapers.sources import lambda_cloud
 from tests.live.support import (
     FAST_HTTP,
     LIVE_SOURCES,
@@ -21,7 +22,10 @@ from tests.live.support import (
     silent_port,
     sources,
 )
+from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 
 pytestmark = pytest.mark.e2e
 
@@ -41,6 +45,7 @@ def test_live_sources_on_closed_and_silent_ports_fail_fast_as_unreachable(
     secrets.mkdir()
     (secrets / "smm_cookie").write_text("SESSION=test\n", encoding="utf-8")
     monkeypatch.setenv("GPUPRICE_AUTODL_TOKEN", "test-token")
+    monkeypatch.setenv("GPUPRICE_LAMBDA_API_KEY", "test-key")  # else: lambda.ai's public page
     monkeypatch.delenv("GPUPRICE_SMM_COOKIE", raising=False)
     with silent_port() as silent:
         tables: dict[str, dict[str, object]] = {
@@ -90,7 +95,7 @@ def test_without_their_secrets_smm_and_autodl_are_not_configured(
 
 DEFAULT_HOSTS = (
     "www.jygpu.com", "hq.smm.cn", "console.vast.ai", "api.runpod.io", "matpool.com",
-    "www.autodl.com",
+    "www.autodl.com", "cloud.lambdalabs.com", "lambda.ai", "raw.githubusercontent.com",
 )  # fmt: skip
 
 
@@ -130,7 +135,31 @@ def test_the_real_default_urls_fail_fast_on_a_machine_without_internet(
     assert {s.source: (s.status, s.reason) for s in result.sources} == {
         name: ("failed", "unreachable") for name in LIVE_SOURCES
     }
-    # Measured here: about 4 s for the six sources, Dagster included (DNS fails at once; one
+    # Measured here: about 4 s for the eight sources, Dagster included (DNS fails at once; one
     # connect retry after 0.5 s; no per-host interval after an attempt that reached no one).
     assert elapsed < 30, f"the offline live run took {elapsed:.1f} s"
     assert {r["reason"] for r in runs(settings).values()} == {"unreachable"}
+
+
+def test_without_its_api_key_lambda_reads_its_public_pricing_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loopback: LoopbackServer
+) -> None:
+    monkeypatch.delenv("GPUPRICE_LAMBDA_API_KEY", raising=False)
+    monkeypatch.delenv("GPUPRICE_LAMBDA_API_KEY_FILE", raising=False)
+    page = REAL / "lambda" / "lambda_20260109103934.html"
+    loopback.script("/pricing", reply(200, page.read_bytes(), {"Content-Type": "text/html"}))
+    loopback.script("/api/v1/instance-types", reply(200, b'{"data": {}}'))
+    monkeypatch.setattr(lambda_cloud, "PRICING_URL", f"{loopback.url}/pricing")
+    settings = settings_from(
+        tmp_path, FAST_HTTP + sources(**{"lambda": {"live_url": loopback.url}})
+    )
+    result = JobRunner(settings).run()
+    assert result.success, result
+    assert [h.split("?")[0] for h in loopback.hits if "robots" not in h] == ["/pricing"]
+    recorded = runs(settings)
+    assert (recorded["lambda"]["status"], recorded["lambda"]["rows"]) == ("ok", 5)
+    prices = read_frame(
+        settings.warehouse_path,
+        "SELECT gpu_name_raw, gpu_count, price FROM offer WHERE source = 'lambda' ORDER BY price",
+    )
+    assert prices.height == 5 and prices["price"].min() > 0

@@ -87,7 +87,7 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
         [
             (
                 "<th>按量价格(元/时)</th><th>包月价格(元/月)</th>",
-                "<th>按量(元/时)</th><th>包月(元/月)</th>",
+                "<th>备注(元/时)</th><th>说明(元/月)</th>",
                 1,
             )
         ],

@@ -83,8 +83,37 @@ def test_a_configured_unit_and_currency_fill_what_the_page_leaves_out() -> None:
 
 
 def test_a_page_with_no_price_table_names_the_headers_it_saw() -> None:
-    with pytest.raises(ParseError, match=r"headers seen: .*按量\(元/时\)"):
-        parse("generic_no_price_column.html")
+    page = read(GENERIC_ZH).replace(
+        "<th>按量价格(元/时)</th><th>包月价格(元/月)</th>".encode(),
+        "<th>备注</th><th>说明</th>".encode(),
+    )
+    with pytest.raises(
+        ParseError, match=r"headers seen: 公告 \| 九月活动进行中; GPU型号 .*\| 备注 \| 说明\)$"
+    ):
+        GenericAdapter("x", GenericOptions(), FX).parse(page, "https://x", FETCHED)
+
+
+def test_columns_that_name_only_the_period_are_price_columns() -> None:
+    """ "按量(元/时)" and "包月(元/月)" name the billing mode and the unit: prices, not notes."""
+    page = read(GENERIC_ZH).replace(
+        "<th>按量价格(元/时)</th><th>包月价格(元/月)</th>".encode(),
+        "<th>按量(元/时)</th><th>包月(元/月)</th>".encode(),
+    )
+    adapter = GenericAdapter("x", GenericOptions(), FX)
+    rows = {r.offer_id: r for r in adapter.parse(page, "https://x", FETCHED)}
+    assert rows["t2|RTX 4090|24|8|华东-杭州|按量"].price == D("14.80")
+    monthly = rows["t2|NVIDIA GeForce RTX 4090|24|1|华东-杭州|包月"]
+    assert (monthly.billing, monthly.price, monthly.unit) == (
+        "monthly",
+        D("1088"),
+        "CNY/card-month",
+    )
+    assert len(rows) == 8
+    # Notes in the same places are not prices, whatever unit their header shows.
+    notes = page.replace("<th>按量(元/时)</th><th>包月(元/月)</th>".encode(),
+                         "<th>备注(元/时)</th><th>说明(元/月)</th>".encode())  # fmt: skip
+    with pytest.raises(ParseError, match=r"headers seen: .*备注\(元/时\) \| 说明\(元/月\)\)$"):
+        adapter.parse(notes, "https://x", FETCHED)
 
 
 # -- table shapes ----------------------------------------------------------------------------
@@ -317,3 +346,309 @@ def test_the_simulated_marker(meta: str, simulated: bool) -> None:
     )
     rows = GenericAdapter("x", GenericOptions(), FX).parse(_html(table, meta), "https://x", FETCHED)
     assert [r.simulated for r in rows] == [simulated]
+
+
+# -- real pricing tables ----------------------------------------------------------------------
+
+
+def _offers(body: bytes, **options) -> list[tuple]:
+    """(card, gpu, count, billing, price, unit) of every row, in page order."""
+    adapter = GenericAdapter("examplecloud", GenericOptions(**options), FX)
+    rows = adapter.parse(body, "https://gpu.example.com/p", FETCHED)
+    return [(r.gpu_name_raw, r.gpu, r.gpu_count, r.billing, str(r.price), r.unit) for r in rows]
+
+
+def _table(header: str, *rows: str) -> bytes:
+    head = "".join(f"<th>{h}</th>" for h in header.split("|")) if header else ""
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r.split("|")) + "</tr>" for r in rows)
+    return _html(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def test_the_model_column_is_found_by_its_cards_and_the_count_in_its_cells() -> None:
+    """Lambda's 2023 table: "GPUs" heads the model cell, which holds the count; a badge is
+    not part of the card's name; the price is per instance."""
+    page = _table(
+        "GPUs|VRAM per GPU|vCPUs|Price",
+        '1x NVIDIA H100 PCIe <span class="tag">New</span>|80 GB|26|$1.99 / hr',
+        "8x NVIDIA A100|80 GB|240|$12.00 / hr",
+    )
+    assert _offers(page) == [
+        ("NVIDIA H100 PCIe", "h100-80g", 1, "hourly", "1.9900", "USD/card-hour"),
+        ("NVIDIA A100", "a100-80g", 8, "hourly", "12.0000", "USD/server-hour"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cell", "name", "count"),
+    [
+        ("8x NVIDIA H100 SXM", "NVIDIA H100 SXM", 8),
+        ("8 × H200 SXM", "H200 SXM", 8),
+        ("8卡 RTX 4090", "RTX 4090", 8),
+        ("On-demand 4x NVIDIA H100 SXM", "NVIDIA H100 SXM", 4),
+        ("NVIDIA H100x8", "NVIDIA H100", 8),
+        ("RTX 4090 (8卡)", "RTX 4090", 8),
+        ("RTX 4090 * 2", "RTX 4090", 2),
+        ("RTX 4090", "RTX 4090", 1),
+    ],
+)
+def test_a_count_in_the_model_cell(cell: str, name: str, count: int) -> None:
+    [(card, _, found, *_)] = _offers(_table("GPU|价格", f"{cell}|9.9元/时"))
+    assert (card, found) == (name, count)
+
+
+@pytest.mark.parametrize(
+    ("header", "cell", "unit"),
+    [
+        ("Price", "$2.99 / GPU / hr", "USD/card-hour"),
+        ("PRICE/GPU/HR*", "$2.99", "USD/card-hour"),
+        ("Price per GPU per hour", "$2.99", "USD/card-hour"),
+        ("价格(元/卡时)", "2.99", "CNY/card-hour"),
+        ("单卡价格(元/时)", "2.99", "CNY/card-hour"),
+        ("Price", "$2.99 / hr", "USD/server-hour"),  # nothing says per GPU: price_per
+        ("Price (per instance)", "$2.99/hr", "USD/server-hour"),
+    ],
+)
+def test_per_gpu_or_per_instance_from_the_header_or_the_cell(
+    header: str, cell: str, unit: str
+) -> None:
+    [(*_, found)] = _offers(_table(f"GPU|{header}", f"8x H100|{cell}"), unit="/hr")
+    assert found == unit
+
+
+def test_configured_price_per_card() -> None:
+    [(*_, unit)] = _offers(_table("GPU|Price", "8x H100|$2.99/hr"), price_per="card")
+    assert unit == "USD/card-hour"
+
+
+def test_an_excerpt_that_starts_inside_a_table() -> None:
+    """Lambda's 2024 capture: the end of the header row, then rows with no <table> before
+    them; the memory column is known by its sizes fitting the cards."""
+    body = (
+        b"<!-- excerpt --><span>PRICE/GPU/HR*</span></td></tr>"
+        b"<tr><td><strong>On-demand 8x NVIDIA A100 SXM</strong></td><td>80 GB</td><td>240</td>"
+        b"<td>1800 GiB</td><td>$1.79 / GPU / hr</td></tr>"
+        b"<tr><td><strong>On-demand 8x NVIDIA A100 SXM</strong></td><td>40 GB</td><td>124</td>"
+        b"<td>1800 GiB</td><td>$1.29 / GPU / hr</td></tr></tbody></table><h5>*tax</h5>"
+    )
+    adapter = GenericAdapter("x", GenericOptions(), FX)
+    rows = adapter.parse(body, "https://x", FETCHED)
+    assert [(r.offer_id, r.gpu, r.vram_gb, r.price, r.unit) for r in rows] == [
+        ("t1|NVIDIA A100 SXM|80|8", "a100-80g", 80, D("1.7900"), "USD/card-hour"),
+        ("t1|NVIDIA A100 SXM|40|8", "a100-40g", 40, D("1.2900"), "USD/card-hour"),
+    ]
+
+
+def test_an_excerpt_that_starts_at_a_header_cell() -> None:
+    """DataCrunch's capture starts at a <th>: the header row is read, "GPU" is the count."""
+    body = (
+        b"<th>Instance name</th><th>GPU model</th><th>GPU</th><th>VRAM</th><th>On demand price</th>"
+        b"</tr></thead><tbody><tr><td>8B200.240V</td><td> B200 SXM6 180GB </td><td>8</td>"
+        b"<td>1440</td><td>$29.10/h</td></tr></tbody></table>"
+    )
+    assert _offers(body) == [
+        ("B200 SXM6 180GB", "unknown", 8, "hourly", "29.1000", "USD/server-hour")
+    ]
+
+
+def test_a_row_cut_by_the_end_of_an_excerpt_is_left_out() -> None:
+    rows = "<tr><td>NVIDIA H100</td><td>$3.90/hr</td></tr><tr><td>NVIDIA A40"
+    cut = f"<table><thead><tr><th>GPU</th><th>Price</th></tr></thead><tbody>{rows}".encode()
+    assert _offers(cut) == [("NVIDIA H100", "h100-80g", 1, "hourly", "3.9000", "USD/card-hour")]
+    # In a whole document the same short row is an error, not a cut.
+    with pytest.raises(ParseError, match=r"table t1 row 2: 1 cells for 2 columns"):
+        _offers(_html(cut.decode() + "</td></tr></tbody></table>"))
+
+
+def test_cells_that_carry_their_column_name() -> None:
+    """Lambda's 2026 React table: the model in a <th data-label="Plan">, an empty header over
+    it, the period and "per GPU" in the header only, the count in the tab the table is in."""
+    body = _html(
+        '<button role="tab" id="tab-0" aria-controls="p0">8x</button>'
+        '<div role="tabpanel" id="p0" aria-labelledby="tab-0"><table><thead><tr><th></th>'
+        "<th>VRAM/GPU</th><th>PRICE/GPU/HR*</th></tr></thead><tbody><tr>"
+        '<th data-label="Plan">NVIDIA H100 SXM</th><td data-label="VRAM/GPU">80 GB</td>'
+        '<td data-label="PRICE/GPU/HR*">$2.99</td></tr></tbody></table></div>'
+    )
+    adapter = GenericAdapter("x", GenericOptions(), FX)
+    [row] = adapter.parse(body, "https://x", FETCHED)
+    assert (row.offer_id, row.gpu, row.gpu_count, row.price, row.unit, row.unit_raw) == (
+        "t1|NVIDIA H100 SXM|80|8|price/gpu/hr", "h100-80g", 8, D("2.9900"), "USD/card-hour",
+        "/GPU/HR",
+    )  # fmt: skip
+
+
+def test_data_labels_name_the_columns_of_a_table_without_a_header() -> None:
+    body = _html(
+        '<table><tr><td data-label="GPU">RTX 4090</td><td data-label="按量">1.89元</td>'
+        '<td data-label="包月">¥1,088</td></tr></table>'
+    )
+    assert _offers(body) == [
+        ("RTX 4090", "rtx4090-24g", 1, "hourly", "1.8900", "CNY/card-hour"),
+        ("RTX 4090", "rtx4090-24g", 1, "monthly", "1088.0000", "CNY/card-month"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("column", "billing", "unit"),
+    [
+        ("按量", "hourly", "CNY/card-hour"),
+        ("按时", "hourly", "CNY/card-hour"),
+        ("包日", "daily", "CNY/card-day"),
+        ("包周", "weekly", "CNY/card-week"),
+        ("包月", "monthly", "CNY/card-month"),
+        ("包年", "yearly", "CNY/card-year"),
+    ],
+)
+def test_chinese_columns_that_name_only_the_period(column: str, billing: str, unit: str) -> None:
+    page = _html(
+        f"<p>价格单位：元</p><table><tr><th>显卡</th><th>{column}</th></tr>"
+        "<tr><td>RTX 4090</td><td>100</td></tr></table>"
+    )
+    assert _offers(page) == [("RTX 4090", "rtx4090-24g", 1, billing, "100.0000", unit)]
+
+
+def test_a_period_column_takes_its_currency_from_the_page_or_the_configuration() -> None:
+    page = _table("显卡|按量|包月", "RTX 4090|1.89|1088")
+    with pytest.raises(ParseError, match=r"row 1 \(按量\): the price names no currency"):
+        _offers(page)
+    assert [o[3:] for o in _offers(page, currency="CNY")] == [
+        ("hourly", "1.8900", "CNY/card-hour"), ("monthly", "1088.0000", "CNY/card-month"),
+    ]  # fmt: skip
+    # A page that states two currencies states none.
+    both = page.replace(b"<table>", "<p>单位：元</p><p>单位：USD</p><table>".encode())
+    with pytest.raises(ParseError, match="names no currency"):
+        _offers(both)
+
+
+def test_rows_that_are_not_gpu_listings_are_skipped() -> None:
+    page = _table(
+        "GPU型号|GPU数量|价格(元/时)",
+        "RTX 4090|1|1.89",
+        "CPU 计算型 (无GPU)|0|0.30",
+        "高性能云存储 1TB|1|0.05",
+        "昆仑芯 R200|1|2.50",  # an unusual accelerator under the header's GPU column
+    )
+    assert [o[:3] for o in _offers(page)] == [
+        ("RTX 4090", "rtx4090-24g", 1), ("昆仑芯 R200", "unknown", 1),
+    ]  # fmt: skip
+
+
+def test_a_price_that_cannot_be_read_in_a_gpu_row_is_an_error() -> None:
+    with pytest.raises(ParseError, match=r"row 1 \(Price\): not a price: 'about two dollars'"):
+        _offers(_table("GPU|Price", "H100|about two dollars"))
+    with pytest.raises(ParseError, match=r"row 1 \(Price\): unknown unit '/fortnight'"):
+        _offers(_table("GPU|Price", "H100|$2.99/fortnight"))
+    with pytest.raises(ParseError, match=r"row 1 \(Price\): no price given: 'Contact sales'"):
+        _offers(_table("GPU|Price", "H100|Contact sales"))  # the only price column
+
+
+def test_placeholders_in_one_of_several_price_columns() -> None:
+    page = _table("GPU|On-Demand|Current Spot", "H100|$3.90 /hr|Contact Sales", "A100|N/A|-")
+    with pytest.raises(ParseError, match=r"table t1 row 2: no price in any column"):
+        _offers(page)
+    assert _offers(page.replace(b"N/A", b"$1.95 /hr")) == [
+        ("H100", "h100-80g", 1, "hourly", "3.9000", "USD/card-hour"),
+        ("A100", "unknown", 1, "hourly", "1.9500", "USD/card-hour"),
+    ]
+
+
+def test_a_spot_column_a_prices_from_qualifier_and_a_split_number() -> None:
+    page = _table(
+        "GPU|Pricing Per Hour|Reservation Pricing|Current Spot pricing (USD)",
+        "NVIDIA L40S 48GB|$ 1.00 per Hour|Starts from <a href='/r'>$0.69/hour</a>|$2 .0000/ 1 hour",
+    )
+    assert [o[3:5] for o in _offers(page)] == [
+        ("hourly", "1.0000"), ("hourly", "0.6900"), ("spot", "2.0000"),
+    ]  # fmt: skip
+
+
+def test_several_unnamed_price_columns_are_an_error() -> None:
+    page = _html(
+        "<table><tr><td>NVIDIA H100</td><td>$4.76/hr</td><td>$2.89/hr</td></tr>"
+        "<tr><td>NVIDIA A100</td><td>$2.21/hr</td><td>$1.48/hr</td></tr></table>"
+    )
+    with pytest.raises(ParseError, match=r"table t1 has 2 price columns and no header"):
+        _offers(page)
+
+
+def test_a_count_among_the_parts_section_rows_and_shares_of_a_card() -> None:
+    """GCP: "GPUs: 8 vCPUs: 224 ..." in a Components column, section rows with a name and no
+    price, a machine with 1/8 of a card (no row: a per-card price cannot be had)."""
+    page = _table(
+        "Machine type|GPU|Components|Price (USD)",
+        "A3 High|||",
+        "a3-highgpu-8g|Nvidia H100|GPUs: 8 vCPUs: 208 Memory: 1,871GB|$88.49 / 1 hour",
+        "g4-standard-6|NVIDIA RTX PRO 6000|GPUs: 1/8 vCPUs: 6|$0.64688 / 1 hour",
+    )
+    assert _offers(page) == [
+        ("Nvidia H100", "h100-80g", 8, "hourly", "88.4900", "USD/server-hour"),
+    ]
+
+
+def test_a_card_named_only_in_a_header() -> None:
+    """Tencent Cloud's docs: "GPU(Tesla M40)" heads the count column; "型号" is the type."""
+    page = _table(
+        "型号|GPU(Tesla M40)|包年包月|按量计费",
+        "GN2.large|1 颗|<b>4288 元/月</b>|<b>13.86 元/小时</b>起",
+        "GN2.2xlarge|2 颗|8576 元/月|27.72 元/小时起",
+        "GA2.large|1/4 颗|1000 元/月|2 元/小时",
+    )
+    assert _offers(page) == [
+        ("Tesla M40", "unknown", 1, "monthly", "4288.0000", "CNY/card-month"),
+        ("Tesla M40", "unknown", 1, "hourly", "13.8600", "CNY/card-hour"),
+        ("Tesla M40", "unknown", 2, "monthly", "8576.0000", "CNY/server-month"),
+        ("Tesla M40", "unknown", 2, "hourly", "27.7200", "CNY/server-hour"),
+    ]
+
+
+def test_a_memory_column_that_gives_the_whole_machine() -> None:
+    page = _table("GPU|vRAM, GB|On demand", "1 × H200 SXM|141|$3.50", "8 × H200 SXM|1128|$28.00")
+    adapter = GenericAdapter("x", GenericOptions(unit="/hr"), FX)
+    rows = adapter.parse(page, "https://x", FETCHED)
+    assert [(r.gpu, r.gpu_count, r.vram_gb, r.unit) for r in rows] == [
+        ("h200-141g", 1, 141, "USD/card-hour"), ("h200-141g", 8, 141, "USD/server-hour"),
+    ]  # fmt: skip
+
+
+def test_an_aria_table() -> None:
+    """Nebius: div role="table" / "row" / "cell", the count before the card."""
+    cells = ("GPU", "vRAM, GB", "On demand"), ("1 × H100 SXM", "80", "$2.95"), ("8 × H100 SXM", "640", "$23.60")  # fmt: skip
+    rows = "".join(
+        '<div role="row">'
+        + "".join(f'<div role="cell"><span>{c}</span></div>' for c in r)
+        + "</div>"
+        for r in cells
+    )
+    page = _html(f'<div role="table"><div role="rowgroup">{rows}</div></div>')
+    assert _offers(page, unit="/hr") == [
+        ("H100 SXM", "h100-80g", 1, "hourly", "2.9500", "USD/card-hour"),
+        ("H100 SXM", "h100-80g", 8, "hourly", "23.6000", "USD/server-hour"),
+    ]
+
+
+def test_a_grid_of_divs_with_its_header_row_before_it() -> None:
+    """Crusoe's Webflow list: a heading row, then list items wrapping their cells."""
+    item = (
+        '<div role="listitem" class="prixing-item"><div class="pricing_gpu-item"><a class="head">'
+        '<h4>{0}</h4><div class="pricing-tag">80GB</div></a><div class="pricing-rich"><p>{1}</p>'
+        '</div><div class="pricing-rich"><p>{2}</p></div></div></div>'
+    )
+    page = _html(
+        '<div class="pricing-table-heading"><div class="h">GPU model</div><div class="h">On-demand'
+        '</div><div class="h">Current spot</div></div><div class="pricing-cms"><div role="list">'
+        + item.format("NVIDIA H100", "$3.90/GPU-hr", "$1.60/GPU-hr")
+        + item.format("NVIDIA A100", "$1.95/GPU-hr", "<a href='/c'>Contact sales</a>")
+        + "</div></div>"
+    )
+    assert _offers(page) == [
+        ("NVIDIA H100 80GB", "h100-80g", 1, "hourly", "3.9000", "USD/card-hour"),
+        ("NVIDIA H100 80GB", "h100-80g", 1, "spot", "1.6000", "USD/card-hour"),
+        ("NVIDIA A100 80GB", "a100-80g", 1, "hourly", "1.9500", "USD/card-hour"),
+    ]
+
+
+def test_rows_a_source_says_are_not_listings() -> None:
+    page = _table("GPU|Price", "Reserved 8x NVIDIA H100 SXM|Contact sales", "8x H100|$2.99/GPU/hr")
+    with pytest.raises(ParseError, match="no price given"):
+        _offers(page)
+    assert [o[:3] for o in _offers(page, skip_rows=(r"^Reserved\b",))] == [("H100", "h100-80g", 8)]

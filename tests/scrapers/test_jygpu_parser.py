@@ -37,10 +37,14 @@ def by_key(rows: list[OfferRow]) -> dict[tuple[str, str], OfferRow]:
 
 
 def test_registry_and_fetch_plan() -> None:
-    assert set(ADAPTERS) == {"jygpu", "smm", "vastai", "runpod", "matpool", "autodl"}
+    assert set(ADAPTERS) == {
+        "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "skypilot", "lambda",
+    }  # fmt: skip
     assert get_adapter("jygpu").name == "jygpu"
     assert get_adapter("jygpu").kind == "offers"
-    with pytest.raises(KeyError, match="autodl, jygpu, matpool, runpod, smm, vastai"):
+    with pytest.raises(
+        KeyError, match="autodl, jygpu, lambda, matpool, runpod, skypilot, smm, vastai"
+    ):
         get_adapter("lambdalabs")
     assert adapter.fetch_plan(BASE) == [f"{BASE}/market/container", f"{BASE}/market/baremetal"]
     assert adapter.fetch_plan(BASE + "/", date(2026, 9, 4)) == [CONTAINER_URL, BAREMETAL_URL]

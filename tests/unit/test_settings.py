@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ def test_unknown_key_inside_a_source(tmp_path: Path) -> None:
     config.write_text('[sources.x]\ndemo_url="a"\nlive_url="b"\nurl="c"\n', encoding="utf-8")
     with pytest.raises(
         ConfigError,
-        match=r"sources\.x\.url: unknown key; allowed here: adapter, demo_url, enabled, "
+        match=r"sources\.x\.url: unknown key; allowed here: adapter, catalog, demo_url, enabled, "
         r"extract, live_url, secret_file",
     ):
         load_settings(config, home=tmp_path)
@@ -83,4 +84,40 @@ def test_a_new_source_needs_its_urls(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text('[sources.other]\nadapter = "generic"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"sources\.other: .*give demo_url and/or live_url"):
+        load_settings(config, home=tmp_path)
+
+
+def test_the_skypilot_catalogs_come_from_its_catalog_table(tmp_path: Path) -> None:
+    from pipelines.assets import source_adapter
+
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[sources.skypilot.catalog]\nclouds = ["lambda", "runpod"]\ncatalog_version = "v7"\n',
+        encoding="utf-8",
+    )
+    settings = load_settings(config, home=tmp_path, profile="live")
+    adapter = source_adapter(settings, "skypilot")
+    assert adapter.fetch_plan(settings.source_url("skypilot")) == [
+        "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7/"
+        f"{cloud}/vms.csv"
+        for cloud in ("lambda", "runpod")
+    ]
+    defaults = load_settings(home=tmp_path, profile="live")
+    assert len(source_adapter(defaults, "skypilot").fetch_plan("https://x")) == 6
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ('[sources.skypilot.catalog]\nclouds = ["AWS!"]\n', "not a SkyPilot cloud name"),
+        ("[sources.skypilot.catalog]\nclouds = []\n", "sources.skypilot.catalog.clouds"),
+        ('[sources.skypilot.catalog]\ncatalog_version = "8"\n', "catalog_version must look"),
+        ('[sources.skypilot.catalog]\nzones = ["a"]\n', "sources.skypilot.catalog.zones"),
+        ('[sources.vastai.catalog]\nclouds = ["aws"]\n', "only for the skypilot source"),
+    ],
+)
+def test_a_bad_catalog_table_is_refused(tmp_path: Path, toml: str, expected: str) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(toml, encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape(expected)):
         load_settings(config, home=tmp_path)
