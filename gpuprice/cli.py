@@ -165,7 +165,10 @@ def sql(
 @app.command()
 def parse(
     source: Annotated[
-        str, typer.Argument(help="Source name, e.g. jygpu, smm, vastai, runpod, matpool, autodl.")
+        str,
+        typer.Argument(
+            help="Source name, e.g. jygpu, smm, vastai, runpod, lambda, skypilot, matpool, autodl."
+        ),
     ],
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A saved page.")],
     config: ConfigOption = None,

@@ -87,3 +87,19 @@ def test_retention_is_a_daily_job_of_its_own(make_settings) -> None:
     emptied = read_frame(path, "SELECT count(*) FROM raw_page WHERE octet_length(body) = 0")
     assert emptied.item() == 9
     assert read_frame(path, "SELECT count(*) FROM offer").item() > 0  # parsed rows stay
+
+
+def test_the_live_profile_has_a_snapshot_asset_for_every_live_source(tmp_path) -> None:
+    from gpuprice.settings import load_settings
+
+    defs = build_defs(load_settings(None, home=tmp_path, profile="live"))
+    keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
+    snapshots = {k for k in keys if k.endswith("_snapshot")}
+    assert snapshots == {
+        f"{s}_snapshot"
+        for s in ("jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "lambda", "skypilot")
+    }
+    graph = defs.resolve_asset_graph()
+    for usd in ("vastai", "runpod", "lambda", "skypilot"):  # converted at the day's rate
+        parents = graph.get(dg.AssetKey(f"{usd}_snapshot")).parent_keys
+        assert dg.AssetKey("fx_rate") in parents, usd
