@@ -16,7 +16,7 @@ from scrapers.collect import Snapshot, parse_page
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
 from scrapers.rows import ParseError
-from scrapers.sources import MatpoolAdapter, RunpodAdapter
+from scrapers.sources import MatpoolAdapter, RunpodAdapter, SkypilotAdapter
 from tests.live.support import FAST_HTTP, sources
 from tests.scrapers.live_fixtures import MATPOOL, RUNPOD, read
 from warehouse.ingest.load import load_snapshot
@@ -42,6 +42,8 @@ class OldMatpool(MatpoolAdapter):
 REAL_RUNPOD = (
     Path(__file__).resolve().parents[1] / "fixtures/real/runpod/runpod_20250909131230.html"
 )
+
+REAL_VERDA = Path(__file__).resolve().parents[1] / "fixtures/real/skypilot/v8/verda/vms.csv"
 
 
 class OldRunpod(RunpodAdapter):
@@ -189,3 +191,39 @@ def test_reparsed_prices_face_the_quarantine_rules(tmp_path: Path) -> None:
         {"t": T0},
     ).rows()
     assert again == [("rtx4090-24g", Decimal("8.8"))]
+
+
+class OldSkypilot(SkypilotAdapter):
+    """Yesterday's parser: refused catalogs with a SpotPrice column it did not know."""
+
+    def parse(self, body, url, fetched_at):
+        raise ParseError(f"{url}: unknown column SpotPrice")
+
+
+def test_reparse_uses_the_sources_catalog_options_and_repairs_a_skypilot_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    path = home / "gpuprice.duckdb"
+    url = (
+        "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/"
+        "verda/vms.csv"
+    )
+    load(path, OldSkypilot(FX), "skypilot", url, REAL_VERDA.read_bytes(), T0)
+    assert read_frame(path, "SELECT parse_status FROM raw_page").item() == "error"
+    config = tmp_path / "gpuprice.toml"
+    config.write_text(
+        FAST_HTTP
+        + sources(
+            skypilot={"live_url": "https://example.invalid", "catalog": {"clouds": ["verda"]}}
+        )
+    )
+    monkeypatch.setenv("GPUPRICE_HOME", str(home))
+    monkeypatch.setenv("GPUPRICE_PROFILE", "live")
+    result = CliRunner().invoke(app, ["reparse", "--source", "skypilot", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "1 page(s), 1 ok, 0 with errors, 1 changed; rows 0 → 33" in result.stdout
+    regions = read_frame(
+        path, "SELECT DISTINCT split_part(region, '/', 1) FROM offer WHERE source = 'skypilot'"
+    ).rows()
+    assert regions == [("verda",)]
