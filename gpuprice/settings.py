@@ -464,6 +464,8 @@ DEFAULT_SOURCES: dict[str, dict[str, Any]] = {
     "runpod": {"live_url": "https://api.runpod.io"},
     "matpool": {"live_url": "https://matpool.com"},
     "autodl": {"live_url": "https://www.autodl.com"},
+    "gpushare": {"live_url": "https://api.gpushare.com"},
+    "ppio": {"live_url": "https://api.ppinfra.com"},
     "lambda": {"live_url": "https://cloud.lambdalabs.com"},
     "skypilot": {"live_url": SKYPILOT_URL},
 }

@@ -22,9 +22,11 @@ from scrapers.sources.base import (
     public_fetch_plan,
 )
 from scrapers.sources.generic import GenericAdapter, GenericOptions
+from scrapers.sources.gpushare import GpushareAdapter
 from scrapers.sources.jygpu import JygpuAdapter
 from scrapers.sources.lambda_cloud import LambdaAdapter
 from scrapers.sources.matpool import MatpoolAdapter
+from scrapers.sources.ppio import PpioAdapter
 from scrapers.sources.runpod import RunpodAdapter
 from scrapers.sources.skypilot import SkypilotAdapter, SkypilotOptions
 from scrapers.sources.smm import SmmAdapter
@@ -37,9 +39,11 @@ __all__ = [
     "AutodlAdapter",
     "GenericAdapter",
     "GenericOptions",
+    "GpushareAdapter",
     "JygpuAdapter",
     "LambdaAdapter",
     "MatpoolAdapter",
+    "PpioAdapter",
     "RunpodAdapter",
     "SecretSpec",
     "SkypilotAdapter",
@@ -64,6 +68,8 @@ ADAPTER_TYPES: dict[str, type] = {
     "runpod": RunpodAdapter,
     "matpool": MatpoolAdapter,
     "autodl": AutodlAdapter,
+    "gpushare": GpushareAdapter,
+    "ppio": PpioAdapter,
     "lambda": LambdaAdapter,
     "skypilot": SkypilotAdapter,
 }

@@ -97,7 +97,18 @@ def test_the_live_profile_has_a_snapshot_asset_for_every_live_source(tmp_path) -
     snapshots = {k for k in keys if k.endswith("_snapshot")}
     assert snapshots == {
         f"{s}_snapshot"
-        for s in ("jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "lambda", "skypilot")
+        for s in (
+            "jygpu",
+            "smm",
+            "vastai",
+            "runpod",
+            "matpool",
+            "autodl",
+            "gpushare",
+            "ppio",
+            "lambda",
+            "skypilot",
+        )  # fmt: skip
     }
     graph = defs.resolve_asset_graph()
     for usd in ("vastai", "runpod", "lambda", "skypilot"):  # converted at the day's rate
