@@ -462,10 +462,11 @@ DEFAULT_SOURCES: dict[str, dict[str, Any]] = {
     # live only (no demo_url): not part of the demo profile
     "vastai": {"live_url": "https://console.vast.ai"},
     "runpod": {"live_url": "https://api.runpod.io"},
-    "matpool": {"live_url": "https://matpool.com"},
+    "matpool": {"live_url": "https://matgo.cn"},
     "autodl": {"live_url": "https://www.autodl.com"},
     "gpushare": {"live_url": "https://api.gpushare.com"},
     "ppio": {"live_url": "https://api.ppinfra.com"},
+    "compshare": {"live_url": "https://api.compshare.cn"},
     "lambda": {"live_url": "https://cloud.lambdalabs.com"},
     "skypilot": {"live_url": SKYPILOT_URL},
 }
@@ -574,10 +575,12 @@ class Settings(_Strict):
         except ConfigError as exc:
             raise ConfigError(f"sources.{name}: {exc}") from None
 
-    def source_secret(self, name: str, env: str) -> str | None:
+    def source_secret(self, name: str, env: str, *, secret_file: bool = True) -> str | None:
         """A source's secret (cookie, token): ``$env``, else the file ``$env_FILE`` or
-        ``[sources.<name>].secret_file``. ``None`` when none is configured (the source is then
-        "not configured"). Read when needed, never kept in the settings, never logged."""
+        ``[sources.<name>].secret_file`` (unless ``secret_file`` is False: a source with two
+        secrets, a key pair, cannot keep both in one file). ``None`` when none is configured
+        (the source is then "not configured"). Read when needed, never kept in the settings,
+        never logged."""
         inline = os.environ.get(env, "").strip()
         if inline:
             from gpuprice.log_redaction import register_secret  # masked in log records from here on
@@ -591,7 +594,7 @@ class Settings(_Strict):
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
         else:
-            source = self.file.sources.get(name)
+            source = self.file.sources.get(name) if secret_file else None
             path = source.secret_file if source is not None else None
         if path is None:
             return None

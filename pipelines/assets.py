@@ -8,6 +8,7 @@ Assets stay thin: fetching and parsing live in ``scrapers``, loading and SQL in
 # No `from __future__ import annotations` here: Dagster reads the config and resource
 # annotations at definition time and cannot resolve them from strings.
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 import dagster as dg
@@ -17,7 +18,7 @@ from gpuprice.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from scrapers.collect import Snapshot, collect
 from scrapers.fx import parse_rates
-from scrapers.http import FetchError, PoliteClient
+from scrapers.http import FetchError, PoliteClient, Request
 from scrapers.rows import ParseError
 from scrapers.sources import (
     GenericAdapter,
@@ -101,6 +102,62 @@ def fx_rate_asset(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class SourceAccess:
+    """How one snapshot reaches its source: the secret's headers, or a plan of its own
+    (signed requests, or the public pages when an optional secret is not set), or why the
+    source is not configured (then nothing is fetched)."""
+
+    headers: dict[str, str] | None = None
+    plan: list[str | Request] | None = None
+    not_configured: str | None = None
+    note: str | None = None
+
+
+def source_access(
+    settings: Settings, source: str, adapter: SourceAdapter, as_of: date | None
+) -> SourceAccess:
+    """The secrets a live source needs, read when its snapshot runs (never logged):
+
+    * one secret sent in a header (``SecretSpec``: SMM's cookie, AutoDL's token);
+    * a key pair the requests are signed with (a spec with ``envs`` and ``sign``: UCloud's
+      public and private key for 优云智算), each from its variable or ``<VAR>_FILE``;
+    * none set, and the adapter has public pages (``public_fetch_plan``: Lambda): those.
+    """
+    spec = adapter.secret
+    if settings.profile != "live" or spec is None:
+        return SourceAccess()
+    envs: tuple[str, ...] = getattr(spec, "envs", (spec.env,))
+    values = []
+    for env in envs:
+        try:
+            values.append(settings.source_secret(source, env, secret_file=len(envs) == 1))
+        except ConfigError as exc:
+            return SourceAccess(not_configured=str(exc))
+    if all(values):
+        if hasattr(spec, "sign"):
+            steps = adapter.fetch_plan(settings.source_url(source), as_of)
+            requests = [s if isinstance(s, Request) else Request(s) for s in steps]
+            return SourceAccess(plan=[spec.sign(r, *values) for r in requests])
+        return SourceAccess(headers=spec.headers(values[0]))
+    if not any(values):
+        public = public_fetch_plan(adapter, settings.source_url(source), as_of)
+        if public is not None:
+            note = f"{source}: no {spec.what} ({spec.env}): fetching its public pages"
+            return SourceAccess(plan=public, note=note)
+    missing = [env for env, value in zip(envs, values, strict=True) if not value]
+    if len(envs) == 1:
+        where = (
+            f"{missing[0]}_FILE, or [sources.{source}].secret_file: a file outside the repository"
+        )
+    else:
+        where = " / ".join(f"{env}_FILE" for env in missing) + ": files outside the repository"
+    return SourceAccess(
+        not_configured=f"not configured: {source} needs its {spec.what}; set "
+        f"{' and '.join(missing)} (or {where})"
+    )
+
+
 def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
     adapter = source_adapter(settings, source)
     deps = [FX_ASSET] if needs_fx(adapter) else []
@@ -123,39 +180,19 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
         run_id = f"{context.run.run_id}-{source}-{context.retry_number}"
         started = utcnow()
         current = source_adapter(settings, source, with_fx=needs_fx(adapter))
-        headers = None
-        plan = None
-        if settings.profile == "live" and current.secret is not None:
-            spec = current.secret
-            try:
-                secret = settings.source_secret(source, spec.env)
-                problem = None
-            except ConfigError as exc:
-                secret, problem = None, str(exc)
-            if secret is None and problem is None:
-                # e.g. Lambda: without its API key, its public pricing page
-                plan = public_fetch_plan(current, settings.source_url(source), as_of)
-                if plan is not None:
-                    context.log.info(
-                        f"{source}: no {spec.what} ({spec.env}): fetching its public pages"
-                    )
-            if secret is None and plan is None:
-                why = problem or (
-                    f"not configured: {source} needs its {spec.what}; set {spec.env} (or "
-                    f"{spec.env}_FILE, or [sources.{source}].secret_file: a file outside the "
-                    "repository)"
-                )
-                summary = record_skipped(
-                    settings.warehouse_path,
-                    Snapshot(source, current.kind, started, as_of),
-                    settings.profile,
-                    run_id,
-                    why,
-                )
-                context.log.warning(summary.line())
-                return dg.MaterializeResult(metadata=_metadata(summary, settings, config))
-            if secret is not None:
-                headers = spec.headers(secret)
+        access = source_access(settings, source, current, as_of)
+        if access.not_configured is not None:
+            summary = record_skipped(
+                settings.warehouse_path,
+                Snapshot(source, current.kind, started, as_of),
+                settings.profile,
+                run_id,
+                access.not_configured,
+            )
+            context.log.warning(summary.line())
+            return dg.MaterializeResult(metadata=_metadata(summary, settings, config))
+        if access.note:
+            context.log.info(access.note)
         with PoliteClient(settings.file.http, respect_robots=settings.profile == "live") as client:
             snapshot = collect(
                 current,
@@ -163,8 +200,8 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
                 settings.source_url(source),
                 started,
                 as_of,
-                headers=headers,
-                plan=plan,
+                headers=access.headers,
+                plan=access.plan,
             )
         summary = load_snapshot(
             settings.warehouse_path,

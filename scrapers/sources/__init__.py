@@ -21,6 +21,7 @@ from scrapers.sources.base import (
     produces_quotes,
     public_fetch_plan,
 )
+from scrapers.sources.compshare import CompshareAdapter
 from scrapers.sources.generic import GenericAdapter, GenericOptions
 from scrapers.sources.gpushare import GpushareAdapter
 from scrapers.sources.jygpu import JygpuAdapter
@@ -37,6 +38,7 @@ __all__ = [
     "ADAPTER_TYPES",
     "GENERIC",
     "AutodlAdapter",
+    "CompshareAdapter",
     "GenericAdapter",
     "GenericOptions",
     "GpushareAdapter",
@@ -70,6 +72,7 @@ ADAPTER_TYPES: dict[str, type] = {
     "autodl": AutodlAdapter,
     "gpushare": GpushareAdapter,
     "ppio": PpioAdapter,
+    "compshare": CompshareAdapter,
     "lambda": LambdaAdapter,
     "skypilot": SkypilotAdapter,
 }

@@ -1,117 +1,182 @@
-"""AutoDL: GPU machines rented per card by the hour (按量计费), in CNY; needs a token.
+"""AutoDL market: GPU machines rented per card, by the hour (按量) or prepaid by the day,
+week, month or year, in CNY; needs a token.
 
-Request: ``POST https://www.autodl.com/api/v1/user/machine/list`` with the JSON body below and
-the header ``Authorization: <token>`` (the developer token from the console; from
-``GPUPRICE_AUTODL_TOKEN`` or the secrets file). The answer is AutoDL's usual envelope
-``{"code": "Success", "msg": "", "data": {"list": [...], "page_index": 1, "max_page": N,
-...}}``; per machine ``machine_id``, ``machine_alias``, ``region_name`` ("西北B区"),
-``gpu_name`` ("RTX 4090"), ``gpu_number``, ``gpu_idle_num``, ``cpu_per_gpu``,
-``mem_per_gpu`` (bytes), ``payg`` and ``payg_price``: the price per card-hour in
-thousandths of a yuan (÷ 1000 = ¥; 1980 = ¥1.98/时). Field names follow AutoDL's console
-API as public clients use it; the request body and the envelope's paging are *modelled*
-(docs/SOURCES.md). Only the first page (``page_size`` 100) is read.
+Request: ``POST https://www.autodl.com/api/v1/machine/search`` with the body the market page
+(``/market/list``) builds, and the header ``Authorization: <token>``: the bare token, no
+``Bearer`` (a ``Bearer`` prefix is refused as 登录超时). Evidence: the notes on AutoDL's market
+search API kept in czh869452912/autodl_minimax_h3 (2026-08-06, read from the page's
+``index.14d7445c.js`` and ``service-code.1d10a170.js``: ``search: "api/v1/machine/search"``;
+``user/machine/list`` lists one's own machines); hhh2210/autodl-market-watch
+``bin/autodl-market-watch.js`` @ 27618edf (the same body, POST ``/api/v1/machine/search``);
+mfznttkx/autodl-gpuhunter ``gpuhunter/autodl_client.py`` @ f5969e29 (``Authorization: token``).
+Only page 1 is read (``page_size`` 100, the most the API returns).
 
-Any ``code`` other than "Success" (e.g. an expired token) is a parse error carrying
-AutoDL's message. One ``hourly`` row per machine that offers pay-as-you-go, ``offer_id`` =
-``machine_id``, ``stock`` = idle cards, ``observed_at`` = fetch time.
+Answer ``{"code": "Success", "msg": "", "data": {"list": [...], "max_page": N,
+"result_total": N, ...}}``; any other ``code`` (``{"code": "AuthorizeFailed", "msg": "认证失败;
+登录超时"}`` for an expired token) is a parse error carrying AutoDL's message. gpuhunter also
+accepts ``"OK"``. Per machine: ``machine_id``, ``gpu_name`` (kept as given: "RTX 4090D",
+"RTX 5090 D", "vGPU-48GB", "H20-NVLink"), ``gpu_memory`` (bytes of GiB), ``gpu_number``,
+``gpu_idle_num`` (idle cards), ``region_name``, ``cpu_per_gpu``, ``mem_per_gpu`` (bytes of
+GiB: 96636764160 = 90 GiB) and ``machine_sku_info[]``: per billing ``type`` a
+``current_price`` per card for that period in 厘 (1/1000 yuan; payg 1980 = ¥1.98/时) and an
+``origin_price`` (0 when there is none; gpuhunter's instance snapshot shows
+``{"type": "payg", "origin_price": 0, "current_price": 2510}``). The types are the market's
+``charge_type`` values: payg, daily, weekly, monthly, yearly. A sku priced 0 is not on offer.
+An answer of the older ``user/machine/list`` shape (no ``machine_sku_info``; ``payg`` and
+``payg_price`` per card-hour, gpuhunter) is read as the hourly price alone.
+
+One row per machine and sku type; ``offer_id`` = ``machine_id``; ``stock`` = idle cards.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
-from scrapers.rows import OfferRow, ParseError
-from scrapers.sources._json import (
-    field,
-    integer,
-    load_json,
-    number,
-    obj,
-    optional_text,
-    text,
-)
+from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, OfferRow, ParseError
+from scrapers.sources._json import field, integer, load_json, obj, optional_text, text
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
-LIST_PATH = "/api/v1/user/machine/list"
+SEARCH_PATH = "/api/v1/machine/search"
 QUERY: dict[str, object] = {
     "charge_type": "payg",
+    "region_sign_list": [],
+    "gpu_type_name": [],
+    "machine_tag_name": [],
+    "gpu_idle_num": 0,  # machines with no idle card too: their prices are still listed
+    "mount_net_disk": False,
+    "instance_disk_size_order": "",
+    "date_range": "",
+    "date_from": "",
+    "date_to": "",
     "page_index": 1,
     "page_size": 100,
-    "gpu_type_name": [],
-    "region_sign_list": [],
-    "gpu_idle_num": 0,
+    "pay_price_order": "",
+    "gpu_idle_type": "",
+    "default_order": True,
 }
 MILLI_PER_YUAN = Decimal(1000)
+BYTES_PER_GIB = 1024**3
+OK_CODES = ("Success", "OK")
+# sku type -> (billing, hours of the period, unit as AutoDL states it)
+SKU_TYPES: dict[str, tuple[Literal["hourly", "daily", "weekly", "monthly", "yearly"], int, str]] = {
+    "payg": ("hourly", 1, "元/卡/时"),
+    "daily": ("daily", 24, "元/卡/日"),
+    "weekly": ("weekly", HOURS_PER_WEEK, "元/卡/周"),
+    "monthly": ("monthly", HOURS_PER_MONTH, "元/卡/月"),
+    "yearly": ("yearly", HOURS_PER_YEAR, "元/卡/年"),
+}
+
+
+def _gib(machine: dict[str, Any], key: str, what: str) -> int | None:
+    value = machine.get(key)
+    if value is None:
+        return None
+    return round(integer(value, f"{what}: {key}") / BYTES_PER_GIB)
+
+
+def _optional_int(machine: dict[str, Any], key: str, what: str) -> int | None:
+    value = machine.get(key)
+    return None if value is None else integer(value, f"{what}: {key}")
 
 
 class AutodlAdapter:
     name = "autodl"
     kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
     currency = "CNY"
-    secret = SecretSpec(env="GPUPRICE_AUTODL_TOKEN", header="Authorization", what="developer token")
+    secret = SecretSpec(env="GPUPRICE_AUTODL_TOKEN", header="Authorization", what="login token")
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
-        return [Request(f"{base_url.rstrip('/')}{LIST_PATH}", method="POST", json_body=QUERY)]
+        return [Request(f"{base_url.rstrip('/')}{SEARCH_PATH}", method="POST", json_body=QUERY)]
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         doc = obj(load_json(body, url), f"{url}: answer")
         code = doc.get("code")
-        if code != "Success":
+        if code not in OK_CODES:
             raise ParseError(f"{url}: AutoDL answered {code!r}: {doc.get('msg')!r}")
         data = obj(field(doc, "data", url), f"{url}: data")
         machines = field(data, "list", f"{url}: data")
         if not isinstance(machines, list):
             raise ParseError(f"{url}: data.list is not a list")
         observed = naive_utc(fetched_at)
-        rows = []
+        rows: list[OfferRow] = []
         seen: set[str] = set()
         for n, raw in enumerate(machines, 1):
-            what = f"{url}: machine {n}"
-            machine = obj(raw, what)
-            machine_id = text(machine, "machine_id", what)
+            machine = obj(raw, f"{url}: machine {n}")
+            machine_id = text(machine, "machine_id", f"{url}: machine {n}")
             what = f"{url}: machine {machine_id}"
             if machine_id in seen:
                 raise ParseError(f"{what}: listed twice")
             seen.add(machine_id)
+            rows.extend(self._rows(machine, machine_id, what, observed))
+        if machines and not rows:
+            raise ParseError(f"{url}: no machine lists a price")
+        return rows
+
+    def _prices(self, machine: dict[str, Any], what: str) -> list[tuple[str, int, int]]:
+        """(sku type, current price, list price) in 厘 per card for the sku's period."""
+        if "machine_sku_info" not in machine:
             if machine.get("payg") is False:
-                continue  # not rentable by the hour: no hourly price to record
-            gpu_name = text(machine, "gpu_name", what)
+                return []
             milli = integer(field(machine, "payg_price", what), f"{what}: payg_price", minimum=1)
-            price = Decimal(milli) / MILLI_PER_YUAN  # exact: three decimals at most
-            unit, per_card = per_card_hour(price, "CNY", 1, 1, "card")  # priced per card-hour
-            mem = machine.get("mem_per_gpu")
-            cores = machine.get("cpu_per_gpu")
-            idle = machine.get("gpu_idle_num")
+            return [("payg", milli, milli)]
+        skus = field(machine, "machine_sku_info", what)
+        if not isinstance(skus, list):
+            raise ParseError(f"{what}: machine_sku_info is not a list")
+        prices = []
+        for k, raw in enumerate(skus, 1):
+            sku = obj(raw, f"{what}: machine_sku_info[{k}]")
+            kind = text(sku, "type", f"{what}: machine_sku_info[{k}]")
+            where = f"{what}: {kind} sku"
+            if kind not in SKU_TYPES:
+                raise ParseError(f"{where}: unknown sku type (known: {', '.join(SKU_TYPES)})")
+            current = integer(field(sku, "current_price", where), f"{where}: current_price")
+            if current == 0:
+                continue  # not on offer at this term
+            origin = integer(sku.get("origin_price") or 0, f"{where}: origin_price")
+            if origin and origin < current:
+                raise ParseError(f"{where}: origin_price {origin} is below current_price {current}")
+            prices.append((kind, current, origin or current))
+        return prices
+
+    def _rows(
+        self, machine: dict[str, Any], machine_id: str, what: str, observed: datetime
+    ) -> list[OfferRow]:
+        prices = self._prices(machine, what)
+        if not prices:
+            return []
+        gpu_name = text(machine, "gpu_name", what)
+        vram = _gib(machine, "gpu_memory", what)
+        rows = []
+        for kind, current, origin in prices:
+            billing, hours, unit_raw = SKU_TYPES[kind]
+            price = Decimal(current) / MILLI_PER_YUAN  # exact: three decimals at most
+            unit, per_card = per_card_hour(price, "CNY", hours, 1, "card")
             rows.append(
                 OfferRow(
                     observed_at=observed,
                     source=self.name,
                     offer_id=machine_id,
-                    gpu=canonical_gpu(gpu_name),
+                    gpu=canonical_gpu(gpu_name, vram),
                     gpu_name_raw=gpu_name,
                     gpu_count=1,
-                    vram_gb=None,
-                    billing="hourly",
+                    vram_gb=vram,
+                    billing=billing,
                     price=price,
                     currency="CNY",
                     unit=unit,
-                    unit_raw="元/卡时 (payg_price ÷ 1000)",
+                    unit_raw=f"{unit_raw} ({kind} price in 厘 ÷ 1000)",
                     cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
-                    list_price=price,
+                    list_price=Decimal(origin) / MILLI_PER_YUAN,
                     region=optional_text(machine, "region_name", what),
-                    cpu_cores=None if cores is None else integer(cores, f"{what}: cpu_per_gpu"),
-                    ram_gb=None
-                    if mem is None
-                    else round(number(mem, f"{what}: mem_per_gpu") / 10**9),
-                    stock=None if idle is None else integer(idle, f"{what}: gpu_idle_num"),
+                    cpu_cores=_optional_int(machine, "cpu_per_gpu", what),
+                    ram_gb=_gib(machine, "mem_per_gpu", what),
+                    stock=_optional_int(machine, "gpu_idle_num", what),
                 )
             )
-        if machines and not rows:
-            raise ParseError(f"{url}: no machine offers pay-as-you-go (payg) pricing")
         return rows

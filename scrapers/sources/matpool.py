@@ -1,108 +1,161 @@
-"""矩池云 (matpool) public machine pool: GPU machines rented per card by the hour, in CNY.
+"""矩池云 (matpool / matgo.cn) public machine market: GPU resource pools rented per 份 by the
+hour, in CNY. No token.
 
-Request: ``GET https://matpool.com/api/machines?machine_category=0&page=1&per_page=100``.
-Answer (the fields the site's machine market is known to use; the rest of the shape is
-*modelled*, docs/SOURCES.md): ``{"machines": [...], "total": N}``; per machine ``agentId``,
-``hardware.gpu.gpuName`` ("NVIDIA GeForce RTX 4090"), ``hardware.gpu.memory`` (GB, when
-given), ``hardware.cpu.cores``, ``hardware.memory`` (GB), ``hardware.disk`` (GB),
-``hardware.priceMillicent`` (the price per card-hour in millicents: ÷ 100000 = ¥; 220000 =
-¥2.20/时), ``gpu.available`` / ``gpu.total`` and ``domain.name`` (区域, e.g. "1区"). An
-error answer ``{"code": 176, "msg": "..."}`` is a parse error carrying the message.
+Request: ``GET https://matgo.cn/api/machine_pools?machine_category=0&page=1&per_page=100``, the
+public market inventory the web client reads without login (quziang/matpool-gpu
+``references/inventory.md`` and ``scripts/matpool_inventory.py`` @ 9fef9bf5: no token is sent;
+``machine_category`` is the integer ``0``). Only page 1 is read (100 pools).
 
-One ``hourly`` row per machine, ``offer_id`` = ``agentId``, the price in yuan (the
-millicent figure ÷ 100000, rounded to 4 decimals, the warehouse's scale), ``observed_at``
-= fetch time.
+Answer ``{"pools": [...], "pagination": {"num_pages": N, ...}}``, possibly without ``code``;
+an answer with a non-zero ``code`` (``{"code": 176, "msg": "check jwt token failed"}``,
+Aoblex/matpool-cli ``src/client.js``: 0 means success) is a parse error carrying ``msg``.
+Per pool (inventory.md, matpool_inventory.py): ``resource_pool_id`` (kept as the offer id),
+``gpu_model`` ("NVIDIA RTX A2000"), ``domain`` (an integer region id; 1区 is 0),
+``max_available_units`` (份 rentable now) and ``machine``, a representative machine in the
+shape of ``/api/machines`` (Aoblex/matpool-cli ``test/fixtures.js``, ``src/views.js``,
+``docs/api-notes.md``): ``hardware.gpu.gpuRamMB``, ``hardware.machine.ramMB`` /
+``diskGB``, ``hardware.priceMillicent`` (list price) and ``hardware.discountPriceMillicent``
+(the price paid; absent when there is no discount), both per 份 per hour in 1/100000 yuan;
+``gpu{available,total}``, ``cpu{available,total}`` and ``unit{available,total}``.
+
+What a 份 is: the web client rents ``floor(hostNum / unitStep)`` units with ``unitStep =
+physicalTotal / unit.total`` (api-notes.md), so a 份 is ``gpu.total / unit.total`` cards
+(one card when the machine is cut into as many units as it has cards). A 份 that is not a
+whole number of cards (a slice) is a parse error: no per-card price can be stated for it.
+
+One ``hourly`` row per pool: the price paid beside the list price. The market page also sells
+包日/包周/包月 (``references/console.md``), but no public client shows where those prices are
+in the answer, so they are not read.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
-from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
+from scrapers.sources._json import field, integer, load_json, number, obj, text
 from scrapers.sources._page import naive_utc
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
-MACHINES_PATH = "/api/machines?machine_category=0&page=1&per_page=100"
+POOLS_PATH = "/api/machine_pools?machine_category=0&page=1&per_page=100"
 MILLICENTS_PER_YUAN = Decimal(100000)
 PRICE_QUANTUM = Decimal("0.0001")
+MB_PER_GB = 1024  # gpuRamMB / ramMB count MiB, as nvidia-smi does
 
 
-def _optional_int(value: object, what: str) -> int | None:
+def _yuan(millicents: int) -> Decimal:
+    return (Decimal(millicents) / MILLICENTS_PER_YUAN).quantize(PRICE_QUANTUM, ROUND_HALF_UP)
+
+
+def _optional_int(record: dict[str, Any], key: str, what: str) -> int | None:
+    value = record.get(key)
+    return None if value is None else integer(value, f"{what}: {key}")
+
+
+def _gb_of_mb(record: dict[str, Any], key: str, what: str) -> int | None:
+    value = record.get(key)
     if value is None:
         return None
-    return int(number(value, what, positive=False).to_integral_value())
+    return int((number(value, f"{what}: {key}") / MB_PER_GB).to_integral_value(ROUND_HALF_UP))
 
 
 class MatpoolAdapter:
     name = "matpool"
     kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
     currency = "CNY"
-    secret = None
+    secret = None  # the market inventory is public
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
-        return [f"{base_url.rstrip('/')}{MACHINES_PATH}"]
+        return [f"{base_url.rstrip('/')}{POOLS_PATH}"]
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         doc = obj(load_json(body, url), f"{url}: answer")
-        if "machines" not in doc:
-            code, msg = doc.get("code"), doc.get("msg") or doc.get("err_msg")
-            raise ParseError(f"{url}: no 'machines' in the answer (code {code!r}: {msg!r})")
-        machines = doc["machines"]
-        if not isinstance(machines, list):
-            raise ParseError(f"{url}: 'machines' is not a list")
+        code = doc.get("code", 0)
+        if code != 0 or "pools" not in doc:
+            msg = doc.get("msg") or doc.get("err_msg")
+            raise ParseError(f"{url}: no market pools in the answer (code {code!r}: {msg!r})")
+        pools = doc["pools"]
+        if not isinstance(pools, list):
+            raise ParseError(f"{url}: 'pools' is not a list")
         observed = naive_utc(fetched_at)
         rows = []
         seen: set[str] = set()
-        for n, raw in enumerate(machines, 1):
-            what = f"{url}: machine {n}"
-            machine = obj(raw, what)
-            agent = str(integer(field(machine, "agentId", what), f"{what}: agentId"))
-            what = f"{url}: machine {agent}"
-            if agent in seen:
+        for n, raw in enumerate(pools, 1):
+            pool = obj(raw, f"{url}: pool {n}")
+            pool_id = str(field(pool, "resource_pool_id", f"{url}: pool {n}"))
+            what = f"{url}: pool {pool_id}"
+            if pool_id in seen:
                 raise ParseError(f"{what}: listed twice")
-            seen.add(agent)
-            hardware = obj(field(machine, "hardware", what), f"{what}: hardware")
-            gpu_info = obj(field(hardware, "gpu", what), f"{what}: hardware.gpu")
-            gpu_name = text(gpu_info, "gpuName", f"{what}: hardware.gpu")
-            vram = _optional_int(gpu_info.get("memory"), f"{what}: hardware.gpu.memory")
-            millicents = integer(
-                field(hardware, "priceMillicent", what), f"{what}: priceMillicent", minimum=1
-            )
-            exact = Decimal(millicents) / MILLICENTS_PER_YUAN
-            price = exact.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
-            unit, per_card = per_card_hour(exact, "CNY", 1, 1, "card")  # priced per card-hour
-            cpu = obj(hardware.get("cpu") or {}, f"{what}: hardware.cpu")
-            cores = _optional_int(cpu.get("cores"), f"{what}: hardware.cpu.cores")
-            pool = obj(machine.get("gpu") or {}, f"{what}: gpu")
-            stock = _optional_int(pool.get("available"), f"{what}: gpu.available")
-            domain = obj(machine.get("domain") or {}, f"{what}: domain")
-            region = optional_text(domain, "name", f"{what}: domain")
-            rows.append(
-                OfferRow(
-                    observed_at=observed,
-                    source=self.name,
-                    offer_id=agent,
-                    gpu=canonical_gpu(gpu_name, vram),
-                    gpu_name_raw=gpu_name,
-                    gpu_count=1,
-                    vram_gb=vram,
-                    billing="hourly",
-                    price=price,
-                    currency="CNY",
-                    unit=unit,
-                    unit_raw="元/卡时 (priceMillicent ÷ 100000)",
-                    cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
-                    list_price=price,
-                    region=region,
-                    cpu_cores=cores,
-                    ram_gb=_optional_int(hardware.get("memory"), f"{what}: hardware.memory"),
-                    disk_gb=_optional_int(hardware.get("disk"), f"{what}: hardware.disk"),
-                    stock=stock,
-                )
-            )
+            seen.add(pool_id)
+            rows.append(self._row(pool, pool_id, what, observed))
         return rows
+
+    def _row(self, pool: dict[str, Any], pool_id: str, what: str, observed: datetime) -> OfferRow:
+        gpu_name = text(pool, "gpu_model", what)
+        domain = integer(field(pool, "domain", what), f"{what}: domain")
+        machine = obj(field(pool, "machine", what), f"{what}: machine")
+        hardware = obj(field(machine, "hardware", what), f"{what}: machine.hardware")
+        gpu_info = obj(field(hardware, "gpu", what), f"{what}: hardware.gpu")
+        resources = obj(hardware.get("machine") or {}, f"{what}: hardware.machine")
+
+        cards = integer(
+            field(obj(field(machine, "gpu", what), f"{what}: machine.gpu"), "total", what),
+            f"{what}: machine.gpu.total",
+            minimum=1,
+        )
+        units = integer(
+            field(obj(field(machine, "unit", what), f"{what}: machine.unit"), "total", what),
+            f"{what}: machine.unit.total",
+            minimum=1,
+        )
+        if cards % units:
+            raise ParseError(
+                f"{what}: a 份 is {cards}/{units} of the machine's cards, not a whole number"
+            )
+        per_unit = cards // units
+
+        listed = integer(
+            field(hardware, "priceMillicent", what), f"{what}: priceMillicent", minimum=1
+        )
+        paid = listed
+        if hardware.get("discountPriceMillicent") is not None:
+            paid = integer(
+                hardware["discountPriceMillicent"], f"{what}: discountPriceMillicent", minimum=1
+            )
+            if paid > listed:
+                raise ParseError(
+                    f"{what}: discountPriceMillicent {paid} is above priceMillicent {listed}"
+                )
+        price = _yuan(paid)
+        unit, per_card = per_card_hour(
+            Decimal(paid) / MILLICENTS_PER_YUAN, "CNY", 1, per_unit, "machine"
+        )  # the price covers one 份 of per_unit cards for an hour
+
+        cpu = obj(machine.get("cpu") or {}, f"{what}: machine.cpu")
+        cpu_total = _optional_int(cpu, "total", f"{what}: machine.cpu")
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=pool_id,
+            gpu=canonical_gpu(gpu_name, _gb_of_mb(gpu_info, "gpuRamMB", what)),
+            gpu_name_raw=gpu_name,
+            gpu_count=per_unit,
+            vram_gb=_gb_of_mb(gpu_info, "gpuRamMB", what),
+            billing="hourly",
+            price=price,
+            currency="CNY",
+            unit=unit,
+            unit_raw="元/小时/份 (discountPriceMillicent ÷ 100000)",
+            cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+            list_price=_yuan(listed),
+            region=f"domain {domain}",
+            # the machine's cores shared out per 份, when they divide evenly
+            cpu_cores=None if cpu_total is None or cpu_total % units else cpu_total // units,
+            ram_gb=_gb_of_mb(resources, "ramMB", what),
+            disk_gb=_optional_int(resources, "diskGB", f"{what}: hardware.machine"),
+            stock=_optional_int(pool, "max_available_units", what),
+        )

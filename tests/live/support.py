@@ -10,8 +10,8 @@ from pathlib import Path
 from gpuprice.settings import Settings, load_settings
 
 LIVE_SOURCES = (
-    "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "gpushare", "ppio", "lambda",
-    "skypilot",
+    "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "gpushare", "ppio", "compshare",
+    "lambda", "skypilot",
 )  # fmt: skip
 
 # Fast, bounded HTTP for tests: one retry, short timeouts, no pacing.

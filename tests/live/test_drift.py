@@ -25,7 +25,7 @@ from warehouse.ingest.load import load_snapshot
 from warehouse.store.db import read_frame
 
 T0 = datetime(2026, 9, 4, 3, 0)
-URL = "https://matpool.com/api/machines"
+URL = "https://matgo.cn/api/machine_pools"
 
 
 def snapshot(body: bytes, at: datetime, *, fetch_error: str | None = None) -> Snapshot:

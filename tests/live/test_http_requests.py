@@ -15,7 +15,7 @@ import pytest
 from gpuprice.settings import HttpConfig
 from scrapers.collect import collect
 from scrapers.http import FetchError, PoliteClient
-from scrapers.sources import AutodlAdapter
+from scrapers.sources import AutodlAdapter, autodl
 from tests.live.support import closed_port
 from tests.scrapers.live_fixtures import AUTODL, read
 from tests.support.loopback import LoopbackServer, reply
@@ -68,17 +68,11 @@ def test_autodl_posts_its_query_with_the_token_header(api: tuple[str, list[dict]
         )
     assert snapshot.fetch_error is None
     (page,) = snapshot.pages
-    assert page.error is None and len(page.rows) == 5
+    assert page.error is None and len(page.rows) == 12
     assert seen == [
-        {
-            "path": "/api/v1/user/machine/list",
-            "authorization": "tok-1",
-            "body": {
-                "charge_type": "payg", "page_index": 1, "page_size": 100, "gpu_type_name": [],
-                "region_sign_list": [], "gpu_idle_num": 0,
-            },
-        }
-    ]  # fmt: skip
+        {"path": "/api/v1/machine/search", "authorization": "tok-1", "body": autodl.QUERY}
+    ]
+    assert autodl.QUERY["charge_type"] == "payg" and autodl.QUERY["page_size"] == 100
 
 
 def test_failure_kinds(loopback: LoopbackServer) -> None:

@@ -47,6 +47,8 @@ def test_live_sources_on_closed_and_silent_ports_fail_fast_as_unreachable(
     monkeypatch.setenv("GPUPRICE_AUTODL_TOKEN", "test-token")
     monkeypatch.setenv("GPUPRICE_GPUSHARE_TOKEN", "test-token")
     monkeypatch.setenv("GPUPRICE_PPIO_API_KEY", "test-key")
+    monkeypatch.setenv("GPUPRICE_UCLOUD_PUBLIC_KEY", "test-public")
+    monkeypatch.setenv("GPUPRICE_UCLOUD_PRIVATE_KEY", "test-private")
     monkeypatch.setenv("GPUPRICE_LAMBDA_API_KEY", "test-key")  # else: lambda.ai's public page
     monkeypatch.delenv("GPUPRICE_SMM_COOKIE", raising=False)
     with silent_port() as silent:
@@ -96,9 +98,9 @@ def test_without_their_secrets_smm_and_autodl_are_not_configured(
 
 
 DEFAULT_HOSTS = (
-    "www.jygpu.com", "hq.smm.cn", "console.vast.ai", "api.runpod.io", "matpool.com",
+    "www.jygpu.com", "hq.smm.cn", "console.vast.ai", "api.runpod.io", "matgo.cn",
     "www.autodl.com", "cloud.lambdalabs.com", "lambda.ai", "raw.githubusercontent.com",
-    "api.gpushare.com", "api.ppinfra.com",
+    "api.gpushare.com", "api.ppinfra.com", "api.compshare.cn",
 )  # fmt: skip
 
 
@@ -131,6 +133,8 @@ def test_the_real_default_urls_fail_fast_on_a_machine_without_internet(
     monkeypatch.setenv("GPUPRICE_AUTODL_TOKEN", "test-token")
     monkeypatch.setenv("GPUPRICE_GPUSHARE_TOKEN", "test-token")
     monkeypatch.setenv("GPUPRICE_PPIO_API_KEY", "test-key")
+    monkeypatch.setenv("GPUPRICE_UCLOUD_PUBLIC_KEY", "test-public")
+    monkeypatch.setenv("GPUPRICE_UCLOUD_PRIVATE_KEY", "test-private")
     # The bundled gpuprice.toml as it is: the real URLs and the shipped timeouts and retries.
     settings = load_settings(None, home=tmp_path / "home", profile="live")
     assert settings.source_url("vastai") == "https://console.vast.ai"
@@ -140,7 +144,7 @@ def test_the_real_default_urls_fail_fast_on_a_machine_without_internet(
     assert {s.source: (s.status, s.reason) for s in result.sources} == {
         name: ("failed", "unreachable") for name in LIVE_SOURCES
     }
-    # Measured here: about 8 s for the ten sources, Dagster included (DNS fails at once; one
+    # Measured here: about 8 s for the eleven sources, Dagster included (DNS fails at once; one
     # connect retry after 0.5 s; no per-host interval after an attempt that reached no one).
     assert elapsed < 30, f"the offline live run took {elapsed:.1f} s"
     assert {r["reason"] for r in runs(settings).values()} == {"unreachable"}

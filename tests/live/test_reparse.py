@@ -74,7 +74,7 @@ def test_a_fixed_parser_repairs_every_snapshot_of_a_page_idempotently(tmp_path: 
     path = tmp_path / "w.duckdb"
     with write_connection(path) as con:
         load_reference(con)
-    url = "https://matpool.com/api/machines"
+    url = "https://matgo.cn/api/machine_pools"
     # the same body fetched in two runs: two snapshots, one archived page
     for hour in (0, 1):
         load(path, OldMatpool(), "matpool", url, read(MATPOOL), T0 + timedelta(hours=hour))
@@ -87,7 +87,7 @@ def test_a_fixed_parser_repairs_every_snapshot_of_a_page_idempotently(tmp_path: 
     assert (summary.rows_before, summary.rows_after, summary.changed) == (10, 10, 1)
     after = prices(path, "matpool")
     assert [(t, o) for t, o, _, _ in after] == [(t, o) for t, o, _, _ in before]
-    assert dict(((t, o), p) for t, o, p, _ in after)[(T0, "119")] == Decimal("2.2")
+    assert dict(((t, o), p) for t, o, p, _ in after)[(T0, "pool-119")] == Decimal("2.2")
     assert {r for _, _, _, r in after} == {"run-matpool-0403", "run-matpool-0404"}  # runs kept
     # the derived metrics follow the repaired prices
     card_value = read_frame(
@@ -157,7 +157,7 @@ def test_reparsed_prices_face_the_quarantine_rules(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
     with write_connection(path) as con:
         load_reference(con)
-    url = "https://matpool.com/api/machines"
+    url = "https://matgo.cn/api/machine_pools"
     earlier = T0 - timedelta(days=1)
     load(path, MatpoolAdapter(), "matpool", url, read(MATPOOL), earlier)  # accepted baseline
     load(path, MatpoolAdapter(), "matpool", url, read(MATPOOL) + b"\n", T0)  # another page

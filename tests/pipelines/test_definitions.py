@@ -106,6 +106,7 @@ def test_the_live_profile_has_a_snapshot_asset_for_every_live_source(tmp_path) -
             "autodl",
             "gpushare",
             "ppio",
+            "compshare",
             "lambda",
             "skypilot",
         )  # fmt: skip

@@ -71,7 +71,7 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
     "matpool_renamed_price.json": (MATPOOL, [('"priceMillicent"', '"price"', 5)]),
     "matpool_no_gpu_name.json": (
         MATPOOL,
-        [('"gpuName": "Ascend 910B"', '"gpuModel": "Ascend 910B"', 1)],
+        [('"gpu_model": "NVIDIA RTX A2000"', '"gpuModel": "NVIDIA RTX A2000"', 1)],
     ),  # fmt: skip
     # the price in yuan where millicents belong: ¥0.0022/h is implausible (drift)
     "matpool_price_in_yuan.json": (
@@ -79,8 +79,11 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
         [('"priceMillicent": 220000', '"priceMillicent": 220', 1)],
     ),  # fmt: skip
     # -- AutoDL --
-    "autodl_renamed_price.json": (AUTODL, [('"payg_price"', '"price"', 6)]),
-    "autodl_price_as_yuan.json": (AUTODL, [('"payg_price": 1980', '"payg_price": 1.98', 1)]),
+    "autodl_renamed_price.json": (AUTODL, [('"current_price"', '"price"', 13)]),
+    "autodl_price_as_yuan.json": (
+        AUTODL,
+        [('"current_price": 1980', '"current_price": 1.98', 1)],
+    ),  # fmt: skip
     # -- generic extractor --
     "generic_no_price_column.html": (
         GENERIC_ZH,
@@ -116,9 +119,11 @@ RAW: dict[str, bytes] = {
         b"</h1></center><hr><center>nginx</center></body></html>\n"
     ),
     "matpool_error.json": b'{"code": 176, "msg": "check jwt token failed"}\n',
-    "matpool_empty.json": b'{"machines": [], "total": 0, "page": 1, "per_page": 100}\n',
+    "matpool_empty.json": (
+        b'{"pools": [], "pagination": {"total": 0, "num_pages": 0, "page": 1, "per_page": 100}}\n'
+    ),
     "autodl_auth_failed.json": (
-        '{"code": "AuthorizeFailed", "msg": "登录已过期，请重新登录", "data": null}\n'.encode()
+        '{"code": "AuthorizeFailed", "msg": "认证失败; 登录超时"}\n'.encode()
     ),
     "autodl_empty.json": (
         b'{"code": "Success", "msg": "", "data": {"list": [], "page_index": 1, "page_size": 100,'

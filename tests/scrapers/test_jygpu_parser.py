@@ -39,13 +39,13 @@ def by_key(rows: list[OfferRow]) -> dict[tuple[str, str], OfferRow]:
 def test_registry_and_fetch_plan() -> None:
     assert set(ADAPTERS) == {
         "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "skypilot", "lambda",
-        "gpushare", "ppio",
+        "gpushare", "ppio", "compshare",
     }  # fmt: skip
     assert get_adapter("jygpu").name == "jygpu"
     assert get_adapter("jygpu").kind == "offers"
     with pytest.raises(
         KeyError,
-        match="autodl, gpushare, jygpu, lambda, matpool, ppio, runpod, skypilot, smm, vastai",
+        match="autodl, compshare, gpushare, jygpu, lambda, matpool, ppio, runpod, skypilot, smm, vastai",
     ):
         get_adapter("lambdalabs")
     assert adapter.fetch_plan(BASE) == [f"{BASE}/market/container", f"{BASE}/market/baremetal"]

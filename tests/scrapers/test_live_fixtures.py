@@ -62,7 +62,7 @@ EXPECTED_ROWS = {
     RUNPOD: 16,
     RUNPOD_SAVED: 16,
     MATPOOL: 5,
-    AUTODL: 5,  # the 4090D machine offers no pay-as-you-go price
+    AUTODL: 12,  # every sku of 6 machines; the 3090 lists none, the 5090 D daily is 0
     GENERIC_ZH: 8,
     GENERIC_EN: 3,
     GENERIC_LD: 3,

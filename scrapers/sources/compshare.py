@@ -1,0 +1,335 @@
+"""优云智算 Compshare (UCloud's GPU rental platform): the ``GetCompShareInstancePrice`` API.
+
+The API (``https://api.compshare.cn``, the official compshare-cn/compshare-cli's
+``DEFAULT_BASE_URL``) is UCloud's: every request carries ``PublicKey`` and a ``Signature``
+computed over all its parameters with the private key (:func:`sign`). The adapter never sees
+the keys: its fetch plan holds *unsigned* requests and the pipeline signs each one at fetch
+time with :meth:`UcloudKeyPair.sign` (both keys from the environment). Without the keys the
+source is not configured.
+
+One request per machine of :data:`DEFAULT_MACHINES` (GPU type, card count, CPU cores, memory,
+zone), without ``ChargeType``: the answer then lists every billing mode at once, as a real
+answer saved by compshare-agent shows (Postpay, Dynamic, Day, Month, Spot for one 4090).
+The request goes as a JSON POST to ``/?Action=GetCompShareInstancePrice`` (the UCloud Go
+SDK's JSON encoder sends exactly this). The answer does not repeat what was asked, so the
+request's parameters are also written into the URL's fragment, which is never sent but stays
+with the fetched page: the parser reads the machine from it.
+
+The answer (field names as the official CLI, compshare-agent's live runs and the
+compshare-docs page read them; UCloud's generated docs and SDKs spell the arrays in the
+singular, ``PriceDetail``, which is read too)::
+
+    {"Action": "GetCompShareInstancePriceResponse", "RetCode": 0,
+     "PriceDetails": [{"ChargeType": "Postpay", "Instance": 1.58}, ...],
+     "OriginalPriceDetails": [...], "ListPriceDetails": [...]}
+
+``Instance`` is the whole instance's price (CPU + memory + GPU, in yuan) for one period of
+its ``ChargeType``; disks and paid images are priced apart and left out. ``PriceDetails`` is
+the price paid (折后价), ``ListPriceDetails`` the list price (目录价), else
+``OriginalPriceDetails`` (原价). ``RetCode`` other than 0 is an error carrying ``Message``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from scrapers.gpu_names import canonical_gpu
+from scrapers.http import Request
+from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_YEAR, Billing, OfferRow, ParseError
+from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
+from scrapers.sources._page import naive_utc
+from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
+
+API_URL = "https://api.compshare.cn"
+ACTION = "GetCompShareInstancePrice"
+# GetCompShareInstanceUserPrice answers in the same shape (the user's own discounts).
+ANSWERS = ("GetCompShareInstancePriceResponse", "GetCompShareInstanceUserPriceResponse")
+CNY_QUANTUM = Decimal("0.0001")
+
+# ChargeType → (billing mode, hours in one period). Enumerations from UCloud's docs
+# (UCloudDoc-Team/api ucompshare-api/create_comp_share_instance.md): Dynamic 按小时预付费,
+# Postpay 按小时后付费 (stopped instances are not charged), Day 按天, Month 按月, Year 按年,
+# Spot 抢占式实例.
+CHARGE_TYPES: dict[str, tuple[Billing, int]] = {
+    "Postpay": ("hourly", 1),
+    "Dynamic": ("hourly", 1),
+    "Day": ("daily", 24),
+    "Month": ("monthly", HOURS_PER_MONTH),
+    "Year": ("yearly", HOURS_PER_YEAR),
+    "Spot": ("spot", 1),
+}
+# InstanceDiscountType (UCloud's CompSharePriceDetail model): why the price paid is lower.
+DISCOUNT_TYPES = {1: "夜间折扣", 2: "节日折扣"}
+
+# GpuType as the API names it → the card's name and memory (GB). The live value is
+# DescribeAvailableCompShareInstanceTypes' GraphicsMemory.Value; this table follows
+# compshare-agent's internal/knowledge/gpu_specs.go.
+GPU_TYPES: dict[str, tuple[str, int]] = {
+    "2080Ti": ("RTX 2080 Ti", 11),
+    "3080Ti": ("RTX 3080 Ti", 12),
+    "3090": ("RTX 3090", 24),
+    "4090": ("RTX 4090", 24),
+    "4090_48G": ("RTX 4090 48G", 48),
+    "5090": ("RTX 5090", 32),
+    "P40": ("Tesla P40", 24),
+    "V100S": ("Tesla V100S", 32),
+    "A100": ("A100", 80),
+    "A800": ("A800", 80),
+    "H20": ("H20", 96),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """One configuration to price: the API prices CPU and memory with the cards."""
+
+    gpu_type: str
+    gpu_count: int
+    cpu: int
+    memory_gb: int
+    region: str = "cn-wlcb"
+    zone: str = "cn-wlcb-01"
+
+    def params(self) -> dict[str, str]:
+        """The unsigned request parameters (UCloud's docs type Gpu, Cpu, Memory as strings;
+        Memory in MB)."""
+        return {
+            "Action": ACTION,
+            "Region": self.region,
+            "Zone": self.zone,
+            "GpuType": self.gpu_type,
+            "Gpu": str(self.gpu_count),
+            "Cpu": str(self.cpu),
+            "Memory": str(self.memory_gb * 1024),
+        }
+
+
+# Configurations seen priced in cn-wlcb-01 by clients that ran against the live API:
+# 4090 16C/64G (the UCloud SDK examples' 配比, compshare-docs getcompshareinstanceprice.md),
+# 3090 16C/64G and 3080Ti 12C/32G (compshare-agent's real-account runs), 5090 16C/64G (a
+# user's price probe). Other cards need their console configuration before they are added.
+DEFAULT_MACHINES: tuple[Machine, ...] = (
+    Machine("4090", 1, 16, 64),
+    Machine("3090", 1, 16, 64),
+    Machine("3080Ti", 1, 12, 32),
+    Machine("5090", 1, 16, 64),
+)
+
+
+def sign(params: Mapping[str, str], public_key: str, private_key: str) -> dict[str, str]:
+    """``params`` with ``PublicKey`` and UCloud's ``Signature`` added.
+
+    UCloud's algorithm (ucloud-sdk-go ``ucloud/auth/credential.go`` and ``signature.go``;
+    ucloud-sdk-python3 ``ucloud/core/auth/_cfg.py``): add ``PublicKey``, sort the parameters
+    by name, concatenate name and value of each, append the private key, and take the SHA1
+    hex digest. Values are the strings sent (nested lists flattened to ``Disks.0.Size``
+    first, as the SDKs' form encoders do).
+    """
+    if "Signature" in params:
+        raise ValueError("params are already signed")
+    signed = {str(key): str(value) for key, value in params.items()}
+    signed["PublicKey"] = public_key
+    # sorted() orders by code point, which for UTF-8 is Go's byte order (sort.Strings).
+    payload = "".join(key + signed[key] for key in sorted(signed)) + private_key
+    signed["Signature"] = hashlib.sha1(payload.encode("utf-8")).hexdigest()
+    return signed
+
+
+@dataclass(frozen=True, slots=True)
+class UcloudKeyPair:
+    """The two environment variables a UCloud-signed source needs, and how to use them.
+
+    Unlike :class:`scrapers.sources.base.SecretSpec` nothing goes into a header: the
+    pipeline reads both values, then sends ``sign(request, public, private)`` for every
+    request of the plan. Either one missing: the source is *not configured*.
+    """
+
+    env: str = "GPUPRICE_UCLOUD_PRIVATE_KEY"  # named in "not configured" messages
+    public_env: str = "GPUPRICE_UCLOUD_PUBLIC_KEY"
+    what: str = "UCloud API key pair (public and private key)"
+
+    @property
+    def envs(self) -> tuple[str, str]:
+        """(public key variable, private key variable)."""
+        return (self.public_env, self.env)
+
+    def sign(self, request: Request, public_key: str, private_key: str) -> Request:
+        """The request to send: its JSON body signed. The URL (and its fragment) is kept,
+        so the fetched page, the archive and the logs never hold a key or a signature."""
+        if not isinstance(request.json_body, dict):
+            raise ValueError(f"{request.url}: not a UCloud API request (no JSON parameters)")
+        return replace(request, json_body=sign(request.json_body, public_key, private_key))
+
+    def headers(self, secret: str) -> dict[str, str]:
+        raise TypeError("a UCloud key pair signs the request body; use UcloudKeyPair.sign")
+
+
+class CompshareAdapter:
+    name = "compshare"
+    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    currency = "CNY"
+    secret = UcloudKeyPair()
+
+    def __init__(self, machines: tuple[Machine, ...] = DEFAULT_MACHINES) -> None:
+        if not machines:
+            raise ValueError("compshare: no machine to price")
+        self.machines = machines
+
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
+        """One unsigned price request per machine; the pipeline signs each one."""
+        base = base_url.rstrip("/")
+        plan: list[str | Request] = []
+        for machine in self.machines:
+            params = machine.params()
+            asked = urlencode({k: v for k, v in params.items() if k != "Action"})
+            plan.append(Request(f"{base}/?Action={ACTION}#{asked}", "POST", json_body=params))
+        return plan
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
+        doc = obj(load_json(body, url), url)
+        code = integer(field(doc, "RetCode", url), f"{url}: RetCode")
+        if code != 0:
+            message = optional_text(doc, "Message", url) or "no message"
+            raise ParseError(f"{url}: UCloud API error (RetCode {code}): {message}")
+        action = optional_text(doc, "Action", url)
+        if action is not None and action not in ANSWERS:
+            raise ParseError(f"{url}: not a price answer: Action {action!r}")
+        asked = _asked(url)
+        paid = _details(doc, ("PriceDetails", "PriceDetail"), url, required=True)
+        listed = _details(doc, ("ListPriceDetails", "ListPriceDetail"), url) or _details(
+            doc, ("OriginalPriceDetails", "OriginalPriceDetail"), url
+        )
+        observed = naive_utc(fetched_at)
+        return [
+            self._offer(asked, charge, entry, listed.get(charge), url, observed)
+            for charge, entry in paid.items()
+        ]
+
+    def _offer(
+        self,
+        asked: dict[str, Any],
+        charge: str,
+        entry: dict[str, Any],
+        listed: dict[str, Any] | None,
+        url: str,
+        observed: datetime,
+    ) -> OfferRow:
+        what = f"{url}: {charge}"
+        billing, hours = CHARGE_TYPES[charge]
+        price = _instance_price(entry, what)
+        list_price = None if listed is None else _instance_price(listed, f"{what} list price")
+        if list_price is not None and list_price < price:
+            raise ParseError(f"{what}: list price {list_price} is below the price paid {price}")
+        discount = entry.get("InstanceDiscountType")
+        label = None
+        if discount not in (None, 0):
+            label = DISCOUNT_TYPES.get(integer(discount, f"{what}: InstanceDiscountType"))
+            if label is None:
+                raise ParseError(f"{what}: unknown InstanceDiscountType {discount!r}")
+        gpu_type, count = asked["GpuType"], asked["Gpu"]
+        card, vram = GPU_TYPES[gpu_type]
+        unit, native = per_card_hour(price, "CNY", hours, count, "machine")
+        config = f"/{asked['Cpu']}C{asked['ram_gb']}G" if asked["Cpu"] is not None else ""
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=f"{gpu_type}x{count}{config}/{asked['Zone']}/{charge}",
+            gpu=canonical_gpu(card, vram),
+            gpu_name_raw=gpu_type,
+            gpu_count=count,
+            vram_gb=vram,
+            billing=billing,
+            price=price,
+            currency="CNY",
+            unit=unit,
+            unit_raw=f"元/实例 per {CHARGE_NAMES[charge]} (Instance, {charge}; disks not included)",
+            cny_per_card_hour=native.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+            list_price=list_price,
+            discount_label=label,
+            region=asked["Zone"],
+            cpu_cores=asked["Cpu"],
+            ram_gb=asked["ram_gb"],
+        )
+
+
+CHARGE_NAMES = {
+    "Postpay": "hour, postpaid",
+    "Dynamic": "hour, prepaid",
+    "Day": "day",
+    "Month": "month",
+    "Year": "year",
+    "Spot": "hour, spot",
+}
+
+
+def _asked(url: str) -> dict[str, Any]:
+    """The machine the answer prices, from the request's parameters in the URL fragment."""
+    params = dict(parse_qsl(urlsplit(url).fragment))
+    what = f"{url}: request"
+    if "GpuType" not in params:
+        raise ParseError(f"{what}: the URL does not say which machine was priced (no GpuType)")
+    gpu_type = text(params, "GpuType", what)
+    if gpu_type not in GPU_TYPES:
+        raise ParseError(f"{what}: unknown GpuType {gpu_type!r} (known: {', '.join(GPU_TYPES)})")
+    asked: dict[str, Any] = {
+        "GpuType": gpu_type,
+        "Gpu": _whole(text(params, "Gpu", what), f"{what}: Gpu", minimum=1),
+        "Zone": text(params, "Zone", what),
+        "Cpu": None,
+        "ram_gb": None,
+    }
+    if "Cpu" in params:
+        asked["Cpu"] = _whole(params["Cpu"], f"{what}: Cpu", minimum=1)
+    if "Memory" in params:
+        megabytes = _whole(params["Memory"], f"{what}: Memory", minimum=1024)
+        if megabytes % 1024:
+            raise ParseError(f"{what}: Memory {megabytes} MB is not whole GB")
+        asked["ram_gb"] = megabytes // 1024
+    return asked
+
+
+def _whole(value: str, what: str, *, minimum: int) -> int:
+    if not value.strip().isdigit():
+        raise ParseError(f"{what}: not a whole number: {value!r}")
+    return integer(int(value), what, minimum=minimum)
+
+
+def _details(
+    doc: dict[str, Any], names: tuple[str, ...], url: str, *, required: bool = False
+) -> dict[str, dict[str, Any]]:
+    """One of the price arrays, by ChargeType; {} when absent and not required."""
+    present = [name for name in names if doc.get(name) is not None]
+    if not present:
+        if required:
+            raise ParseError(f"{url}: no {names[0]} in the answer (fields: {', '.join(doc)})")
+        return {}
+    if len(present) > 1:
+        raise ParseError(f"{url}: both {present[0]} and {present[1]} in the answer")
+    name = present[0]
+    entries = doc[name]
+    if not isinstance(entries, list):
+        raise ParseError(f"{url}: {name} is not a list")
+    if required and not entries:
+        raise ParseError(f"{url}: {name} is empty")
+    by_charge: dict[str, dict[str, Any]] = {}
+    for index, raw in enumerate(entries):
+        what = f"{url}: {name}[{index}]"
+        entry = obj(raw, what)
+        charge = text(entry, "ChargeType", what)
+        if charge not in CHARGE_TYPES:
+            raise ParseError(f"{what}: unknown ChargeType {charge!r}")
+        if charge in by_charge:
+            raise ParseError(f"{what}: ChargeType {charge} listed twice")
+        by_charge[charge] = entry
+    return by_charge
+
+
+def _instance_price(entry: dict[str, Any], what: str) -> Decimal:
+    value = number(field(entry, "Instance", what), f"{what}: Instance")
+    return value.quantize(CNY_QUANTUM, ROUND_HALF_UP)
