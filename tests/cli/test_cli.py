@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from scrapers.demo_market import DemoMarket
+from scrapers.gpu_names import CANONICAL_GPUS
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import read_frame, write_connection
 
@@ -73,7 +74,7 @@ def test_bad_or_writing_sql_is_refused_and_nothing_changes(warehouse: Path, quer
     result = runner.invoke(app, ["sql", query])
     assert result.exit_code == 2
     assert "query failed" in result.stderr
-    assert read_frame(warehouse, "SELECT count(*) FROM gpu_spec").item() == 10
+    assert read_frame(warehouse, "SELECT count(*) FROM gpu_spec").item() == len(CANONICAL_GPUS)
 
 
 def test_sql_before_any_load_says_what_to_do(home: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from gpuprice.jobs import JobRunner
 from gpuprice.settings import Settings
 from scrapers.demo_market import DemoMarket
+from scrapers.gpu_names import CANONICAL_GPUS
 from tests.support.demo_settings import demo_settings
 from warehouse.store.db import read_frame
 
@@ -50,7 +51,7 @@ def test_full_run_loads_both_sites_and_is_idempotent(market: DemoMarket, tmp_pat
     assert (
         scalar(settings, "SELECT count(*) FROM offer WHERE source = 'jygpu' AND NOT simulated") == 0
     )
-    assert scalar(settings, "SELECT count(*) FROM gpu_spec") == 10
+    assert scalar(settings, "SELECT count(*) FROM gpu_spec") == len(CANONICAL_GPUS)
 
     second = runner.run()  # same hour: byte-identical pages
     assert all(s.rows_added == 0 for s in second.sources)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from gpuprice.settings import warehouse_config
+from scrapers.gpu_names import CANONICAL_GPUS
 from tests.conftest import ducklake_env
 from warehouse.ingest.reference import load_reference
 from warehouse.read import sql as safe_sql
@@ -96,7 +97,7 @@ def test_refused_with_exit_2_and_what_is_allowed(warehouse: Path, query: str) ->
     assert result.exit_code == 2, result.output
     assert "refused" in result.stderr and "Allowed:" in result.stderr
     assert "1,2" not in result.stdout
-    assert read_frame(warehouse, "SELECT count(*) FROM gpu_spec").item() == 10
+    assert read_frame(warehouse, "SELECT count(*) FROM gpu_spec").item() == len(CANONICAL_GPUS)
 
 
 @pytest.mark.parametrize(
@@ -159,4 +160,6 @@ def test_timeout_interrupts_a_runaway_query(warehouse: Path) -> None:
     assert "interrupted after 0.5 s" in result.stderr
     assert time.monotonic() - started < 10
     # the warehouse is unharmed and the next query runs
-    assert safe_sql.run(warehouse, "SELECT count(*) AS n FROM gpu_spec").frame["n"][0] == 10
+    assert safe_sql.run(warehouse, "SELECT count(*) AS n FROM gpu_spec").frame["n"][0] == len(
+        CANONICAL_GPUS
+    )

@@ -139,7 +139,7 @@ VARIANTS: dict[str, tuple[str, list[tuple[str, str, int]]]] = {
     ),  # fmt: skip
     "smm_quotes_unknown_gpu.html": (
         QUOTES,
-        [('<td class="name">A100-80G</td>', '<td class="name">MI300X-192G</td>', 1)],
+        [('<td class="name">A100-80G</td>', '<td class="name">MTT-S4000-48G</td>', 1)],
     ),
     "smm_quotes_not_simulated.html": (QUOTES, [*_NOT_SIMULATED, _NO_BANNER]),
 }

@@ -446,7 +446,7 @@ def test_an_excerpt_that_starts_at_a_header_cell() -> None:
         b"<td>1440</td><td>$29.10/h</td></tr></tbody></table>"
     )
     assert _offers(body) == [
-        ("B200 SXM6 180GB", "unknown", 8, "hourly", "29.1000", "USD/server-hour")
+        ("B200 SXM6 180GB", "b200-180g", 8, "hourly", "29.1000", "USD/server-hour")
     ]
 
 

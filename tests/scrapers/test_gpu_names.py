@@ -7,6 +7,16 @@ import pytest
 from scrapers.gpu_names import CANONICAL_GPUS, MODELS, canonical_gpu, nominal_vram_gb
 from scrapers.rows import UNKNOWN_GPU
 
+ALL_IDS = {
+    "rtx3060-12g", "rtx3060-8g", "rtx3080ti-12g", "rtx3090-24g", "rtx3090ti-24g",
+    "rtx4090-24g", "rtx4090-48g", "rtx4090d-24g", "rtx5090-32g", "rtx5090d-32g",
+    "rtxa6000-48g", "rtx6000ada-48g", "rtxpro6000-96g",
+    "t4-16g", "v100-16g", "v100-32g", "v100s-32g", "a10-24g", "a30-24g", "a40-48g",
+    "a100-40g", "a100-80g", "a800-40g", "a800-80g", "l4-24g", "l20-48g", "l40-48g", "l40s-48g",
+    "h100-80g", "h100nvl-94g", "h800-80g", "h200-141g", "h20-96g", "h20-141g", "b200-180g",
+    "mi300x-192g", "910b-64g",
+}  # fmt: skip
+
 
 @pytest.mark.parametrize(
     ("name", "expected"),
@@ -28,44 +38,160 @@ from scrapers.rows import UNKNOWN_GPU
         ("Ascend910B", "910b-64g"),
         ("910B-64G", "910b-64g"),
         ("H100 SXM", "h100-80g"),
+        ("H100 PCIe", "h100-80g"),  # SXM and PCIe share one id
         ("H100 80GB HBM3", "h100-80g"),
         ("NVIDIA H100", "h100-80g"),
         ("H100 SXM5 80G", "h100-80g"),
         ("H100-80G", "h100-80g"),
+        ("H100 NVL", "h100nvl-94g"),
+        ("H100NVL", "h100nvl-94g"),
+        ("H100 NVL 94GB", "h100nvl-94g"),
+        ("H100 PCIe NVLink 80GB", "h100-80g"),  # NVLink bridge, not the NVL card
         ("H20-96G", "h20-96g"),
-        ("NVIDIA H20", "h20-96g"),
+        ("NVIDIA H20 96GB", "h20-96g"),
+        ("H20-141G", "h20-141g"),
+        ("NVIDIA H20 141GB HBM3e", "h20-141g"),
         ("H200", "h200-141g"),
         ("H200 141GB HBM3e", "h200-141g"),
+        ("NVIDIA H200 141GB SXM", "h200-141g"),
+        ("H800", "h800-80g"),
+        ("H800 80GB", "h800-80g"),
         ("A100-SXM4-80GB", "a100-80g"),
+        ("A100 SXM4 80GB", "a100-80g"),
         ("A100 40GB PCIe", "a100-40g"),
+        ("A100-PCIE-40GB", "a100-40g"),
         ("A100-80G", "a100-80g"),
+        ("A800-80GB", "a800-80g"),
+        ("A800 40GB PCIe", "a800-40g"),
         ("L40S", "l40s-48g"),
         ("NVIDIA L40S 48GB", "l40s-48g"),
+        ("L40", "l40-48g"),
+        ("NVIDIA L40", "l40-48g"),
+        ("L20", "l20-48g"),
+        ("NVIDIA L20 48GB", "l20-48g"),
+        ("L4", "l4-24g"),
+        ("NVIDIA L4", "l4-24g"),
+        ("Tesla T4", "t4-16g"),
+        ("T4 16GB", "t4-16g"),
+        ("Tesla V100-SXM2-32GB", "v100-32g"),
+        ("Tesla V100-SXM2-16GB", "v100-16g"),
+        ("V100 SXM2 32GB", "v100-32g"),
+        ("Tesla V100S-PCIE-32GB", "v100s-32g"),
+        ("V100S", "v100s-32g"),
+        ("A10", "a10-24g"),
+        ("NVIDIA A10 24GB", "a10-24g"),
+        ("A30", "a30-24g"),
+        ("A40", "a40-48g"),
+        ("RTX A6000", "rtxa6000-48g"),
+        ("NVIDIA RTX A6000", "rtxa6000-48g"),
+        ("RTXA6000", "rtxa6000-48g"),
+        ("RTX-A6000", "rtxa6000-48g"),
+        ("NVIDIA A6000", "rtxa6000-48g"),
+        ("RTX 6000 Ada", "rtx6000ada-48g"),
+        ("RTX 6000 Ada Generation", "rtx6000ada-48g"),
+        ("RTX6000-Ada", "rtx6000ada-48g"),
+        ("RTX-6000-Ada", "rtx6000ada-48g"),
+        ("RTX PRO 6000", "rtxpro6000-96g"),
+        ("RTX Pro 6000", "rtxpro6000-96g"),
+        ("RTX-PRO-6000", "rtxpro6000-96g"),
+        ("RTXPRO6000WS", "rtxpro6000-96g"),
+        ("RTX PRO 6000 WK", "rtxpro6000-96g"),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "rtxpro6000-96g"),
+        ("RTX PRO 6000 Blackwell 96GB", "rtxpro6000-96g"),
+        ("B200", "b200-180g"),
+        ("B200 SXM6 180GB", "b200-180g"),
+        ("NVIDIA B200 192GB", "b200-180g"),  # launch spelling of the same card
+        ("MI300X", "mi300x-192g"),
+        ("AMD MI300X 192GB OAM", "mi300x-192g"),
+        ("AMD Instinct MI300X OAM", "mi300x-192g"),
+        ("MI300X-192G", "mi300x-192g"),
+        ("RTX 3060", "rtx3060-12g"),
+        ("RTX 3060 12GB", "rtx3060-12g"),
+        ("RTX 3060 8GB", "rtx3060-8g"),
+        ("RTX 3080 Ti", "rtx3080ti-12g"),
+        ("RTX3080Ti", "rtx3080ti-12g"),
+        ("RTX 3090", "rtx3090-24g"),
+        ("RTX 3090 24GB", "rtx3090-24g"),
+        ("RTX 3090 Ti", "rtx3090ti-24g"),
+        ("RTX_3090_Ti", "rtx3090ti-24g"),
     ],
 )
 def test_known_spellings(name: str, expected: str) -> None:
     assert canonical_gpu(name) == expected
 
 
+# The China-market D cards are never folded into the 4090 / 5090, nor the other way round.
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("RTX 4090D", "rtx4090d-24g"),
+        ("RTX 4090 D", "rtx4090d-24g"),
+        ("NVIDIA GeForce RTX 4090 D", "rtx4090d-24g"),
+        ("4090D-24G", "rtx4090d-24g"),
+        ("RTX 4090", "rtx4090-24g"),
+        ("RTX 5090D", "rtx5090d-32g"),
+        ("RTX 5090 D", "rtx5090d-32g"),
+        ("5090D 32GB", "rtx5090d-32g"),
+        ("RTX 5090", "rtx5090-32g"),
+        ("RTX 5090 D V2", UNKNOWN_GPU),  # the 24 GB V2 is another card
+        ("RTX 5090D V2 24GB", UNKNOWN_GPU),
+        ("RTX 4090D 48G", UNKNOWN_GPU),  # no 48 GB 4090 D in the catalog
+        ("RTX 4090 DDR", "rtx4090-24g"),  # "DDR" is not the D suffix
+    ],
+)
+def test_d_cards_are_their_own_models(name: str, expected: str) -> None:
+    assert canonical_gpu(name) == expected
+
+
 @pytest.mark.parametrize(
     "name",
     [
-        "RTX 4090D",  # a different (China-market) card
-        "RTX 4090 D",
-        "RTX 5090D",
         "A100",  # 40 GB and 80 GB both exist
         "NVIDIA A100 PCIe",
+        "A100 SXM",
+        "A800",  # 40 / 80 GB
+        "A800 PCIe",
+        "V100",  # 16 / 32 GB
+        "Tesla V100",
+        "V100 FHHL",
+        "V100 SXM2",
+        "H20",  # 96 / 141 GB
+        "NVIDIA H20",
+        "H20-NVLink",
         "H100 24GB",  # size contradicts the model
-        "H100 NVL",  # 94 GB variant
-        "H20 141G",
+        "H20 80GB",
+        "V100 24GB",
+        "H200 NVL",  # 600 W, lower clocks: not the H200 SXM
+        "H800 NVL",
         "910B4",  # 32 GB variant
+        "Ascend 910B2",  # binned variants with fewer AI cores
+        "Ascend 910B3",
         "昇腾910",
-        "L40",  # not the L40S
-        "H800",
-        "MI300X-192G",
+        "A10G",  # AWS's A10G is not the A10
+        "A30X",
+        "L40 CNX",
+        "H20A",
+        "GB200",
+        "MI300A",
+        "MI325X",
+        "NVIDIA Quadro RTX 6000",  # Turing, 24 GB: neither the A6000 nor the 6000 Ada
+        "RTX 6000",
+        "RTX A6000 Ada",  # two cards in one name
+        "RTX PRO 6000 MaxQ",  # the 300 W edition
+        "RTX PRO 6000 Max-Q Workstation Edition",
+        "PRO 6000 MIG 24GB",  # a slice of a card
+        "PRO 6000 MIG 48GB",
+        "RTX 3060 Ti",
+        "RTX 3080",  # 10 / 12 GB, not the 3080 Ti
+        "RTX 4090 Laptop GPU",  # 16 GB notebook chip
+        "RTX 3060 Mobile",
+        "RTX 5090 Max-Q",
+        "vGPU-48GB",  # a virtual slice, not a card
         "摩尔线程 MTT S4000",
         "H100/H200",  # two models
+        "NVIDIA RTX A6000/A40",
         "RTX 4090 24GB 48GB",  # two sizes
+        "B300",
         "",
         "   ",
     ],
@@ -77,27 +203,55 @@ def test_uncertain_names_are_unknown(name: str) -> None:
 def test_separate_vram_resolves_or_contradicts() -> None:
     assert canonical_gpu("A100", 40) == "a100-40g"
     assert canonical_gpu("A100", 80) == "a100-80g"
+    assert canonical_gpu("A800", 40) == "a800-40g"
+    assert canonical_gpu("A800 SXM4", 80) == "a800-80g"
+    assert canonical_gpu("V100", 16) == "v100-16g"
+    assert canonical_gpu("Tesla V100", 32) == "v100-32g"
+    assert canonical_gpu("H20-NVLink", 96) == "h20-96g"
+    assert canonical_gpu("H20", 141) == "h20-141g"
     assert canonical_gpu("RTX 4090", 48) == "rtx4090-48g"
     assert canonical_gpu("昇腾 910B", 64) == "910b-64g"
+    assert canonical_gpu("B200", 180) == "b200-180g"
+    assert canonical_gpu("B200", 192) == "b200-180g"
     assert canonical_gpu("A100", 64) == UNKNOWN_GPU  # no such size
+    assert canonical_gpu("V100", 24) == UNKNOWN_GPU
     assert canonical_gpu("H100", 24) == UNKNOWN_GPU
+    assert canonical_gpu("H100", 94) == UNKNOWN_GPU  # 94 GB under a bare "H100": not certain
     assert canonical_gpu("RTX 4090 24GB", 48) == UNKNOWN_GPU  # name and column disagree
     assert canonical_gpu("RTX 4090 24GB", 24) == "rtx4090-24g"
+    assert canonical_gpu("A800-80GB", 40) == UNKNOWN_GPU
+
+
+def test_the_8gb_rtx_3060_only_when_the_name_says_so() -> None:
+    # SkyPilot's vast catalog lists a 1x-RTX_3060_Ti (8 GB) under the name "RTX3060".
+    assert canonical_gpu("RTX3060", 8) == UNKNOWN_GPU
+    assert canonical_gpu("RTX 3060 8GB", 8) == "rtx3060-8g"
+    assert canonical_gpu("RTX 3060 8GB") == "rtx3060-8g"
+    assert canonical_gpu("RTX3060", 12) == "rtx3060-12g"
 
 
 def test_table_covers_exactly_the_canonical_ids() -> None:
-    assert {
-        "rtx4090-24g", "rtx4090-48g", "rtx5090-32g", "a100-40g", "a100-80g",
-        "h100-80g", "h200-141g", "h20-96g", "l40s-48g", "910b-64g",
-    } == CANONICAL_GPUS  # fmt: skip
+    assert ALL_IDS == CANONICAL_GPUS
+    aliases = {("b200-180g", 192)}  # the one size spelled two ways
     for model in MODELS:
         for vram, gid in model.sizes.items():
-            assert gid.endswith(f"-{vram}g")
+            assert gid.endswith(f"-{vram}g") or (gid, vram) in aliases, gid
+            assert gid == gid.lower() and " " not in gid
         if model.default_vram is not None:
             assert model.default_vram in model.sizes
+        assert model.named_sizes <= set(model.sizes)
 
 
-# Live sources' spellings (issue 6): vast.ai, RunPod, 矩池云, AutoDL and generic tables.
+def test_each_id_has_one_model_row() -> None:
+    owners: dict[str, int] = {}
+    for n, model in enumerate(MODELS):
+        for gid in set(model.sizes.values()):
+            assert gid not in owners, f"{gid} in two GpuModel rows"
+            owners[gid] = n
+
+
+# Live sources' spellings (issue 6): vast.ai, RunPod, 矩池云, AutoDL, Lambda, SkyPilot catalogs
+# and generic tables, with the memory the source states beside the name.
 @pytest.mark.parametrize(
     ("name", "vram", "expected"),
     [
@@ -119,8 +273,25 @@ def test_table_covers_exactly_the_canonical_ids() -> None:
         ("H200 SXM GPU on Runpod", None, "h200-141g"),
         ("L40S GPU on Runpod", None, "l40s-48g"),
         ("A100 SXM", 80, "a100-80g"),  # RunPod: VRAM from the product's properties
-        ("H20-NVLink", None, "h20-96g"),  # AutoDL
+        ("H20-NVLink", 96, "h20-96g"),  # AutoDL, with its stated memory
         ("RTX 5090 32GB 云主机", None, "rtx5090-32g"),
+        ("H100 NVL", 94, "h100nvl-94g"),  # RunPod memoryInGb
+        ("B200", 180, "b200-180g"),
+        ("MI300X", 192, "mi300x-192g"),
+        ("RTX PRO 6000 WK", 96, "rtxpro6000-96g"),
+        ("Tesla V100", 16, "v100-16g"),
+        ("V100 SXM2 32GB", 32, "v100-32g"),
+        ("NVIDIA Tesla V100", 16, "v100-16g"),  # Lambda: "16 GB" in the description
+        ("NVIDIA A6000", 48, "rtxa6000-48g"),
+        ("NVIDIA A10", 24, "a10-24g"),
+        ("NVIDIA B200 SXM6", 180, "b200-180g"),
+        ("RTX-A6000", 48, "rtxa6000-48g"),  # SkyPilot hyperstack
+        ("RTX-PRO-6000", 96, "rtxpro6000-96g"),  # SkyPilot verda
+        ("RTXPRO6000WS", 96, "rtxpro6000-96g"),  # SkyPilot vast
+        ("RTX6000-Ada", 48, "rtx6000ada-48g"),
+        ("L4", 24, "l4-24g"),  # SkyPilot gcp
+        ("H200 NVL", 143, UNKNOWN_GPU),  # RunPod: 143 GB, not the H200 SXM
+        ("H100", 94, UNKNOWN_GPU),  # SkyPilot vast 1x-H100_NVL under the name "H100"
     ],
 )
 def test_live_source_spellings(name: str, vram: int | None, expected: str) -> None:
@@ -129,7 +300,19 @@ def test_live_source_spellings(name: str, vram: int | None, expected: str) -> No
 
 @pytest.mark.parametrize(
     "name",
-    ["A100 SXM", "H100 NVL", "RTX 4090D", "Ascend 910B2", "RTX 6000 Ada", "RTX 3090", "MTT S4000"],
+    [
+        "A100 SXM",
+        "A100 PCIe",
+        "H20-NVLink",  # without the memory AutoDL states beside it
+        "Ascend 910B2",
+        "NVIDIA Quadro RTX 6000",
+        "RTX A4000",
+        "RTX A5000",
+        "RTX 4080 SUPER",
+        "MTT S4000",
+        "PRO 6000 MIG 24GB",
+        "NVIDIA GH200",
+    ],
 )
 def test_live_source_names_that_stay_unknown(name: str) -> None:
     assert canonical_gpu(name) == UNKNOWN_GPU
@@ -146,7 +329,14 @@ def test_live_source_names_that_stay_unknown(name: str) -> None:
         ("A100 SXM4", 81920, 80),
         ("A100 SXM4", 40960, 40),
         ("RTX 5090", 32607, 32),
-        ("RTX 3090", 24576, 24),  # unknown model: the rounded GiB figure
+        ("RTX 3090", 24576, 24),
+        ("H100 NVL", 95830, 94),
+        ("H100", 95830, 94),  # the H100's only size is 80: the rounded GiB figure
+        ("B200", 183359, 180),
+        ("V100", 16384, 16),
+        ("V100", 32768, 32),
+        ("RTX3060", 8192, 8),  # a size of the model, kept; canonical_gpu still refuses it
+        ("RTX 4080", 16376, 16),  # unknown model: the rounded GiB figure
     ],
 )
 def test_nominal_vram_from_measured_mib(name: str, mib: int, expected: int) -> None:

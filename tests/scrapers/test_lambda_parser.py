@@ -78,7 +78,8 @@ def test_the_instance_types_answer() -> None:
     assert (pcie.price, pcie.unit, pcie.stock) == (D("2.4900"), "USD/card-hour", 0)  # sold out
     assert rows["gpu_1x_a100_sxm4"].gpu == "a100-40g"
     assert rows["gpu_8x_a100_80gb_sxm4"].gpu == "a100-80g"
-    assert {rows[k].gpu for k in ("gpu_1x_a10", "gpu_4x_a6000", "gpu_1x_gh200")} == {"unknown"}
+    assert (rows["gpu_1x_a10"].gpu, rows["gpu_4x_a6000"].gpu) == ("a10-24g", "rtxa6000-48g")
+    assert rows["gpu_1x_gh200"].gpu == "unknown"
     assert {r.source for r in rows.values()} == {"lambda"}
 
 
@@ -174,7 +175,7 @@ def test_the_2023_page_prices_per_instance() -> None:
         ("NVIDIA A100", "a100-40g", 1, 40, "1.1000", "USD/card-hour"),
     ]
     assert rows[6] == ("NVIDIA A100", "a100-80g", 8, 80, "12.0000", "USD/server-hour")
-    assert rows[-1] == ("NVIDIA Tesla V100", "unknown", 8, 16, "4.4000", "USD/server-hour")
+    assert rows[-1] == ("NVIDIA Tesla V100", "v100-16g", 8, 16, "4.4000", "USD/server-hour")
 
 
 def test_the_2024_excerpt_starts_inside_its_table_and_prices_per_gpu() -> None:
@@ -189,11 +190,11 @@ def test_the_2024_excerpt_starts_inside_its_table_and_prices_per_gpu() -> None:
 
 def test_the_2026_react_table_takes_its_count_from_the_tab() -> None:
     assert page_rows("lambda_20260109103934.html") == [
-        ("NVIDIA B200 SXM6", "unknown", 8, 180, "4.9900", "USD/card-hour"),
+        ("NVIDIA B200 SXM6", "b200-180g", 8, 180, "4.9900", "USD/card-hour"),
         ("NVIDIA H100 SXM", "h100-80g", 8, 80, "2.9900", "USD/card-hour"),
         ("NVIDIA A100 SXM", "a100-80g", 8, 80, "1.7900", "USD/card-hour"),
         ("NVIDIA A100 SXM", "a100-40g", 8, 40, "1.2900", "USD/card-hour"),
-        ("NVIDIA Tesla V100", "unknown", 8, 16, "0.5500", "USD/card-hour"),
+        ("NVIDIA Tesla V100", "v100-16g", 8, 16, "0.5500", "USD/card-hour"),
     ]
 
 

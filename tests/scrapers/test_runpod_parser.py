@@ -227,7 +227,7 @@ def test_the_2025_page_reads_the_price_attributes_of_its_rows() -> None:
     assert rows["H200/Community Cloud"].price == D("3.5900")
     h100 = rows["H100 SXM/Community Cloud"]
     assert (h100.gpu, h100.vram_gb, h100.ram_gb, h100.cpu_cores) == ("h100-80g", 80, 125, 20)
-    assert rows["H100 NVL/Secure Cloud"].gpu == "unknown"
+    assert rows["H100 NVL/Secure Cloud"].gpu == "h100nvl-94g"  # its own card, not h100-80g
 
 
 def _webflow(old: str, new: str, count: int = 1) -> bytes:
@@ -299,7 +299,7 @@ def test_the_modelled_json_ld_page_still_parses() -> None:
         "h100-80g", 80, 125, 20, D("2.6900"),
     )  # fmt: skip
     assert rows["A100 SXM/Secure Cloud"].gpu == "a100-80g"  # size from additionalProperty VRAM
-    assert rows["RTX 6000 Ada/Secure Cloud"].gpu == "unknown"
+    assert rows["RTX 6000 Ada/Secure Cloud"].gpu == "rtx6000ada-48g"
 
 
 def test_a_page_saved_from_a_browser_parses_like_the_fetched_one() -> None:

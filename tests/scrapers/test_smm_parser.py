@@ -71,7 +71,7 @@ def test_not_simulated_page() -> None:
 def test_unknown_gpu_is_kept() -> None:
     rows = quotes("smm_quotes_unknown_gpu.html")
     [unknown] = [q for q in rows if q.gpu == "unknown"]
-    assert (unknown.gpu_name_raw, unknown.price) == ("MI300X-192G", D("10.40"))
+    assert (unknown.gpu_name_raw, unknown.price) == ("MTT-S4000-48G", D("10.40"))
     assert len(rows) == 9
 
 

@@ -83,7 +83,9 @@ def test_the_cli_bare_list_gives_offers_at_dph_total() -> None:
     offers, quotes = rows_of(real(CLI_3090))
     assert set(offers) == {"13444220", "13444221"} and len(quotes) == 1
     one = offers["13444220"]
-    assert (one.gpu, one.gpu_name_raw, one.gpu_count, one.vram_gb) == ("unknown", "RTX 3090", 1, 24)
+    assert (one.gpu, one.gpu_name_raw, one.gpu_count, one.vram_gb) == (
+        "rtx3090-24g", "RTX 3090", 1, 24,
+    )  # fmt: skip
     assert (one.billing, one.currency, one.unit) == ("hourly", "USD", "USD/card-hour")
     # dph_total 2.6680555555555556 = dph_base 2.6666666666666665 + storage_total_cost 0.0013889
     assert one.price == one.list_price == D("2.6681") and one.unit_raw == "$/hr (dph_total)"
@@ -143,7 +145,7 @@ def test_the_floor_is_the_lowest_min_bid_per_card_and_a_tie_goes_to_fewer_cards(
     assert (floor.quote_kind, floor.currency, floor.gpu) == (
         "interruptible_floor",
         "USD",
-        "unknown",
+        "rtx3090-24g",
     )
     _, quotes = rows_of(real(CLI_3090_TIE))
     floor = quotes[("RTX 3090 24GB", "South Africa, ZA")]
@@ -249,7 +251,7 @@ def test_gpu_ram_in_mib_picks_the_size_and_unknown_cards_stay_unknown() -> None:
     assert offers["20551230"].gpu == "a100-80g"  # A100 SXM4, 81920 MiB
     assert offers["20551777"].gpu == "a100-40g"  # A100 SXM4, 40960 MiB
     assert offers["23001458"].gpu == "rtx5090-32g"  # 32607 MiB
-    assert offers["18770345"].gpu == "unknown"  # RTX 3090: not a card the warehouse tracks
+    assert offers["18770345"].gpu == "rtx3090-24g"  # RTX 3090, 24576 MiB
     assert offers["18770345"].region is None  # geolocation null
 
 
@@ -263,7 +265,7 @@ def test_modelled_interruptible_floor_per_card_size_and_location() -> None:
     assert quebec.price == D("0.3600") and quebec.cny_per_card_hour == D("1.278000")  # ÷ 2 GPUs
     assert quotes[("H100 SXM 80GB", "Oregon, US")].cny_per_card_hour == D("10.650000")
     assert ("A100 SXM4 40GB", "Sweden, SE") not in quotes  # min_bid null: no floor
-    assert quotes[("RTX 3090 24GB", "unknown")].gpu == "unknown"
+    assert quotes[("RTX 3090 24GB", "unknown")].gpu == "rtx3090-24g"
 
 
 def test_each_figure_uses_the_latest_rate_on_or_before_its_day() -> None:

@@ -7,6 +7,7 @@ import duckdb
 import pytest
 
 from scrapers.collect import ParsedPage, Snapshot
+from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, SpotQuoteRow
 from warehouse.ingest.load import load_snapshot, page_id
@@ -181,14 +182,19 @@ def test_reference_data_is_idempotent_and_cited(tmp_path: Path) -> None:
     specs = read_frame(
         path, "SELECT gpu, source, fp16_tflops_dense, fp16_tflops_dense_fp32acc FROM gpu_spec"
     )
-    assert specs.height == len(gpu_specs()) == 10
+    assert specs.height == len(gpu_specs()) == len(CANONICAL_GPUS) == 37
     assert specs.filter(specs["source"].str.len_chars() == 0).is_empty()
     rtx = specs.filter(specs["gpu"] == "rtx4090-24g").row(0, named=True)
     assert (rtx["fp16_tflops_dense"], rtx["fp16_tflops_dense_fp32acc"]) == (330.3, 165.2)
     domestic = read_frame(path, "SELECT gpu FROM gpu_spec WHERE domestic")["gpu"].to_list()
     assert domestic == ["910b-64g"]
     no_sparse = read_frame(path, "SELECT gpu FROM gpu_spec WHERE fp16_tflops_sparse IS NULL")
-    assert no_sparse["gpu"].to_list() == ["910b-64g"]  # empty CSV cells are NULL, not 0
+    assert sorted(no_sparse["gpu"].to_list()) == [  # empty CSV cells are NULL, not 0
+        "910b-64g", "t4-16g", "v100-16g", "v100-32g", "v100s-32g",
+    ]  # fmt: skip
+    fp8 = read_frame(path, "SELECT gpu, fp8 FROM gpu_spec").rows()
+    assert dict(fp8)["h100-80g"] is True and dict(fp8)["a100-80g"] is False
+    assert all(value is not None for _, value in fp8)
     uncited = read_frame(
         path, "SELECT count(*) AS n FROM offer WHERE citation IS NULL OR simulated"
     )

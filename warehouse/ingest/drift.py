@@ -19,7 +19,10 @@ The ranges (CNY per card-hour, any billing mode) are a tenth to ten times a refe
 per card, and a twentieth for spot quotes (an interruptible floor can be very low). The
 references are the seeds' published prices (4090 ¥1.96/h, 5090 and H100 from the 8-card
 bare-metal months, H20 ¥7.75/h, 910B ¥4.47/h) and, for cards the seeds do not price, public
-list prices converted at ~7.1 CNY/USD (A100 ~$1.2–1.9/h, H200 ~$3.99/h, L40S ~$0.86/h).
+list prices converted at 7.10 CNY/USD: A100 ~$1.2–1.9/h, H200 ~$3.99/h, L40S ~$0.86/h, and
+for the other cards the real captures in ``tests/fixtures/real/`` (RunPod's GraphQL answer of
+2026-09-28, its Secure Cloud list price, else its Community price; Lambda's page; SkyPilot's
+vast catalog). A card no capture prices takes a similar card's reference, said per line.
 A factor of ten either way is far wider than any market move, and narrower than the usual
 unit slips (×100 cents, ×24 days, ×720 months).
 """
@@ -49,11 +52,41 @@ REFERENCE_CNY_PER_CARD_HOUR: dict[str, Decimal] = {
     "h20-96g": D("7.75"),  # seed 003: 挂牌 ¥7.75/时
     "l40s-48g": D("6.00"),
     "910b-64g": D("4.47"),  # seed 003: 挂牌 ¥4.47/时
+    # Real captures, USD × 7.10. RP = runpod/runpod_graphql_20260928.json (securePrice, the
+    # list price; communityPrice where RunPod sells no Secure Cloud card).
+    "rtx3060-12g": D("0.37"),  # skypilot/v9/vast: 4x-RTX_3060 $0.21 / 4 cards
+    "rtx3080ti-12g": D("1.28"),  # RP communityPrice $0.18 (no Secure Cloud)
+    "rtx3090-24g": D("3.55"),  # RP $0.50
+    "rtx3090ti-24g": D("3.27"),  # RP $0.46
+    "a10-24g": D("5.33"),  # lambda/lambda_20241103180910.html: 1x A10 $0.75
+    "a30-24g": D("2.91"),  # runpod/runpod_graphql_gputypes_20250621.json securePrice $0.41
+    "a40-48g": D("3.48"),  # RP $0.49
+    "rtxa6000-48g": D("3.76"),  # RP $0.53
+    "rtx6000ada-48g": D("5.96"),  # RP $0.84
+    "rtxpro6000-96g": D("14.84"),  # RP $2.09
+    "l4-24g": D("3.48"),  # RP $0.49
+    "l40-48g": D("5.82"),  # RP $0.82
+    "v100-16g": D("1.35"),  # RP "Tesla V100" communityPrice $0.19 (no Secure Cloud)
+    "v100-32g": D("3.48"),  # runpod_graphql_gputypes_20250621.json "V100 SXM2 32GB" $0.49
+    "h100nvl-94g": D("22.65"),  # RP $3.19
+    "b200-180g": D("48.21"),  # RP $6.79
+    "mi300x-192g": D("16.97"),  # RP $2.39
+    # No price in the seeds or the captures: a similar card's reference.
+    "rtx3060-8g": D("0.37"),  # as the 12 GB RTX 3060 (same GPU)
+    "rtx4090d-24g": D("1.96"),  # as the RTX 4090 (seed 003), which it stands in for in China
+    "rtx5090d-32g": D("2.43"),  # as the RTX 5090 (seed 000 bare metal)
+    "t4-16g": D("1.35"),  # as the V100 16 GB: both 16 GB, pre-Ampere, at the bottom of lists
+    "v100s-32g": D("3.48"),  # as the V100 32 GB
+    "a800-40g": D("6.00"),  # as the A100 40 GB (same silicon, slower NVLink)
+    "a800-80g": D("8.00"),  # as the A100 80 GB
+    "l20-48g": D("5.82"),  # as the L40 (same AD102 board and memory)
+    "h800-80g": D("14.67"),  # as the H100 (seed 000 bare metal; same silicon)
+    "h20-141g": D("7.75"),  # as the 96 GB H20 (seed 003; same compute)
 }
 LOW_FACTOR = D("0.1")
 SPOT_LOW_FACTOR = D("0.05")
 HIGH_FACTOR = D("10")
-# A card the warehouse does not know may be anything from an old RTX 3060 to a B200.
+# A card the warehouse does not know may be anything from an old GTX card to a B300.
 UNKNOWN_RANGE = (D("0.02"), D("1000"))
 
 

@@ -14,6 +14,7 @@ from importlib import resources
 
 import duckdb
 
+from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.rows import HOURS_PER_MONTH, OfferRow, SpotQuoteRow
 from scrapers.units import parse_discount
 from warehouse.ingest.insert import insert_rows
@@ -30,14 +31,51 @@ SEED_003_SMM = "seed 003 FAQ Q1 (上海有色网 SMM 算力专区 2026-09-04 报
 # One row per canonical card; every figure's citation is in the row's `source` column,
 # disagreements between the seeds and the datasheets in `note`.
 GPU_SPEC_CSV = "gpu_spec.csv"
+# Columns every row must fill (NOT NULL in gpu_spec; fp8 is added by migration 008, where
+# DuckDB cannot make a new column NOT NULL, so it is checked here).
+REQUIRED_SPEC_COLUMNS = (
+    "gpu", "vendor", "model", "vram_gb", "memory_type", "bandwidth_gbs", "fp16_tflops_dense",
+    "fp8", "interconnect", "tdp_w", "software_stack", "domestic", "source",
+)  # fmt: skip
+BOOLEAN_SPEC_COLUMNS = ("fp8", "domestic")
+
+
+class SpecTableError(ValueError):
+    """gpu_spec.csv does not match the catalog of canonical GPU ids, or misses a figure."""
 
 
 def gpu_specs() -> list[dict[str, str]]:
-    """The GPU reference table as shipped (strings; DuckDB casts them on insert)."""
+    """The GPU reference table as shipped (strings; DuckDB casts them on insert), checked:
+    exactly one row per canonical id of :mod:`scrapers.gpu_names` and no other row, every
+    required figure present, booleans spelled True/False."""
     text = (
         resources.files("warehouse.ingest.data").joinpath(GPU_SPEC_CSV).read_text(encoding="utf-8")
     )
-    return list(csv.DictReader(io.StringIO(text)))
+    specs = list(csv.DictReader(io.StringIO(text)))
+    _check_specs(specs)
+    return specs
+
+
+def _check_specs(specs: list[dict[str, str]]) -> None:
+    ids = [spec["gpu"] for spec in specs]
+    twice = sorted({gpu for gpu in ids if ids.count(gpu) > 1})
+    missing = sorted(CANONICAL_GPUS - set(ids))
+    extra = sorted(set(ids) - CANONICAL_GPUS)
+    if twice or missing or extra:
+        raise SpecTableError(
+            f"{GPU_SPEC_CSV} must have one row per canonical GPU id: "
+            f"missing {missing}, not a canonical id {extra}, twice {twice}"
+        )
+    for spec in specs:
+        empty = [column for column in REQUIRED_SPEC_COLUMNS if not spec.get(column)]
+        if empty:
+            raise SpecTableError(f"{GPU_SPEC_CSV}: {spec['gpu']} has no {', '.join(empty)}")
+        for column in BOOLEAN_SPEC_COLUMNS:
+            if spec[column] not in ("True", "False"):
+                raise SpecTableError(
+                    f"{GPU_SPEC_CSV}: {spec['gpu']} {column} is {spec[column]!r}, "
+                    "expected True or False"
+                )
 
 
 SEP_04 = datetime(2026, 9, 4)
