@@ -40,6 +40,16 @@ def field(record: dict[str, Any], key: str, what: str) -> Any:
     return record[key]
 
 
+def data_list(doc: dict[str, Any], url: str) -> list[Any]:
+    """``doc["data"]["list"]``, the envelope several Chinese markets answer in (AutoDL,
+    恒源云); a missing level or a ``list`` that is not a list is an error."""
+    data = obj(field(doc, "data", url), f"{url}: data")
+    items = field(data, "list", f"{url}: data")
+    if not isinstance(items, list):
+        raise ParseError(f"{url}: data.list is not a list")
+    return items
+
+
 def text(record: dict[str, Any], key: str, what: str) -> str:
     value = field(record, key, what)
     if not isinstance(value, str) or not value.strip():

@@ -37,7 +37,7 @@ from typing import Any, Literal
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, OfferRow, ParseError
-from scrapers.sources._json import field, integer, load_json, obj, optional_text, text
+from scrapers.sources._json import data_list, field, integer, load_json, obj, optional_text, text
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -99,10 +99,7 @@ class AutodlAdapter:
         code = doc.get("code")
         if code not in OK_CODES:
             raise ParseError(f"{url}: AutoDL answered {code!r}: {doc.get('msg')!r}")
-        data = obj(field(doc, "data", url), f"{url}: data")
-        machines = field(data, "list", f"{url}: data")
-        if not isinstance(machines, list):
-            raise ParseError(f"{url}: data.list is not a list")
+        machines = data_list(doc, url)
         observed = naive_utc(fetched_at)
         rows: list[OfferRow] = []
         seen: set[str] = set()

@@ -33,7 +33,7 @@ from scrapers.rows import (
     OfferRow,
     ParseError,
 )
-from scrapers.sources._json import field, integer, load_json, number, obj, text
+from scrapers.sources._json import data_list, field, integer, load_json, number, obj, text
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -79,10 +79,7 @@ class GpushareAdapter:
         if code is not None and code not in SUCCESS_CODES:
             message = doc.get("msg") or doc.get("message")
             raise ParseError(f"{url}: 恒源云 answered code {code!r}: {message!r}")
-        data = obj(field(doc, "data", url), f"{url}: data")
-        machines = field(data, "list", f"{url}: data")
-        if not isinstance(machines, list):
-            raise ParseError(f"{url}: data.list is not a list")
+        machines = data_list(doc, url)
         observed = naive_utc(fetched_at)
         rows: list[OfferRow] = []
         seen: set[str] = set()
