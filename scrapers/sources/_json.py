@@ -28,6 +28,13 @@ def load_json(body: bytes, url: str) -> Any:
         raise ParseError(f"{url}: body cannot be read as JSON ({exc})") from None
 
 
+def looks_like_json(body: bytes) -> bool:
+    """Whether a body starts as a JSON object or array (after a BOM and blanks): how the
+    adapters that take both an API answer and a saved page (RunPod, Lambda) tell them apart."""
+    start = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    return start in (b"{", b"[")
+
+
 def obj(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ParseError(f"{what}: expected an object, got {type(value).__name__}")

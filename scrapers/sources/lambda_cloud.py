@@ -32,7 +32,7 @@ from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
-from scrapers.sources._json import field, load_json, obj, optional_text, text
+from scrapers.sources._json import field, load_json, looks_like_json, obj, optional_text, text
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.sources.generic import GenericAdapter, GenericOptions
@@ -73,11 +73,6 @@ def _whole(value: Any, what: str) -> int:
     return number
 
 
-def _is_json(body: bytes) -> bool:
-    start = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    return start in (b"{", b"[")
-
-
 class LambdaAdapter:
     name = "lambda"
     kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
@@ -99,7 +94,7 @@ class LambdaAdapter:
         return [PRICING_URL]
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        if _is_json(body):
+        if looks_like_json(body):
             return self._from_api(load_json(body, url), url, naive_utc(fetched_at))
         return self._page.parse(body, url, fetched_at)
 

@@ -49,7 +49,7 @@ from scrapers.fx import FxRates
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import _runpod_formats as formats
-from scrapers.sources._json import load_json
+from scrapers.sources._json import load_json, looks_like_json
 from scrapers.sources._page import load_html, naive_utc
 from scrapers.sources._runpod_formats import Quote
 from scrapers.units import per_card_hour
@@ -75,11 +75,6 @@ GPU_TYPES_QUERY = """query GpuTypes {
 USD_QUANTUM = Decimal("0.0001")
 
 
-def _looks_like_json(body: bytes) -> bool:
-    start = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    return start in (b"{", b"[")
-
-
 class RunpodAdapter:
     name = "runpod"
     kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
@@ -94,7 +89,7 @@ class RunpodAdapter:
         return [Request(url, method="POST", json_body={"query": GPU_TYPES_QUERY})]
 
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        quotes = self._api(body, url) if _looks_like_json(body) else self._page(body, url)
+        quotes = self._api(body, url) if looks_like_json(body) else self._page(body, url)
         if not quotes:
             raise ParseError(
                 f"{url}: no RunPod price in it (every price is 0, null or not offered)"
