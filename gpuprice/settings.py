@@ -348,6 +348,8 @@ class DemoMarketConfig(_Strict):
     host: str = "127.0.0.1"
     jygpu_port: Annotated[int, Field(ge=0, le=65535)] = 8701
     smm_port: Annotated[int, Field(ge=0, le=65535)] = 8702
+    # every other simulated platform, each under its own path: http://host:port/<source>
+    platforms_port: Annotated[int, Field(ge=0, le=65535)] = 8703
     seed: int = 20260904
 
 
