@@ -1,4 +1,9 @@
-"""The recommender's inputs from the warehouse: latest prices and GPU specs as its types.
+"""The recommender's inputs: latest prices and GPU specs from the warehouse, and the model.
+
+`resolve_model` turns `--model` into what `recommender.Workload` takes: a preset name as
+it is, or an Architecture read from a config.json (a file, a directory holding one, or a
+Hugging Face id found in the local Hugging Face cache, fetched with huggingface_hub when
+online). The recommender itself reads no files.
 
 warehouse (SQL, Polars frames) -> this module (CardPrice / CardSpec) -> recommender (pure).
 The warehouse layer does not know the recommender; the recommender does no I/O. When
@@ -8,16 +13,39 @@ built-in specs stand in, and `PriceInputs.note` says so.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from recommender import DEFAULT_SPECS, CardPrice, CardSpec, Recommendation, seed_prices
+from recommender import (
+    DEFAULT_SPECS,
+    Architecture,
+    CardPrice,
+    CardSpec,
+    Recommendation,
+    RecommenderInputError,
+    architecture_from_config,
+    find_preset,
+    get_preset,
+    seed_prices,
+)
+from warehouse.ingest.reference import gpu_specs as shipped_gpu_specs
 from warehouse.read.recommender import gpu_specs, latest_card_prices, price_sources
 from warehouse.store.db import WarehouseMissing
+
+CONFIG_FILE = "config.json"
+INDEX_FILE = "model.safetensors.index.json"
+# owner/name as the Hub spells repository ids
+_HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_TRUE = ("1", "true", "yes", "on")
 
 WAREHOUSE = "warehouse"
 SEED_FALLBACK = "seed_fallback"
@@ -132,6 +160,9 @@ def _span(dates: list[str]) -> str:
 
 
 def specs_from_frame(frame: pl.DataFrame) -> list[CardSpec]:
+    """gpu_spec rows as CardSpec. FP8 support is gpu_spec.fp8: read from the frame when
+    the warehouse read returns it, else from the shipped gpu_spec.csv the table is
+    loaded from (same rows, same column)."""
     return [
         CardSpec(
             gpu=row["gpu"],
@@ -141,9 +172,155 @@ def specs_from_frame(frame: pl.DataFrame) -> list[CardSpec]:
             interconnect=row["interconnect"] or "",
             link_gbs=None if row["link_gbs"] is None else float(row["link_gbs"]),
             domestic=bool(row["domestic"]),
+            fp8=_fp8(row),
         )
         for row in frame.iter_rows(named=True)
     ]
+
+
+def _fp8(row: dict[str, Any]) -> bool | None:
+    if row.get("fp8") is not None:
+        return bool(row["fp8"])
+    return shipped_fp8().get(row["gpu"])
+
+
+@cache
+def shipped_fp8() -> dict[str, bool]:
+    return {spec["gpu"]: spec["fp8"] == "True" for spec in shipped_gpu_specs()}
+
+
+# --- the model: preset, config.json, directory or Hugging Face id --------------------
+
+
+def resolve_model(text: str) -> str | Architecture:
+    """A preset name as given, or the Architecture its config.json describes.
+
+    Raises RecommenderInputError with one line saying what to do for a missing file,
+    broken JSON, a partial config, or a Hugging Face id that is not cached while offline.
+    """
+    text = text.strip()
+    if find_preset(text) is not None:
+        return text
+    path = Path(text).expanduser()
+    if path.is_dir():
+        config = path / CONFIG_FILE
+        if not config.is_file():
+            raise RecommenderInputError(
+                f"directory {path} holds no {CONFIG_FILE}; give the model's directory (with "
+                "config.json), the config.json itself, a preset or a Hugging Face id"
+            )
+        return config_architecture(config)
+    if path.is_file():
+        return config_architecture(path)
+    if text.endswith(".json") or text.startswith((".", "/", "~")) or os.sep + os.sep in text:
+        raise RecommenderInputError(
+            f"--model {text}: no such file or directory; give a config.json path, a directory "
+            "holding one, a preset or a Hugging Face id"
+        )
+    if _HF_ID.match(text):
+        return hub_architecture(text)
+    get_preset(text)  # raises: names the presets and the other forms --model takes
+    return text
+
+
+def config_architecture(config: Path, name: str | None = None) -> Architecture:
+    """Read config.json (and model.safetensors.index.json beside it, when there)."""
+    data = _read_json(config)
+    index_path = config.with_name(INDEX_FILE)
+    index = _read_json(index_path) if index_path.is_file() else None
+    return architecture_from_config(
+        data, name=name or config.parent.name or config.stem, source=str(config), index=index
+    )
+
+
+def parse_config_text(text: str, name: str = "pasted config.json") -> Architecture:
+    """A config.json pasted as text (the dashboard)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecommenderInputError(
+            f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "paste the whole file"
+        ) from None
+    return architecture_from_config(data, name=_config_name(data, name), source=name)
+
+
+def _config_name(data: object, fallback: str) -> str:
+    if isinstance(data, dict) and isinstance(data.get("_name_or_path"), str):
+        return data["_name_or_path"]
+    return fallback
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RecommenderInputError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "download the file again"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecommenderInputError(f"cannot read {path}: {exc}") from None
+
+
+def hf_cache_dir() -> Path:
+    """huggingface_hub's cache: HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub.
+    Read at each call (huggingface_hub reads it once, at import)."""
+    if cache_dir := os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE"):
+        return Path(cache_dir).expanduser()
+    home = os.environ.get("HF_HOME") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "huggingface"
+    )
+    return Path(home).expanduser() / "hub"
+
+
+def hf_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
+
+
+def hub_architecture(repo_id: str) -> Architecture:
+    """config.json of a Hub model: from the local cache, else fetched when online."""
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+
+    cache_dir = hf_cache_dir()
+    cached = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache_dir)
+    if isinstance(cached, str):
+        return _cached_architecture(repo_id, Path(cached), cache_dir)
+    if hf_offline():
+        raise RecommenderInputError(
+            f"{repo_id} has no {CONFIG_FILE} in the local Hugging Face cache ({cache_dir}) and "
+            f"HF_HUB_OFFLINE is set: run `hf download {repo_id} {CONFIG_FILE}` where there is "
+            "network (or unset HF_HUB_OFFLINE), or pass the path to its config.json"
+        )
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
+
+    try:
+        path = hf_hub_download(repo_id, CONFIG_FILE, cache_dir=cache_dir, etag_timeout=10)
+    except (HfHubHTTPError, OSError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RecommenderInputError(
+            f"cannot fetch {repo_id}/{CONFIG_FILE} from the Hugging Face Hub ({reason}); check "
+            "the id, log in for gated models (`hf auth login`), set HF_ENDPOINT for a mirror, "
+            "or pass the path to a downloaded config.json"
+        ) from None
+    # Single-file or non-safetensors models have no index: the counted figure stands.
+    with contextlib.suppress(EntryNotFoundError, HfHubHTTPError, OSError, ValueError):
+        hf_hub_download(repo_id, INDEX_FILE, cache_dir=cache_dir, etag_timeout=10)
+    return _cached_architecture(repo_id, Path(path), cache_dir)
+
+
+def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Architecture:
+    from huggingface_hub import try_to_load_from_cache
+
+    index = try_to_load_from_cache(repo_id, INDEX_FILE, cache_dir=cache_dir)
+    data = _read_json(config)
+    source = f"{repo_id} (Hugging Face cache {config})"
+    return architecture_from_config(
+        data,
+        name=repo_id,
+        source=source,
+        index=_read_json(Path(index)) if isinstance(index, str) else None,
+    )
 
 
 def prices_from_frame(frame: pl.DataFrame) -> list[CardPrice]:

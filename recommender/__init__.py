@@ -4,26 +4,32 @@ Give it a Workload, card specs and prices; get a Recommendation with the memory
 breakdown, one reasoning entry per tree step and priced options, cheapest first.
 """
 
+from recommender.architecture import Architecture, WeightFormat
 from recommender.cards import (
     DEFAULT_SPECS,
+    FP8_NATIVE,
+    FP8_NONE,
+    FP8_WEIGHT_ONLY,
     SEED_DATE,
     CardPrice,
     CardSpec,
     seed_prices,
 )
 from recommender.errors import RecommenderInputError
+from recommender.hf_config import architecture_from_config, weight_format
+from recommender.layout import Layout, inference_layouts, tp_degrees, training_layouts
 from recommender.memory import (
     GB,
     MARGIN,
     RUNTIME_OVERHEAD_GB,
-    Architecture,
     MemoryEstimate,
     architecture_for,
     estimate_memory,
     kv_bytes_per_token,
+    kv_cache_bytes,
     rule_of_thumb,
 )
-from recommender.presets import PRESETS, ModelPreset, get_preset
+from recommender.presets import PRESETS, ModelPreset, find_preset, get_preset
 from recommender.pricing import (
     BARE_METAL,
     HOURLY,
@@ -51,6 +57,9 @@ __all__ = [
     "BARE_METAL",
     "DECODE_BANDWIDTH_EFFICIENCY",
     "DEFAULT_SPECS",
+    "FP8_NATIVE",
+    "FP8_NONE",
+    "FP8_WEIGHT_ONLY",
     "GB",
     "HOURLY",
     "INFERENCE_METHODS",
@@ -69,6 +78,7 @@ __all__ = [
     "CardPrice",
     "CardSpec",
     "DecodeSpeed",
+    "Layout",
     "Lever",
     "MemoryEstimate",
     "ModeCost",
@@ -78,16 +88,24 @@ __all__ = [
     "RecommenderInputError",
     "SourceQuote",
     "Step",
+    "WeightFormat",
     "Workload",
     "architecture_for",
+    "architecture_from_config",
     "breakeven",
     "decode_speed",
     "estimate_memory",
+    "find_preset",
     "get_preset",
+    "inference_layouts",
     "kv_bytes_per_token",
+    "kv_cache_bytes",
     "recommend",
     "render_text",
     "rent_modes",
     "rule_of_thumb",
     "seed_prices",
+    "tp_degrees",
+    "training_layouts",
+    "weight_format",
 ]

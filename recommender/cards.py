@@ -23,6 +23,19 @@ _FAST_LINKS = ("nvlink", "nvswitch", "hccs", "infinity fabric")
 _NEGATED_LINK = re.compile(
     r"(?:\bno|\bnot|\bwithout|不支持|无)\s*(?:" + "|".join(_FAST_LINKS) + ")"
 )
+# A bridge joins pairs of PCIe cards ("NVLink bridge (2 GPUs)"); NVSwitch / SXM / HCCS
+# boards join the whole 8-card server.
+_BRIDGE = re.compile(r"\bbridge\b")
+CARDS_PER_NODE = 8
+
+# Ampere NVIDIA cards have no FP8 tensor cores but run FP8 checkpoints weight-only
+# (vLLM's FP8 Marlin kernels, W8A16: weights stored in FP8, dequantised to 16-bit for each
+# matmul; they need compute capability 8.0+). Turing / Volta and Ascend 910B have no such
+# path: an FP8 checkpoint must be re-quantised (INT8 W8A8 on Ascend) or served in BF16.
+_FP8_WEIGHT_ONLY = re.compile(r"^(a100|a800|a10-|a30-|a40-|rtx30|rtxa6000)")
+FP8_NATIVE = "native"
+FP8_WEIGHT_ONLY = "weight-only"
+FP8_NONE = "none"
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,7 @@ class CardSpec:
     interconnect: str
     link_gbs: float | None
     domestic: bool
+    fp8: bool | None = None  # FP8 tensor cores (gpu_spec.fp8); None: not stated
 
     def __post_init__(self) -> None:
         if not self.gpu:
@@ -54,6 +68,22 @@ class CardSpec:
         """True for NVLink / HCCS class links, where tensor parallelism scales."""
         text = _NEGATED_LINK.sub(" ", self.interconnect.lower())
         return any(key in text for key in _FAST_LINKS)
+
+    @property
+    def fast_domain(self) -> int:
+        """How many cards one fast link joins: tensor parallelism wider than this runs over
+        PCIe. A bridge joins 2, NVSwitch / HCCS boards the whole 8-card server."""
+        if not self.fast_interconnect:
+            return 1
+        text = _NEGATED_LINK.sub(" ", self.interconnect.lower())
+        return 2 if _BRIDGE.search(text) else CARDS_PER_NODE
+
+    @property
+    def fp8_path(self) -> str:
+        """native (FP8 tensor cores), weight-only (Ampere via FP8 Marlin) or none."""
+        if self.fp8:
+            return FP8_NATIVE
+        return FP8_WEIGHT_ONLY if _FP8_WEIGHT_ONLY.match(self.gpu) else FP8_NONE
 
 
 @dataclass(frozen=True)
@@ -140,17 +170,19 @@ def latest_prices(prices: Iterable[CardPrice]) -> list[CardPrice]:
 # (HBM3, 3350 GB/s) that 8-card NVLink servers carry. 910B bandwidth follows seed 000
 # (1312 GB/s); seed 002 prints 1200. link_gbs is bidirectional per card, as seed 000
 # quotes it (NVLink 4 900, HCCS 392, PCIe 4.0 x16 64, PCIe 5.0 x16 128).
+# fp8 as warehouse/ingest/data/gpu_spec.csv states it (Ada, Hopper, Blackwell yes;
+# Ampere and 910B no).
 _SPECS = (
-    CardSpec("rtx4090-24g", 24, 1008, 165.2, "PCIe 4.0", 64, False),
-    CardSpec("rtx4090-48g", 48, 1008, 165.2, "PCIe 4.0", 64, False),
-    CardSpec("rtx5090-32g", 32, 1792, 209.5, "PCIe 5.0", 128, False),
-    CardSpec("l40s-48g", 48, 864, 362.1, "PCIe 4.0", 64, False),
-    CardSpec("a100-40g", 40, 1555, 312, "NVLink 3.0", 600, False),
-    CardSpec("a100-80g", 80, 2039, 312, "NVLink 3.0", 600, False),
-    CardSpec("h100-80g", 80, 3350, 989.4, "NVLink 4.0", 900, False),
-    CardSpec("h200-141g", 141, 4800, 989.4, "NVLink 4.0", 900, False),
-    CardSpec("h20-96g", 96, 4000, 148, "NVLink 4.0", 900, False),
-    CardSpec("910b-64g", 64, 1312, 320, "HCCS", 392, True),
+    CardSpec("rtx4090-24g", 24, 1008, 165.2, "PCIe 4.0", 64, False, True),
+    CardSpec("rtx4090-48g", 48, 1008, 165.2, "PCIe 4.0", 64, False, True),
+    CardSpec("rtx5090-32g", 32, 1792, 209.5, "PCIe 5.0", 128, False, True),
+    CardSpec("l40s-48g", 48, 864, 362.1, "PCIe 4.0", 64, False, True),
+    CardSpec("a100-40g", 40, 1555, 312, "NVLink 3.0", 600, False, False),
+    CardSpec("a100-80g", 80, 2039, 312, "NVLink 3.0", 600, False, False),
+    CardSpec("h100-80g", 80, 3350, 989.4, "NVLink 4.0", 900, False, True),
+    CardSpec("h200-141g", 141, 4800, 989.4, "NVLink 4.0", 900, False, True),
+    CardSpec("h20-96g", 96, 4000, 148, "NVLink 4.0", 900, False, True),
+    CardSpec("910b-64g", 64, 1312, 320, "HCCS", 392, True, False),
 )
 
 DEFAULT_SPECS: Mapping[str, CardSpec] = MappingProxyType({s.gpu: s for s in _SPECS})

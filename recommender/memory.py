@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from recommender.presets import ModelPreset, get_preset
-from recommender.workload import Workload
+from recommender.architecture import Architecture
+from recommender.workload import PRECISION_BYTES, Workload
 
 GB = 1e9
 
@@ -87,54 +87,32 @@ RULE_BYTES: dict[str, tuple[float, float]] = {
 # params ~= 12 * layers * hidden^2 with hidden = 128 * layers (Kaplan et al. 2020's
 # aspect ratio; 7B -> 33 layers x 4224, close to Llama's 32 x 4096). MoE uses the
 # active parameters, which track attention width. Vocabulary 150,000 is typical of
-# the Qwen / GLM families common in this market.
+# the Qwen / GLM families common in this market. Query heads are taken as a multiple of
+# 8 near hidden / 128 (real models are built so that TP 8 divides them).
 _ASPECT = 128
 _ESTIMATED_KV_HEADS = 8
 _ESTIMATED_HEAD_DIM = 128
 _ESTIMATED_VOCAB = 150_000
 
-
-@dataclass(frozen=True)
-class Architecture:
-    name: str
-    params_b: float
-    active_params_b: float
-    layers: int
-    hidden: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-    estimated: bool
-    source: str
-
-    @property
-    def is_moe(self) -> bool:
-        return self.active_params_b < self.params_b
-
-
-def _from_preset(p: ModelPreset) -> Architecture:
-    return Architecture(
-        p.name,
-        p.params_b,
-        p.active_params_b,
-        p.layers,
-        p.hidden,
-        p.kv_heads,
-        p.head_dim,
-        p.vocab,
-        estimated=False,
-        source=p.source,
-    )
+# Quantised weights carry scales. INT4 chosen by --precision is AWQ / GPTQ at group
+# size 128: an FP16 scale and a 4-bit zero per 128 weights (+0.0195 B/param). INT8 and
+# FP8 scales are per channel / per tensor (negligible). A checkpoint's own
+# quantization_config states its format exactly (hf_config.weight_format).
+INT4_GROUP_OVERHEAD = (2.0 + 0.5) / 128
+# QLoRA's NF4 base: 4 bits + an 8-bit absmax per 64 weights + (double quantisation) one
+# FP32 per 256 absmax blocks.
+QLORA_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)
 
 
 def architecture_for(workload: Workload) -> Architecture:
-    if workload.model is not None:
-        return _from_preset(get_preset(workload.model))
+    if (arch := workload.architecture) is not None:
+        return arch
     params_b = float(workload.params_b or 0.0)
     active_b = float(workload.active_params_b or params_b)
     layers = max(1, round((active_b * 1e9 / (12 * _ASPECT**2)) ** (1 / 3)))
     hidden = _ASPECT * layers
     kv_heads = max(1, min(_ESTIMATED_KV_HEADS, hidden // _ESTIMATED_HEAD_DIM))
+    heads = max(kv_heads, 8 * round(hidden / _ESTIMATED_HEAD_DIM / 8))
     return Architecture(
         f"custom {params_b:g}B",
         params_b,
@@ -147,14 +125,69 @@ def architecture_for(workload: Workload) -> Architecture:
         estimated=True,
         source=(
             f"estimated: {layers} layers x hidden {hidden} from params = 12*L*h^2 with "
-            f"h = 128*L; {kv_heads} KV heads x 128 head dim (Llama-3-style GQA); vocab 150,000"
+            f"h = 128*L; {heads} heads, {kv_heads} KV heads x 128 head dim (Llama-3-style "
+            "GQA); vocab 150,000"
         ),
+        heads=heads,
+        figure_sources=(("params_b", "given (--params)"), ("architecture", "estimated")),
     )
 
 
 def kv_bytes_per_token(arch: Architecture, kv_bytes: float) -> float:
-    """K and V, for every layer and KV head: 2 x layers x kv_heads x head_dim x bytes."""
-    return 2 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+    """One token's cache over every layer (before any sliding-window cap): MHA/GQA
+    2 x layers x kv_heads x head_dim x bytes; MLA layers x (kv_lora_rank + qk_rope_head_dim)
+    x bytes."""
+    return arch.layers * arch.kv_bytes_per_layer_token(kv_bytes)
+
+
+def kv_cache_bytes(arch: Architecture, kv_bytes: float, context: int, sequences: int) -> float:
+    """All sequences' cache at full context; sliding-window layers keep at most the window."""
+    per_layer = arch.kv_bytes_per_layer_token(kv_bytes)
+    capped = min(context, arch.sliding_window or context)
+    per_sequence = per_layer * (arch.full_attention_layers * context + arch.sliding_layers * capped)
+    return per_sequence * sequences
+
+
+def kv_share_per_card(arch: Architecture, tp: int) -> float:
+    """Share of the KV cache one tensor-parallel card holds. GQA/MHA split KV heads across
+    cards; past the KV head count each card keeps one replicated head (vLLM). MLA's latent
+    is shared by all heads, so every card keeps all of it."""
+    if arch.attention == "mla":
+        return 1.0
+    return 1.0 / min(tp, arch.kv_heads)
+
+
+def weight_bytes(arch: Architecture, precision: str, method: str | None) -> tuple[float, str]:
+    """Bytes of all weights at `precision`, and how they were counted."""
+    params = arch.params_b * 1e9
+    fmt = arch.quantization
+    if fmt is not None and fmt.precision == precision and method != "qlora":
+        if fmt.experts_only:
+            experts = arch.routed_expert_params_b * 1e9
+            rest = params - experts
+            total = experts * fmt.bytes_per_param + rest * 2
+            return total, (
+                f"routed experts {experts / 1e9:.2f}B x {fmt.bytes_per_param:.4g} B "
+                f"({fmt.detail}) + other {rest / 1e9:.2f}B x 2 B (BF16, not quantised), "
+                "as the checkpoint's quantization_config says"
+            )
+        return params * fmt.bytes_per_param, (
+            f"{arch.params_b:.4g}B x {fmt.bytes_per_param:.4g} B ({fmt.detail}, the "
+            "checkpoint's own quantization_config)"
+        )
+    if method == "qlora":
+        return params * QLORA_BYTES, (
+            f"{arch.params_b:.4g}B x {QLORA_BYTES:.4f} B (NF4 4-bit + absmax per 64, double "
+            "quantised)"
+        )
+    per = PRECISION_BYTES[precision]
+    if precision == "int4":
+        per += INT4_GROUP_OVERHEAD
+        return params * per, (
+            f"{arch.params_b:.4g}B x {per:.4f} B (INT4 AWQ/GPTQ, group 128: FP16 scale + "
+            "4-bit zero per group)"
+        )
+    return params * per, f"{arch.params_b:.4g}B x {per:g} B ({precision})"
 
 
 @dataclass(frozen=True)
@@ -180,6 +213,7 @@ class MemoryEstimate:
     rule_high_gb: float
     rule_basis: str
     notes: tuple[str, ...] = field(default=())
+    weights_basis: str = ""
 
     @property
     def sharded_gb(self) -> float:
@@ -207,9 +241,27 @@ class MemoryEstimate:
         return self.runtime_gb + self.activations_gb
 
     def per_card_gb(self, cards: int) -> float:
-        """Need on each of `cards` cards: tensor parallel (inference) or ZeRO-3 / FSDP
-        (training) splits the sharded parts; runtime and activations stay per card."""
-        return self.sharded_gb / cards + self.replicated_gb
+        """Need on each of `cards` cards: tensor parallel over `cards` (inference) or
+        data parallel with the workload's ZeRO stage (training)."""
+        if self.workload.is_training:
+            return self.per_card_layout_gb(1, 1, cards)
+        return self.per_card_layout_gb(cards, 1)
+
+    def per_card_layout_gb(self, tp: int, pp: int, dp: int = 1) -> float:
+        """Inference: weights split over tp x pp cards, KV by KV heads (tp) and layers (pp).
+        Training: ZeRO stage 1 shards optimizer state over the dp cards, 2 also gradients,
+        3 also weights; runtime and activations stay on every card."""
+        if self.workload.is_training:
+            stage = self.workload.zero_stage
+            weights = self.weights_gb + self.adapters_gb
+            return (
+                (weights / dp if stage >= 3 else weights)
+                + (self.gradients_gb / dp if stage >= 2 else self.gradients_gb)
+                + (self.optimizer_gb / dp if stage >= 1 else self.optimizer_gb)
+                + self.replicated_gb
+            )
+        kv = self.kv_cache_gb * kv_share_per_card(self.arch, tp) / pp
+        return self.weights_gb / (tp * pp) + kv + self.replicated_gb
 
     def with_margin_gb(self, cards: int = 1) -> float:
         return self.per_card_gb(cards) * (1 + MARGIN)
@@ -237,19 +289,44 @@ def rule_of_thumb(workload: Workload, params_b: float) -> tuple[float, float, st
     return params_b * low, params_b * high, basis
 
 
+def _notes(workload: Workload, arch: Architecture) -> list[str]:
+    notes: list[str] = []
+    if arch.is_moe:
+        notes.append(
+            f"MoE: all {arch.params_b:.4g}B parameters must be resident, so memory uses the "
+            f"total; decode speed uses the {arch.active_params_b:.4g}B active per token."
+        )
+    if arch.estimated:
+        notes.append(f"No architecture given; KV cache and activations use an {arch.source}.")
+    if arch.attention == "mla":
+        notes.append(
+            f"MLA: each token caches the {arch.kv_lora_rank}-dim KV latent + the "
+            f"{arch.qk_rope_head_dim}-dim RoPE key per layer, not K and V per head; the latent "
+            "is shared by all heads, so tensor-parallel cards each keep all of it."
+        )
+    if arch.sliding_layers and not workload.is_training:
+        notes.append(
+            f"Sliding window: {arch.sliding_layers} of {arch.layers} layers keep at most "
+            f"{arch.sliding_window:,} tokens of KV; the other {arch.full_attention_layers} "
+            "keep the full context."
+        )
+    fmt = arch.quantization
+    if fmt is not None and fmt.precision != workload.precision:
+        notes.append(
+            f"The checkpoint ships {fmt.precision.upper()} ({fmt.method}); at "
+            f"{workload.precision} it must be re-quantised or upcast first."
+        )
+    return notes
+
+
 def estimate_memory(workload: Workload) -> MemoryEstimate:
     arch = architecture_for(workload)
     params = arch.params_b * 1e9
     kv_per_token = kv_bytes_per_token(arch, workload.kv_bytes)
     low, high, basis = rule_of_thumb(workload, arch.params_b)
-    notes: list[str] = []
-    if arch.is_moe:
-        notes.append(
-            f"MoE: all {arch.params_b:g}B parameters must be resident, so memory uses the "
-            f"total; decode speed uses the {arch.active_params_b:g}B active per token."
-        )
-    if arch.estimated:
-        notes.append(f"No architecture given; KV cache and activations use an {arch.source}.")
+    notes = _notes(workload, arch)
+    precision = workload.precision or "bf16"
+    weights, weights_basis = weight_bytes(arch, precision, workload.method)
 
     common = dict(
         workload=workload,
@@ -268,19 +345,20 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
             chunk * arch.hidden * INFERENCE_ACT_BYTES_PER_HIDDEN
             + workload.concurrency * arch.vocab * LOGIT_BYTES
         )
-        weights = params * workload.weight_bytes
+        kv = kv_cache_bytes(arch, workload.kv_bytes, workload.context_tokens, workload.concurrency)
         return MemoryEstimate(
             **common,
             weights_gb=weights / GB,
-            kv_cache_gb=kv_per_token * tokens / GB,
+            kv_cache_gb=kv / GB,
             adapters_gb=0.0,
             gradients_gb=0.0,
             optimizer_gb=0.0,
             activations_gb=activations / GB,
             adapter_params_b=0.0,
             checkpoint_gb=0.0,
-            model_files_gb=weights / GB,
+            model_files_gb=(arch.checkpoint_gb or weights / GB),
             notes=tuple(notes),
+            weights_basis=weights_basis,
         )
 
     tokens = workload.context_tokens * workload.concurrency  # per card: micro-batch x sequence
@@ -288,7 +366,7 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
         arch.hidden * (arch.layers * TRAIN_CKPT_BYTES_PER_HIDDEN + TRAIN_LAYER_BYTES_PER_HIDDEN)
         + arch.vocab * TRAIN_LOGIT_BYTES
     )
-    release_gb = params * RELEASE_WEIGHT_BYTES / GB
+    release_gb = arch.checkpoint_gb or params * RELEASE_WEIGHT_BYTES / GB
     if workload.method in ("full", "pretrain"):
         return MemoryEstimate(
             **common,
@@ -302,6 +380,7 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
             checkpoint_gb=params * FULL_CHECKPOINT_BYTES / GB,
             model_files_gb=release_gb,
             notes=tuple(notes),
+            weights_basis=f"{arch.params_b:.4g}B x {FULL_WEIGHT_BYTES:g} B (BF16 working copy)",
         )
 
     adapter_params = params * workload.lora_rank * LORA_FRACTION_PER_RANK
@@ -313,7 +392,7 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
     )
     return MemoryEstimate(
         **common,
-        weights_gb=params * workload.weight_bytes / GB,
+        weights_gb=weights / GB,
         kv_cache_gb=0.0,
         adapters_gb=adapter_params * ADAPTER_WEIGHT_BYTES / GB,
         gradients_gb=adapter_params * ADAPTER_GRAD_BYTES / GB,
@@ -323,4 +402,5 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
         checkpoint_gb=adapter_params * ADAPTER_CHECKPOINT_BYTES / GB,
         model_files_gb=release_gb,
         notes=tuple(notes),
+        weights_basis=weights_basis,
     )

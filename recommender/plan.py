@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from recommender.cards import CardSpec
+from recommender.layout import Layout
 from recommender.memory import MemoryEstimate
 from recommender.result import Option
 from recommender.workload import Workload
@@ -17,6 +18,7 @@ class Fit:
     count: int
     rule_count: int
     comparison: str  # how the seeds' count and the exact count were reached
+    layout: Layout
 
 
 @dataclass(frozen=True)
@@ -32,3 +34,4 @@ class Plan:
     recommended: Option | None
     unpriced: tuple[Fit, ...]
     unknown_priced_gpus: tuple[str, ...]
+    unsupported: tuple[tuple[str, str], ...] = ()  # (gpu, why), e.g. no FP8 path

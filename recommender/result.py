@@ -6,12 +6,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from recommender.cards import CardPrice, CardSpec
-from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
+from recommender.layout import Layout
+from recommender.memory import INT4_GROUP_OVERHEAD, MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
 from recommender.pricing import MONTH_HOURS, Breakeven, ModeCost
 from recommender.sizing import CPU_CORES_PER_CARD, MAX_CARDS, RAM_PER_VRAM, Companion
 from recommender.speed import (
     DECODE_BANDWIDTH_EFFICIENCY,
     DECODE_COMPUTE_EFFICIENCY,
+    FP8_WEIGHT_ONLY_EFFICIENCY,
+    PCIE_TP_EFFICIENCY,
     DecodeSpeed,
 )
 from recommender.workload import Workload
@@ -49,6 +52,7 @@ class Option:
     why: str
     within_budget: bool | None
     other_sources: tuple[SourceQuote, ...] = ()
+    layout: Layout | None = None
 
     @property
     def gpu(self) -> str:
@@ -65,6 +69,8 @@ class Option:
     @property
     def pcie_multi_card(self) -> bool:
         """Tensor / ZeRO-3 parallelism over PCIe: works, but scales badly (seed 000 §6.3)."""
+        if self.layout is not None:
+            return self.layout.pcie
         return self.count > 1 and not self.spec.fast_interconnect
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,6 +94,8 @@ class Option:
             "headroom_gb": _gb(self.headroom_gb),
             "rule_of_thumb_count": self.rule_of_thumb_count,
             "exact_count": self.count,
+            "layout": _layout(self.layout),
+            "fp8_support": self.spec.fp8_path,
             "count_basis": self.count_basis,
             "interconnect": self.spec.interconnect,
             "fast_interconnect": self.spec.fast_interconnect,
@@ -100,6 +108,7 @@ class Option:
             "tokens_per_s_total": _round(speed.total_tps if speed else None, 1),
             "decode_bound": speed.bound if speed else None,
             "decode_formula": speed.formula if speed else None,
+            "decode_assumptions": list(speed.assumptions) if speed else [],
             "cny_per_million_tokens": _round(self.cny_per_million_tokens, 2),
             "breakeven_hours_vs_hourly": _round(be.hours_vs_hourly if be else None, 1),
             "breakeven_hours_vs_monthly_plan": _round(be.hours_vs_monthly_plan if be else None, 1),
@@ -163,12 +172,13 @@ class Recommendation:
     unpriced: tuple[tuple[str, int], ...]  # (gpu, count) that fit but have no price
     unfit: tuple[str, ...]  # gpus that don't fit even at MAX_CARDS
     excluded: tuple[str, ...]  # gpus left out by the domestic filter
+    unsupported: tuple[tuple[str, str], ...] = ()  # (gpu, why): e.g. FP8 weights, no path
 
     def to_dict(self) -> dict[str, Any]:
         budget = self.workload.budget_cny
         rec = self.recommended
         return {
-            "workload": asdict(self.workload),
+            "workload": asdict(self.workload) | {"model": self.workload.model_name},
             "model": _model(self.memory),
             "memory": _memory(self.memory),
             "steps": [asdict(s) for s in self.steps],
@@ -184,6 +194,7 @@ class Recommendation:
             "unpriced": [{"gpu": g, "count": n} for g, n in self.unpriced],
             "unfit": list(self.unfit),
             "excluded_by_domestic_filter": list(self.excluded),
+            "unsupported": [{"gpu": g, "why": why} for g, why in self.unsupported],
             "assumptions": {
                 "gb": "10^9 bytes",
                 "margin": MARGIN,
@@ -194,6 +205,14 @@ class Recommendation:
                 "ram_per_vram": RAM_PER_VRAM,
                 "cpu_cores_per_card": CPU_CORES_PER_CARD[self.workload.task],
                 "max_cards": MAX_CARDS,
+                "layouts": "TP 1/2/4/8 within one 8-card server (degree divides the heads and "
+                "divides or is a multiple of the KV heads); beyond: PP over whole servers",
+                "pcie_tp_efficiency": PCIE_TP_EFFICIENCY,
+                "fp8_weight_only_efficiency": FP8_WEIGHT_ONLY_EFFICIENCY,
+                "int4_group_overhead_bytes_per_param": round(INT4_GROUP_OVERHEAD, 5),
+                "moe_decode": "routed experts read per step = E x (1 - (1 - k/E)^sequences)",
+                "decode_kv": "KV read at the full context; MLA latent read on every TP card",
+                "zero_stage": self.workload.zero_stage if self.workload.is_training else None,
             },
         }
 
@@ -210,26 +229,69 @@ def _cny(value: float) -> float:
     return round(value, 2)
 
 
+def _layout(layout: Layout | None) -> dict[str, Any] | None:
+    if layout is None:
+        return None
+    return {
+        "label": layout.label,
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "dp": layout.dp,
+        "nodes": layout.nodes,
+        "cards": layout.cards,
+        "pcie": layout.pcie,
+    }
+
+
 def _model(mem: MemoryEstimate) -> dict[str, Any]:
     a = mem.arch
+    fmt = a.quantization
     return {
         "name": a.name,
-        "params_b": a.params_b,
-        "active_params_b": a.active_params_b,
+        "params_b": round(a.params_b, 4),
+        "active_params_b": round(a.active_params_b, 4),
         "moe": a.is_moe,
+        "attention": a.attention,
+        "kv_bytes_per_token": round(mem.kv_bytes_per_token),
         "layers": a.layers,
         "hidden": a.hidden,
+        "heads": a.query_heads,
         "kv_heads": a.kv_heads,
         "head_dim": a.head_dim,
+        "kv_lora_rank": a.kv_lora_rank or None,
+        "qk_rope_head_dim": a.qk_rope_head_dim or None,
+        "sliding_window": a.sliding_window,
+        "sliding_layers": a.sliding_layers,
+        "experts": {
+            "routed": a.routed_experts,
+            "shared": a.shared_experts,
+            "per_token": a.experts_per_token,
+            "moe_layers": a.moe_layers,
+            "first_dense_layers": a.first_dense_layers,
+        }
+        if a.routed_experts
+        else None,
         "vocab": a.vocab,
-        "architecture": "estimated" if a.estimated else "preset",
+        "tied_embeddings": a.tied_embeddings,
+        "quantization": None
+        if fmt is None
+        else {
+            "method": fmt.method,
+            "precision": fmt.precision,
+            "bytes_per_param": round(fmt.bytes_per_param, 6),
+            "detail": fmt.detail,
+        },
+        "checkpoint_gb": None if a.checkpoint_gb is None else round(a.checkpoint_gb, 3),
+        "architecture": "estimated" if a.estimated else "config",
         "source": a.source,
+        "figure_sources": a.sources(),
     }
 
 
 def _memory(mem: MemoryEstimate) -> dict[str, Any]:
     out: dict[str, Any] = {
         "weights_gb": _gb(mem.weights_gb),
+        "weights_basis": mem.weights_basis,
         "kv_cache_gb": _gb(mem.kv_cache_gb),
         "kv_bytes_per_token": round(mem.kv_bytes_per_token),
         "overhead_gb": _gb(mem.overhead_gb),

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from recommender.cards import CardPrice, CardSpec
+from recommender.layout import Layout, inference_layouts, training_layouts
 from recommender.memory import MARGIN, MemoryEstimate
 
 # 8 servers of 8: beyond this the plan is a cluster design, not a rental choice.
@@ -20,12 +21,37 @@ CHECKPOINTS_KEPT = 3
 CPU_CORES_PER_CARD = {"training": 4, "inference": 2}
 
 
-def cards_needed(mem: MemoryEstimate, spec: CardSpec) -> int | None:
-    """Smallest count whose per-card need, plus the 20% margin, fits the card."""
-    for cards in range(1, MAX_CARDS + 1):
-        if mem.with_margin_gb(cards) <= spec.vram_gb:
-            return cards
+def layouts_for(mem: MemoryEstimate, spec: CardSpec) -> list[Layout]:
+    if mem.workload.is_training:
+        return training_layouts(spec)
+    return inference_layouts(mem.arch, spec)
+
+
+def layout_need_gb(mem: MemoryEstimate, layout: Layout) -> float:
+    """Exact need on each card of `layout`, before the margin."""
+    return mem.per_card_layout_gb(layout.tp, layout.pp, layout.dp)
+
+
+def layout_needed(mem: MemoryEstimate, spec: CardSpec) -> Layout | None:
+    """Fewest-card valid layout whose per-card need, plus the 20% margin, fits the card."""
+    for layout in layouts_for(mem, spec):
+        if layout.cards <= MAX_CARDS and layout_need_gb(mem, layout) * (1 + MARGIN) <= (
+            spec.vram_gb
+        ):
+            return layout
     return None
+
+
+def smaller_layout(mem: MemoryEstimate, spec: CardSpec, layout: Layout) -> Layout | None:
+    """The valid layout just below `layout` (fewer cards), if any."""
+    below = [lay for lay in layouts_for(mem, spec) if lay.cards < layout.cards]
+    return below[-1] if below else None
+
+
+def cards_needed(mem: MemoryEstimate, spec: CardSpec) -> int | None:
+    """Smallest valid card count whose per-card need, plus the 20% margin, fits the card."""
+    layout = layout_needed(mem, spec)
+    return None if layout is None else layout.cards
 
 
 def rule_of_thumb_cards(mem: MemoryEstimate, spec: CardSpec) -> int:
@@ -37,26 +63,37 @@ def rule_of_thumb_cards(mem: MemoryEstimate, spec: CardSpec) -> int:
     return max(1, math.ceil(round(mem.rule_low_gb / spec.vram_gb, 9)))
 
 
-def count_comparison(mem: MemoryEstimate, spec: CardSpec, exact: int, rule: int) -> str:
+def count_comparison(mem: MemoryEstimate, spec: CardSpec, layout: Layout, rule: int) -> str:
     """One sentence saying how the seeds' count and the exact count were reached and why
     they differ, so a reader holding a seed article sees both."""
-    per = mem.per_card_gb(exact)
+    exact = layout.cards
+    per = layout_need_gb(mem, layout)
     rule_part = (
         f"seeds' rule of thumb {mem.rule_low_gb:.1f} GB ({_rule_what(mem)}) ÷ "
         f"{spec.vram_gb:g} GB = {rule} card(s), no margin"
     )
     exact_part = (
-        f"exact model {mem.total_gb:.1f} GB ({per:.1f} GB per card at {exact} card(s)) "
-        f"+ {MARGIN:.0%} margin = {exact} card(s)"
+        f"exact model {mem.total_gb:.1f} GB ({per:.1f} GB per card at {exact} card(s), "
+        f"{layout.label}) + {MARGIN:.0%} margin = {exact} card(s)"
     )
     if rule == exact:
         return f"{rule_part}; {exact_part}: the two agree."
     if exact > rule:
-        fewer = exact - 1
-        shortfall = (
-            f"at {fewer} card(s) it would need {mem.with_margin_gb(fewer):.1f} GB per card "
-            f"> {spec.vram_gb:g} GB"
-        )
+        fewer = smaller_layout(mem, spec, layout)
+        if fewer is None:
+            shortfall = "no smaller layout exists"
+        else:
+            need = layout_need_gb(mem, fewer) * (1 + MARGIN)
+            shortfall = (
+                f"at {fewer.cards} card(s) ({fewer.label}) it would need {need:.1f} GB per "
+                f"card > {spec.vram_gb:g} GB"
+            )
+            skipped = [n for n in range(fewer.cards + 1, exact) if n >= rule]
+            if skipped and not mem.workload.is_training:
+                shortfall += (
+                    f"; {', '.join(map(str, skipped))} card(s) is no valid layout "
+                    "(tensor parallel runs on 1, 2, 4 or 8 cards dividing the heads)"
+                )
         return (
             f"{rule_part}; {exact_part}, because the exact model adds what the seed figure "
             f"leaves out ({_left_out(mem)}) and the {MARGIN:.0%} margin: {shortfall}. "
@@ -88,9 +125,11 @@ def _left_out(mem: MemoryEstimate) -> str:
     )
 
 
-def headroom_gb(mem: MemoryEstimate, spec: CardSpec, cards: int) -> float:
+def headroom_gb(mem: MemoryEstimate, spec: CardSpec, layout: Layout | int) -> float:
     """VRAM left across the cards after the exact need (before the margin)."""
-    return cards * (spec.vram_gb - mem.per_card_gb(cards))
+    if isinstance(layout, int):
+        return layout * (spec.vram_gb - mem.per_card_gb(layout))
+    return layout.cards * (spec.vram_gb - layout_need_gb(mem, layout))
 
 
 @dataclass(frozen=True)

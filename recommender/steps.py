@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from recommender.layout import tp_degrees
 from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
-from recommender.plan import Plan
+from recommender.plan import Fit, Plan
 from recommender.result import Lever, Step
+from recommender.sizing import layout_need_gb, smaller_layout
 from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY
 from recommender.workload import Workload
 
@@ -30,8 +32,8 @@ def build_steps(plan: Plan, levers: list[Lever], alternatives: list[Lever]) -> t
 
 def _task(w: Workload, mem: MemoryEstimate) -> str:
     a = mem.arch
-    model = f"{a.name} ({a.params_b:g}B params" + (
-        f", {a.active_params_b:g}B active per token, MoE)" if a.is_moe else ")"
+    model = f"{a.name} ({a.params_b:.4g}B params, {a.attention.upper()}" + (
+        f", {a.active_params_b:.4g}B active per token, MoE)" if a.is_moe else ")"
     )
     if w.is_training:
         lines = [
@@ -57,7 +59,6 @@ def _task(w: Workload, mem: MemoryEstimate) -> str:
 
 def _memory(mem: MemoryEstimate) -> str:
     w, a = mem.workload, mem.arch
-    params = a.params_b
     lines = []
     # The inference basis spells out both of its figures already.
     rule = f" = {mem.rule_low_gb:.1f}-{mem.rule_high_gb:.1f} GB" if w.is_training else ""
@@ -67,7 +68,7 @@ def _memory(mem: MemoryEstimate) -> str:
     )
     arch = "estimated architecture" if a.estimated else f"architecture from {a.source}"
     if w.is_training:
-        parts = [f"weights {mem.weights_gb:.1f} GB ({params:g}B x {_wbytes(mem):g} B)"]
+        parts = [f"weights {mem.weights_gb:.1f} GB ({mem.weights_basis})"]
         if mem.adapters_gb:
             parts.append(
                 f"adapters {mem.adapters_gb:.2f} GB ({mem.adapter_params_b:.3g}B x 4 B FP32)"
@@ -82,10 +83,8 @@ def _memory(mem: MemoryEstimate) -> str:
         ]
     else:
         parts = [
-            f"weights {mem.weights_gb:.2f} GB ({params:g}B x {w.weight_bytes:g} B, {w.precision})",
-            f"KV cache {mem.kv_cache_gb:.2f} GB (2 x {a.layers} layers x {a.kv_heads} KV heads "
-            f"x {a.head_dim} dims x {w.kv_bytes:g} B = {mem.kv_bytes_per_token:,.0f} B/token "
-            f"x {w.context_tokens:,} tokens x {w.concurrency} sequence(s))",
+            f"weights {mem.weights_gb:.2f} GB ({mem.weights_basis})",
+            f"KV cache {mem.kv_cache_gb:.2f} GB ({_kv_basis(mem)})",
             f"overhead {mem.overhead_gb:.2f} GB ({RUNTIME_OVERHEAD_GB:g} GB CUDA context/runtime "
             f"+ {mem.activations_gb:.2f} GB prefill activations)",
         ]
@@ -104,37 +103,70 @@ def _memory(mem: MemoryEstimate) -> str:
     return "\n".join(lines)
 
 
+def _kv_basis(mem: MemoryEstimate) -> str:
+    w, a = mem.workload, mem.arch
+    if a.attention == "mla":
+        per = (
+            f"MLA: {a.layers} layers x ({a.kv_lora_rank} latent + {a.qk_rope_head_dim} RoPE) "
+            f"x {w.kv_bytes:g} B"
+        )
+    else:
+        per = (
+            f"2 x {a.layers} layers x {a.kv_heads} KV heads x {a.head_dim} dims x {w.kv_bytes:g} B"
+        )
+    text = (
+        f"{per} = {mem.kv_bytes_per_token:,.0f} B/token x {w.context_tokens:,} tokens x "
+        f"{w.concurrency} sequence(s)"
+    )
+    if a.sliding_layers:
+        text += (
+            f"; {a.sliding_layers} sliding-window layers capped at "
+            f"{min(w.context_tokens, a.sliding_window or 0):,} tokens"
+        )
+    return text
+
+
 def _rule_low_what(w: Workload) -> str:
     if w.is_training:
         return f"the low end of the {w.method} range"
     return "weights only, seed 000 §三 and §6.1"
 
 
-def _wbytes(mem: MemoryEstimate) -> float:
-    return mem.weights_gb / mem.arch.params_b if mem.arch.params_b else 0.0
-
-
 def _cards(plan: Plan, alternatives: list[Lever]) -> str:
     mem = plan.memory
-    lines = [
-        "One card when it fits with the 20% margin, else the smallest count; weights, KV "
-        "cache, gradients and optimizer state split across cards (tensor parallel / "
-        f"ZeRO-3), the {mem.replicated_gb:.2f} GB runtime and activations stay on each card."
-    ]
+    w = plan.workload
+    if w.is_training:
+        lines = [
+            "One card when it fits with the 20% margin, else the smallest data-parallel count "
+            f"(any count in one 8-card server, whole servers beyond): ZeRO-{w.zero_stage} "
+            "shards " + _ZERO_SHARDS[w.zero_stage] + f"; the {mem.replicated_gb:.2f} GB "
+            "runtime and activations stay on each card."
+        ]
+    else:
+        degrees, why_not = tp_degrees(mem.arch)
+        lines = [
+            "Valid layouts only: tensor parallel (TP) over 1, 2, 4 or 8 cards of one server, "
+            "the degree dividing the attention heads and dividing (or a multiple of) the KV "
+            "heads; beyond one server, pipeline stages (PP) over whole 8-card servers. "
+            f"{mem.arch.name}: {mem.arch.query_heads} heads, {mem.arch.kv_heads} KV heads "
+            f"({mem.arch.attention.upper()}) -> TP {', '.join(map(str, degrees))}"
+            + (f" ({'; '.join(why_not)})" if why_not else "")
+            + ". Weights split over all cards, KV cache over the KV heads (MLA: every TP card "
+            f"keeps the whole latent), the {mem.replicated_gb:.2f} GB runtime and activations "
+            "stay on each card."
+        ]
     for fit in plan.fits:
         s = fit.spec
-        per = mem.per_card_gb(fit.count)
+        per = layout_need_gb(mem, fit.layout)
         lines.append(
             f"- {s.gpu} ({s.vram_gb:g} GB, {s.interconnect}): {fit.count} card(s) by the exact "
-            f"model, {per:.1f} GB each + {MARGIN:.0%} = {per * (1 + MARGIN):.1f} GB <= "
-            f"{s.vram_gb:g} GB; seeds' rule of thumb {fit.rule_count} card(s) "
-            f"({mem.rule_low_gb:.1f} GB ÷ {s.vram_gb:g} GB, no margin)"
-            + (
-                "; multi-card over PCIe is slow"
-                if fit.count > 1 and not s.fast_interconnect
-                else ""
-            )
+            f"model ({fit.layout.label}), {per:.1f} GB each + {MARGIN:.0%} = "
+            f"{per * (1 + MARGIN):.1f} GB <= {s.vram_gb:g} GB; seeds' rule of thumb "
+            f"{fit.rule_count} card(s) ({mem.rule_low_gb:.1f} GB ÷ {s.vram_gb:g} GB, no margin)"
+            + ("; multi-card over PCIe is slow" if fit.layout.pcie else "")
         )
+    for gpu, why in plan.unsupported:
+        lines.append(f"- {gpu}: not offered, {why}")
     for s in plan.unfit:
         lines.append(f"- {s.gpu} ({s.vram_gb:g} GB): does not fit even on 64 cards")
     differ = [f for f in plan.fits if f.count > f.rule_count]
@@ -142,12 +174,7 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
         lines.append(
             "Where the exact count is higher than the seeds' count, one card fewer would not "
             f"hold the exact need + {MARGIN:.0%}: "
-            + "; ".join(
-                f"{f.spec.gpu} {f.rule_count} -> {f.count} "
-                f"({f.count - 1} card(s): {mem.with_margin_gb(f.count - 1):.1f} GB each "
-                f"> {f.spec.vram_gb:g} GB)"
-                for f in differ
-            )
+            + "; ".join(_shortfall(mem, f) for f in differ)
             + ". The seeds' count is a floor, not a safe size (seed 000 建议4)."
         )
     if plan.excluded:
@@ -174,7 +201,8 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
             f"Cheapest fit {plan.options[0].count} x {plan.options[0].gpu} needs multi-card "
             f"over PCIe; preferring {rec.count} x {rec.gpu} ({rec.spec.interconnect})."
         )
-    lines.append(f"Chosen: {rec.count} x {rec.gpu}. Companion check ({rec.price.label}):")
+    layout = f", {rec.layout.label}" if rec.layout is not None else ""
+    lines.append(f"Chosen: {rec.count} x {rec.gpu}{layout}. Companion check ({rec.price.label}):")
     c = rec.companion
     lines.append(
         f"  CPU {c.cpu_listed if c.cpu_listed is not None else '?'} cores listed vs "
@@ -185,6 +213,25 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
     for warning in rec.warnings:
         lines.append(f"  ! {warning}")
     return "\n".join(lines)
+
+
+_ZERO_SHARDS = {
+    0: "nothing (plain data parallel: every card holds everything)",
+    1: "the optimizer state across the cards",
+    2: "optimizer state and gradients across the cards",
+    3: "weights, gradients and optimizer state across the cards",
+}
+
+
+def _shortfall(mem: MemoryEstimate, fit: Fit) -> str:
+    below = smaller_layout(mem, fit.spec, fit.layout)
+    if below is None:
+        return f"{fit.spec.gpu} {fit.rule_count} -> {fit.count}"
+    need = layout_need_gb(mem, below) * (1 + MARGIN)
+    return (
+        f"{fit.spec.gpu} {fit.rule_count} -> {fit.count} ({below.cards} card(s), "
+        f"{below.label}: {need:.1f} GB each > {fit.spec.vram_gb:g} GB)"
+    )
 
 
 def _opt(value: float | None) -> str:

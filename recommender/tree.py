@@ -9,20 +9,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from recommender.cards import CardPrice, CardSpec, latest_prices, spec_map
+from recommender.cards import (
+    FP8_NONE,
+    FP8_WEIGHT_ONLY,
+    CardPrice,
+    CardSpec,
+    latest_prices,
+    spec_map,
+)
 from recommender.compliance import cann_porting_note, domestic_only
 from recommender.memory import MARGIN, MemoryEstimate, estimate_memory
 from recommender.plan import Fit, Plan
 from recommender.pricing import HOURLY, breakeven, rent_modes
 from recommender.result import Lever, Option, Recommendation, SourceQuote
 from recommender.sizing import (
-    cards_needed,
     companion_check,
     count_comparison,
     headroom_gb,
+    layout_need_gb,
+    layout_needed,
     rule_of_thumb_cards,
 )
-from recommender.speed import DecodeSpeed, cny_per_million_tokens, decode_speed
+from recommender.speed import (
+    FP8_WEIGHT_ONLY_EFFICIENCY,
+    DecodeSpeed,
+    cny_per_million_tokens,
+    decode_speed,
+)
 from recommender.steps import build_steps
 from recommender.workload import Workload
 
@@ -59,6 +72,7 @@ def recommend(
         unpriced=tuple((f.spec.gpu, f.count) for f in plan.unpriced),
         unfit=tuple(s.gpu for s in plan.unfit),
         excluded=plan.excluded,
+        unsupported=plan.unsupported,
     )
 
 
@@ -76,17 +90,23 @@ def make_plan(
         kept = domestic_only(candidates)
         excluded = tuple(s.gpu for s in candidates if s not in kept)
         candidates = kept
+    unsupported: list[tuple[str, str]] = []
+    if workload.precision == "fp8":
+        for spec in [s for s in candidates if s.fp8_path == FP8_NONE]:
+            unsupported.append((spec.gpu, _no_fp8_reason(spec)))
+            candidates.remove(spec)
     candidates.sort(key=lambda s: (s.vram_gb, s.gpu))
 
     fits: list[Fit] = []
     unfit: list[CardSpec] = []
     for spec in candidates:
-        count = cards_needed(memory, spec)
-        if count is None:
+        layout = layout_needed(memory, spec)
+        if layout is None:
             unfit.append(spec)
         else:
             rule = rule_of_thumb_cards(memory, spec)
-            fits.append(Fit(spec, count, rule, count_comparison(memory, spec, count, rule)))
+            comparison = count_comparison(memory, spec, layout, rule)
+            fits.append(Fit(spec, layout.cards, rule, comparison, layout))
 
     options: list[Option] = []
     priced_gpus = {p.gpu for p in prices}
@@ -112,6 +132,14 @@ def make_plan(
         recommended=_pick(options),
         unpriced=tuple(f for f in fits if f.spec.gpu not in priced_gpus),
         unknown_priced_gpus=tuple(sorted(priced_gpus - set(specs))),
+        unsupported=tuple(unsupported),
+    )
+
+
+def _no_fp8_reason(spec: CardSpec) -> str:
+    stated = "has no FP8" if spec.fp8 is False else "does not state FP8 support"
+    return (
+        f"{spec.gpu} {stated} and no FP8 weight-only path: re-quantise to int8 (W8A8) or serve bf16"
     )
 
 
@@ -152,24 +180,25 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
         return None
     chosen = modes[0]
     companion = companion_check(memory, spec, price, count, chosen.cards_rented)
-    speed = None if workload.is_training else decode_speed(memory, spec, count)
+    speed = None if workload.is_training else decode_speed(memory, spec, fit.layout)
     per_million = (
         cny_per_million_tokens(chosen.monthly_cny, speed.total_tps, workload.hours_per_month)
         if speed
         else None
     )
-    per_card = memory.per_card_gb(count)
-    room = headroom_gb(memory, spec, count)
+    per_card = layout_need_gb(memory, fit.layout)
+    room = headroom_gb(memory, spec, fit.layout)
     budget = workload.budget_cny
 
-    warnings = _warnings(memory, spec, price, count, speed) + list(companion.warnings)
+    warnings = _warnings(memory, fit, price, speed) + list(companion.warnings)
     if price.simulated:
         warnings.append("SIMULATED price (demo market), not a live listing")
 
     unused = chosen.cards_rented - count
     rent_note = f"; pays for {unused} idle card(s) in the server" if unused > 0 else ""
     why = (
-        f"{count} x {spec.gpu} ({spec.vram_gb:g} GB, {spec.interconnect}): "
+        f"{count} x {spec.gpu} ({spec.vram_gb:g} GB, {spec.interconnect}), layout "
+        f"{fit.layout.label}: "
         f"{per_card:.1f} GB per card + {MARGIN:.0%} = {per_card * (1 + MARGIN):.1f} GB "
         f"<= {spec.vram_gb:g} GB, headroom {room:.1f} GB across {count} card(s). "
         f"Card count: {fit.comparison} "
@@ -194,30 +223,53 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
         warnings=tuple(warnings),
         why=why,
         within_budget=None if budget is None else chosen.monthly_cny <= budget,
+        layout=fit.layout,
     )
 
 
 def _warnings(
     memory: MemoryEstimate,
-    spec: CardSpec,
+    fit: Fit,
     price: CardPrice,
-    count: int,
     speed: DecodeSpeed | None,
 ) -> list[str]:
-    workload = memory.workload
+    workload, spec, count, layout = memory.workload, fit.spec, fit.count, fit.layout
     out: list[str] = []
-    if count > 1 and not spec.fast_interconnect:
-        what = "ZeRO-3 / FSDP sharding" if workload.is_training else "tensor parallelism"
-        link = f" (~{spec.link_gbs:g} GB/s)" if spec.link_gbs else ""
-        out.append(
-            f"{what} over {spec.interconnect}{link} is slow: NVLink 900 GB/s / HCCS 392 GB/s "
-            "scale, PCIe does not past a few cards (seed 000 §6.3, seed 003 §三); prefer an "
-            "NVLink/HCCS card for multi-card"
+    if layout.pcie:
+        what = (
+            f"ZeRO-{workload.zero_stage} / FSDP sharding"
+            if workload.is_training
+            else f"tensor parallelism (TP {layout.tp})"
         )
+        link = f" (~{spec.link_gbs:g} GB/s)" if spec.link_gbs else ""
+        penalty = (
+            ""
+            if workload.is_training or speed is None
+            else "; the decode estimate keeps only part of the TP speed-up for it"
+        )
+        out.append(
+            f"{what} over PCIe{link} is slow: NVLink 900 GB/s / HCCS 392 GB/s "
+            "scale, PCIe does not past a few cards (seed 000 §6.3, seed 003 §三); prefer an "
+            f"NVLink/HCCS card for multi-card{penalty}"
+        )
+    if layout.pp > 1:
+        out.append(
+            f"layout {layout.label}: pipeline parallel over {layout.pp} stages adds memory, "
+            "not speed (each token passes the stages in turn)"
+            + ("; for MoE, expert parallel over the same cards is the alternative"
+               if memory.arch.is_moe else "")
+        )  # fmt: skip
     if count > price.cards_per_server:
         out.append(
             f"{count} cards span {-(-count // price.cards_per_server)} servers: needs "
             "InfiniBand/RoCE between them (bare metal; containers usually don't offer it)"
+        )
+    if workload.precision == "fp8" and spec.fp8_path == FP8_WEIGHT_ONLY:
+        out.append(
+            f"{spec.gpu} has no FP8 tensor cores: FP8 weights run weight-only (W8A16, vLLM's "
+            "FP8 Marlin), dequantised to 16-bit per matmul; decode about "
+            f"{1 - FP8_WEIGHT_ONLY_EFFICIENCY:.0%} slower than native FP8 (modelled), prefill "
+            "at the 16-bit rate"
         )
     if spec.domestic:
         out.append(cann_porting_note(memory.arch))

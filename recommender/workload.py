@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from recommender.architecture import Architecture
 from recommender.errors import RecommenderInputError
 from recommender.presets import get_preset
 
@@ -14,6 +15,7 @@ TRAINING_METHODS = ("full", "lora", "qlora", "pretrain")
 
 # Bytes per parameter for weights at each precision.
 PRECISION_BYTES: dict[str, float] = {
+    "fp32": 4.0,
     "fp16": 2.0,
     "bf16": 2.0,
     "fp8": 1.0,
@@ -26,9 +28,10 @@ KV_PRECISIONS = ("fp16", "bf16", "fp8", "int8")
 
 # Which weight precisions each method can train or serve with. Full fine-tune and
 # pretraining are mixed-precision Adam (16-bit weights); a 4-bit LoRA base is QLoRA.
+_SERVING_PRECISIONS = ("fp16", "bf16", "fp8", "int8", "int4", "fp32")
 _METHOD_PRECISIONS: dict[str, tuple[str, ...]] = {
-    "online": tuple(PRECISION_BYTES),
-    "offline": tuple(PRECISION_BYTES),
+    "online": _SERVING_PRECISIONS,
+    "offline": _SERVING_PRECISIONS,
     "full": ("bf16", "fp16"),
     "pretrain": ("bf16", "fp16"),
     "lora": ("bf16", "fp16", "fp8", "int8"),
@@ -42,6 +45,7 @@ MAX_CONTEXT = 10_000_000
 MAX_CONCURRENCY = 100_000
 MAX_HOURS_PER_MONTH = 744.0  # a 31-day month
 MAX_LORA_RANK = 1024
+ZERO_STAGES = (0, 1, 2, 3)
 
 # Default context when none is given: 4,096 tokens for serving (a common max_model_len
 # for chat), 2,048 for fine-tuning (LLaMA-Factory's default cutoff_len; SFT samples are
@@ -51,16 +55,20 @@ DEFAULT_CONTEXT = {"inference": 4096, "training": 2048}
 
 @dataclass(frozen=True)
 class Workload:
-    """What to run. Give a preset `model` or a custom `params_b` (billions), not both.
+    """What to run. Give a `model` (a preset name, or an Architecture read from a
+    config.json by recommender.hf_config) or a custom `params_b` (billions), not both.
 
     For training, `context` is the sequence length and `concurrency` the micro-batch
-    per card; context defaults to 4,096 tokens for inference and 2,048 for training. `precision` defaults to bf16 (int4 for qlora); `kv_precision` (inference
-    only) defaults to the weight precision but never below 1 byte.
+    per card; context defaults to 4,096 tokens for inference and 2,048 for training. `precision` defaults to the precision of
+    the model's own quantization_config (an FP8 or AWQ checkpoint), else bf16 (int4 for
+    qlora); `kv_precision` (inference only) defaults to the weight precision but never
+    below 1 byte. `zero_stage` (training on several cards): what data-parallel cards
+    shard: 0 nothing, 1 optimizer state, 2 + gradients, 3 + weights (default).
     """
 
     task: str
     method: str | None = None
-    model: str | None = None
+    model: str | Architecture | None = None
     params_b: float | None = None
     active_params_b: float | None = None
     precision: str | None = None
@@ -72,6 +80,7 @@ class Workload:
     domestic: bool = False
     dataset_gb: float = 0.0
     lora_rank: int = 32
+    zero_stage: int = 3
 
     def __post_init__(self) -> None:
         task = _choice("task", self.task, TASKS)
@@ -93,7 +102,9 @@ class Workload:
                 "precision 'int4' not allowed for lora: a 4-bit LoRA base is QLoRA, so use "
                 f"method='qlora'; allowed for lora: {', '.join(allowed_precisions)}"
             )
-        precision = allowed_precisions[0] if self.precision is None else self.precision
+        precision = self.precision
+        if precision is None:
+            precision = self._checkpoint_precision(allowed_precisions) or allowed_precisions[0]
         precision = _choice(f"precision for {method}", precision, allowed_precisions)
 
         kv = self.kv_precision
@@ -109,6 +120,7 @@ class Workload:
         _int_in("context", context, 1, MAX_CONTEXT)
         _int_in("concurrency", self.concurrency, 1, MAX_CONCURRENCY)
         _int_in("lora_rank", self.lora_rank, 1, MAX_LORA_RANK)
+        _int_in("zero_stage", self.zero_stage, 0, 3)
         _number("hours_per_month", self.hours_per_month, low=0, high=MAX_HOURS_PER_MONTH)
         if self.budget_cny is not None:
             _number("budget_cny", self.budget_cny, low=0)
@@ -129,6 +141,13 @@ class Workload:
             raise RecommenderInputError(
                 "give exactly one of model (a preset name) or params_b (billions of parameters)"
             )
+        if isinstance(self.model, Architecture):
+            if self.active_params_b is not None:
+                raise RecommenderInputError(
+                    "active_params_b is allowed only with a custom params_b; a config.json "
+                    "gives its own active parameter count"
+                )
+            return
         if self.model is not None:
             if self.active_params_b is not None:
                 raise RecommenderInputError(
@@ -141,6 +160,22 @@ class Workload:
         _number("params_b", self.params_b, low=0, high=MAX_PARAMS_B)
         if self.active_params_b is not None:
             _number("active_params_b", self.active_params_b, low=0, high=self.params_b)
+
+    def _checkpoint_precision(self, allowed: tuple[str, ...]) -> str | None:
+        arch = self.architecture
+        quant = arch.quantization if arch is not None else None
+        return quant.precision if quant is not None and quant.precision in allowed else None
+
+    @property
+    def architecture(self) -> Architecture | None:
+        """The model's architecture, None for a custom params_b (memory.py estimates it)."""
+        if isinstance(self.model, Architecture):
+            return self.model
+        return None if self.model is None else get_preset(self.model)
+
+    @property
+    def model_name(self) -> str | None:
+        return self.model.name if isinstance(self.model, Architecture) else self.model
 
     @property
     def is_training(self) -> bool:
@@ -159,6 +194,10 @@ class Workload:
     def kv_bytes(self) -> float:
         if self.kv_precision is not None:
             return PRECISION_BYTES[self.kv_precision]
+        # A checkpoint shipped quantised (FP8 DeepSeek, AWQ) computes in its 16-bit dtype,
+        # which is what engines cache KV in by default (vLLM kv_cache_dtype "auto").
+        if self._checkpoint_precision((self.precision or "",)):
+            return 2.0
         # int4 weights with a 0.5-byte cache is not something engines run; floor at 1.
         return max(self.weight_bytes, 1.0)
 

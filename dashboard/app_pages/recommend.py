@@ -13,8 +13,14 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from dashboard.app_pages import recommend_text as text
 from dashboard.data import price_inputs
-from gpuprice.recommender_feed import PriceInputs, shows_simulated
+from gpuprice.recommender_feed import (
+    PriceInputs,
+    hub_architecture,
+    parse_config_text,
+    shows_simulated,
+)
 from recommender import (
     INFERENCE_METHODS,
     KV_PRECISIONS,
@@ -77,12 +83,16 @@ with st.form("recommend_form"):
         )
         model = st.selectbox(
             "模型 / Model",
-            [*PRESETS, CUSTOM],
+            [*PRESETS, CUSTOM, text.PASTE, text.HF_ID],
             index=0,
             key="rec_model",
             help="Presets carry their real architecture (config.json cited); custom sizes "
-            "use a stated estimate.",
+            "use a stated estimate; or paste a config.json, or give a Hugging Face id.",
         )
+        config_text = st.text_area(
+            text.CONFIG_LABEL, key="rec_config", height=120, help=text.CONFIG_HELP
+        )
+        hf_id = st.text_input(text.HF_LABEL, key="rec_hf_id", help=text.HF_HELP)
         params = st.number_input(
             "参数量 / Parameters (billions, for custom)",
             min_value=0.1,
@@ -161,7 +171,7 @@ if submitted:
         "workload": {
             "task": task,
             "method": method,
-            "model": None if model == CUSTOM else model,
+            "model": None if model in (CUSTOM, text.PASTE, text.HF_ID) else model,
             "params_b": float(params) if model == CUSTOM else None,
             "precision": None if precision == DEFAULT else precision,
             "kv_precision": None if training or kv_precision == DEFAULT else kv_precision,
@@ -174,6 +184,9 @@ if submitted:
             "lora_rank": int(lora_rank),
         },
         "source": None if source == CHEAPEST else source,
+        "model_from": {text.PASTE: "config", text.HF_ID: "hf"}.get(model),
+        "config_text": config_text,
+        "hf_id": hf_id.strip(),
     }
 
 
@@ -243,6 +256,7 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
                 "card": o.gpu,
                 "count (exact)": o.count,
                 "count (seeds' rule)": o.rule_of_thumb_count,
+                text.LAYOUT: None if o.layout is None else o.layout.label,
                 "mode": o.chosen.label,
                 "CNY / month": round(o.monthly_cny, 2),
                 "per card GB": round(o.per_card_gb, 1),
@@ -316,9 +330,27 @@ def show_budget(rec: Recommendation) -> None:
         st.dataframe(_levers_frame(rec.alternatives), hide_index=True, width="stretch")
 
 
+def _model_from_request(request: dict[str, Any]) -> Any:
+    """The preset name, or the Architecture of a pasted config.json / Hugging Face id."""
+    kind = request.get("model_from")
+    if kind == "config":
+        if not request["config_text"].strip():
+            raise RecommenderInputError(text.NO_CONFIG)
+        return parse_config_text(request["config_text"])
+    if kind == "hf":
+        if not request["hf_id"]:
+            raise RecommenderInputError(text.NO_HF_ID)
+        return hub_architecture(request["hf_id"])
+    return request["workload"]["model"]
+
+
 def show(request: dict[str, Any]) -> None:
     try:
-        workload = Workload(**request["workload"])
+        model = _model_from_request(request)
+        fields = dict(request["workload"])
+        if model is not None:
+            fields |= {"model": model, "params_b": None}
+        workload = Workload(**fields)
     except RecommenderInputError as exc:
         st.error(f"输入有误 / Invalid input: {exc}")
         return
@@ -335,6 +367,14 @@ def show(request: dict[str, Any]) -> None:
         st.info(f"使用种子价格 / {inputs.note}")
     else:
         st.caption(inputs.note)
+    arch = rec.memory.arch
+    st.caption(
+        _md(
+            f"{arch.name}: {arch.params_b:.4g}B params ({arch.active_params_b:.4g}B active), "
+            f"{arch.attention.upper()}, {rec.memory.kv_bytes_per_token:,.0f} B KV per token; "
+            f"source: {arch.source}"
+        )
+    )
     show_memory(rec)
     show_options(rec)
     show_budget(rec)

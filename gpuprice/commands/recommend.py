@@ -18,18 +18,22 @@ METHODS_HELP = (
     "Inference: online (default) or offline."
 )
 PRECISIONS_HELP = (
-    "Weight precision: fp16, bf16, fp8, int8 or int4 (default bf16; int4 for qlora; "
-    "full fine-tune takes bf16/fp16 only)."
+    "Weight precision: fp32, fp16, bf16, fp8, int8 or int4 (AWQ/GPTQ, group scales counted). "
+    "Default: the model's own quantization_config (e.g. FP8 for DeepSeek-V3), else bf16; "
+    "int4 for qlora; full fine-tune takes bf16/fp16 only. FP8 is not offered on cards "
+    "without an FP8 path."
+)
+MODEL_HELP = (
+    "A preset (e.g. Qwen2.5-72B-Instruct, DeepSeek-V3, Qwen3-235B-A22B, Kimi-K2-Instruct), "
+    "a config.json, a directory holding one, or a Hugging Face id (read from the local "
+    "Hugging Face cache; fetched with huggingface_hub when online)."
 )
 
 
 def recommend(
     task: Annotated[str, typer.Option("--task", help=TASKS_HELP, show_default=False)],
     method: Annotated[str | None, typer.Option(help=METHODS_HELP)] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(help="A model preset, e.g. Qwen2.5-72B-Instruct or Llama-3.1-8B."),
-    ] = None,
+    model: Annotated[str | None, typer.Option(help=MODEL_HELP)] = None,
     params: Annotated[
         float | None,
         typer.Option(help="Custom model size in billions of parameters (instead of --model)."),
@@ -62,6 +66,13 @@ def recommend(
         float, typer.Option(help="Dataset size in GB, for the data-disk check.")
     ] = 0.0,
     lora_rank: Annotated[int, typer.Option(help="LoRA / QLoRA adapter rank.")] = 32,
+    zero_stage: Annotated[
+        int,
+        typer.Option(
+            help="Training on several cards: ZeRO stage 0-3 (1 shards optimizer state, "
+            "2 + gradients, 3 + weights)."
+        ),
+    ] = 3,
     source: Annotated[
         str | None,
         typer.Option(help="Price only from this warehouse source (default: cheapest per card)."),
@@ -74,6 +85,7 @@ def recommend(
     Walks the seeds' 5-step decision tree at the warehouse's latest prices (falls back to
     the seeds' published prices when there is no warehouse yet). GB = 10^9 bytes; CNY.
     """
+    from gpuprice.recommender_feed import resolve_model
     from recommender import RecommenderInputError, Workload, recommend, render_text
     from warehouse.store.db import WarehouseBusy
 
@@ -81,7 +93,7 @@ def recommend(
         workload = Workload(
             task,
             method=method,
-            model=model,
+            model=None if model is None else resolve_model(model),
             params_b=params,
             precision=precision,
             kv_precision=kv_precision,
@@ -92,6 +104,7 @@ def recommend(
             domestic=domestic,
             dataset_gb=dataset_gb,
             lora_rank=lora_rank,
+            zero_stage=zero_stage,
         )
     except RecommenderInputError as exc:
         _invalid(_as_options(str(exc)))
@@ -131,6 +144,7 @@ _OPTION_NAMES = {
     "kv_precision": "--kv-precision",
     "dataset_gb": "--dataset-gb",
     "lora_rank": "--lora-rank",
+    "zero_stage": "--zero-stage",
     "model (a preset name)": "--model (a preset name)",
     "method='qlora'": "--method qlora",
 }
@@ -143,6 +157,8 @@ def _as_options(message: str) -> str:
 
 
 def _invalid(message: str) -> NoReturn:
+    # One line: a config's own error may quote several lines of it.
+    message = " ".join(message.split())
     err.print(f"[red]invalid input: {escape(message)}[/red]", soft_wrap=True)
     raise typer.Exit(2)
 

@@ -101,7 +101,9 @@ def test_70b_fp16_shows_memory_both_ways_and_both_card_counts(home: Path) -> Non
     options = app.dataframe[0].value.set_index("card")
     assert options.loc["h20-96g", "count (exact)"] == 2
     assert options.loc["h20-96g", "count (seeds' rule)"] == 2
-    assert options.loc["h100-80g", "count (exact)"] == 3
+    # 3 x H100 is no tensor-parallel layout: the valid answer is TP 4 (was 3 before issue 21).
+    assert options.loc["h100-80g", "count (exact)"] == 4
+    assert options.loc["h100-80g", "layout"] == "TP 4 × PP 1 × 1 node"
     assert options.loc["h100-80g", "count (seeds' rule)"] == 2
     assert "seed 000" in texts(app)
 
@@ -148,3 +150,51 @@ def test_nothing_fits_is_a_helpful_empty_state(home: Path) -> None:
     app.number_input(key="rec_concurrency").set_value(16)
     submit(app)
     assert "None of the priced cards fits" in texts(app)
+
+
+REAL_CONFIGS = Path(__file__).resolve().parents[2] / "recommender" / "configs"
+
+
+def test_a_pasted_config_json_is_sized_from_its_architecture(home: Path) -> None:
+    # Qwen3-8B's real config.json (recommender/configs/README.md cites it): 8,190,735,360
+    # params counted from it, 36 layers x 8 KV heads x 128 x 2 x 2 B = 147,456 B KV/token.
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("config.json (paste)")
+    app.text_area(key="rec_config").input((REAL_CONFIGS / "Qwen--Qwen3-8B.json").read_text())
+    app.selectbox(key="rec_precision").set_value("bf16")
+    submit(app)
+    shown = texts(app)
+    assert "8.191B params" in shown and "147,456 B KV per token" in shown and "GQA" in shown
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["weights"] == "16.4 GB"  # 8.190735 x 2
+    assert "layout" in app.dataframe[0].value.columns
+
+
+def test_a_broken_pasted_config_is_an_error_not_an_exception(home: Path) -> None:
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("config.json (paste)")
+    app.text_area(key="rec_config").input('{"hidden_size": 4096,')
+    submit(app)
+    assert app.error and "not valid JSON" in app.error[0].value
+    assert len(app.dataframe) == 0
+
+
+def test_a_hugging_face_id_is_read_from_the_local_cache(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "hf"
+    snapshot = cache / "models--Qwen--Qwen3-8B" / "snapshots" / ("a" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text((REAL_CONFIGS / "Qwen--Qwen3-8B.json").read_text())
+    (cache / "models--Qwen--Qwen3-8B" / "refs").mkdir()
+    (cache / "models--Qwen--Qwen3-8B" / "refs" / "main").write_text("a" * 40)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("Hugging Face id")
+    app.text_input(key="rec_hf_id").input("Qwen/Qwen3-8B")
+    submit(app)
+    assert "Qwen/Qwen3-8B: 8.191B params" in texts(app)
+    app.text_input(key="rec_hf_id").input("Qwen/Not-Cached")
+    submit(app)
+    assert app.error and "HF_HUB_OFFLINE" in app.error[0].value

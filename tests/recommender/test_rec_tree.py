@@ -72,22 +72,26 @@ def test_seed_70b_fp16_is_two_h20_or_two_h100_by_the_seed_rule_and_int8_fits_one
     # Seed 000 §6.1: "FP16推理需约140GB显存(H20 96GB双卡或H100 80GB双卡);INT8推理需约70GB
     # 显存(H20 96GB单卡)". The seed counts weights only, with no margin. The exact model
     # adds KV cache and runtime and keeps the seeds' own 20% margin (seed 000 建议4):
-    # two H20 still hold it, two H100 do not (72.2 GB x 1.2 = 86.6 GB > 80 GB), so the
-    # exact count for H100 is 3. Both counts are reported, with the reason.
+    # two H20 still hold it, two H100 do not (72.2 GB x 1.2 = 86.6 GB > 80 GB). Three cards
+    # are no tensor-parallel layout (the estimated 72 heads split 1, 2, 4 or 8 ways), so the
+    # exact count for H100 is 4 (TP 4; it was 3 before layouts were checked). Both counts
+    # are reported, with the reason.
     rec = _run(params_b=70, precision="fp16")
     assert rec.memory.weights_gb == pytest.approx(140)
     assert rec.memory.rule_low_gb == pytest.approx(140)  # the seed's "约140GB"
     h20, h100 = _option(rec, "h20-96g"), _option(rec, "h100-80g")
     assert (h20.rule_of_thumb_count, h100.rule_of_thumb_count) == (2, 2)  # the seed statement
-    assert (h20.count, h100.count) == (2, 3)  # exact model + 20% margin
+    assert (h20.count, h100.count) == (2, 4)  # exact model + 20% margin, valid layout
+    assert h100.layout is not None and (h100.layout.tp, h100.layout.pp) == (4, 1)
     assert rec.memory.with_margin_gb(2) > DEFAULT_SPECS["h100-80g"].vram_gb
     assert "no margin" in h100.count_basis and "86.6 GB per card > 80 GB" in h100.count_basis
+    assert "3 card(s) is no valid layout" in h100.count_basis
     assert "the two agree" in h20.count_basis
     data = rec.to_dict()
     h100_json = next(o for o in data["options"] if o["gpu"] == "h100-80g")
-    assert (h100_json["rule_of_thumb_count"], h100_json["exact_count"]) == (2, 3)
+    assert (h100_json["rule_of_thumb_count"], h100_json["exact_count"]) == (2, 4)
     assert "rule_of_thumb_count" in data["memory"]["rule_vs_exact"]
-    assert "h100-80g 2 -> 3" in rec.steps[2].reasoning
+    assert "h100-80g 2 -> 4" in rec.steps[2].reasoning
 
     int8 = _run(params_b=70, precision="int8")
     assert int8.memory.rule_low_gb == pytest.approx(70)  # "INT8推理需约70GB"

@@ -95,7 +95,7 @@ ORDER BY g.gpu, g.source
 GPU_SPECS = """
 SELECT gpu, vram_gb::DOUBLE AS vram_gb, bandwidth_gbs,
        coalesce(fp16_tflops_dense_fp32acc, fp16_tflops_dense) AS fp16_tflops_dense,
-       interconnect, link_gbs, domestic
+       interconnect, link_gbs, domestic, fp8
 FROM gpu_spec
 ORDER BY vram_gb, gpu
 """
