@@ -163,7 +163,7 @@ def page_render(full: bool) -> Callable[[], None]:
     return render
 
 
-PAGES = ("trends", "value", "breakeven", "alerts", "health", "recommend")
+PAGES = ("trends", "compare", "report", "value", "breakeven", "alerts", "health", "recommend")
 
 
 def first_render(page: str) -> Callable[[], float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.data import backfill_banner
 from dashboard.i18n import LANG_KEY, t
 from gpuprice.settings import ConfigError, load_settings
 
@@ -22,6 +23,9 @@ except ConfigError as exc:
     st.error(str(exc))
     st.stop()
 
+# Above every page: while the first start fills in history, the charts are not finished.
+backfill_banner()
+
 pages = [
     st.Page(
         "app_pages/trends.py",
@@ -31,6 +35,18 @@ pages = [
     ),
     st.Page(
         "app_pages/value.py", title=t("nav.value"), icon=":material/leaderboard:", url_path="value"
+    ),
+    st.Page(
+        "app_pages/compare.py",
+        title=t("nav.compare"),
+        icon=":material/compare_arrows:",
+        url_path="compare",
+    ),
+    st.Page(
+        "app_pages/report.py",
+        title=t("nav.report"),
+        icon=":material/summarize:",
+        url_path="report",
     ),
     st.Page(
         "app_pages/breakeven.py",

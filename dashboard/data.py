@@ -19,10 +19,13 @@ import duckdb
 import polars as pl
 import streamlit as st
 
+import warehouse.read.compare
 import warehouse.read.dashboard
 import warehouse.read.metrics
 import warehouse.read.prices
+import warehouse.read.report
 from dashboard.i18n import t
+from gpuprice.first_start import read_status
 from gpuprice.recommender_feed import PriceInputs, UnknownSource, load_price_inputs
 from gpuprice.settings import Settings, load_settings
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
@@ -102,6 +105,16 @@ def simulated_banner() -> None:
         st.warning(t("simulated"))
 
 
+def backfill_banner() -> None:
+    """While the first start's history backfill runs (gpuprice.first_start), say how far it
+    is: the charts are still filling in, not wrong."""
+    status = read_status(settings().home)
+    if status is None or not status.running:
+        return
+    since = status.first_day or status.started_at[:10]
+    st.info(t("backfill.filling", done=status.days_done, total=status.days_total, since=since))
+
+
 def data_label(column: str = "simulated") -> pl.Expr:
     """The per-row provenance column every table shows: SIMULATED or real."""
     return pl.when(pl.col(column)).then(pl.lit("SIMULATED")).otherwise(pl.lit("real")).alias("data")
@@ -146,6 +159,17 @@ breakeven_daily = page_query(warehouse.read.metrics.breakeven_daily)
 breakeven_history = page_query(warehouse.read.metrics.breakeven_history)
 alerts = page_query(warehouse.read.metrics.alerts)
 rule_states = page_query(warehouse.read.dashboard.rule_states, quiet=True)
+# Compare
+compare_options = page_query(warehouse.read.compare.compare_options)
+platform_prices = page_query(warehouse.read.compare.platform_prices)
+platform_moves = page_query(warehouse.read.compare.platform_moves)
+fx_rates_on = page_query(warehouse.read.compare.fx_rates_on, quiet=True)
+# Monthly report
+fx_in_month = page_query(warehouse.read.report.fx_in_month, quiet=True)
+platform_medians = page_query(warehouse.read.report.platform_medians)
+cheapest_platforms = page_query(warehouse.read.report.cheapest_platforms)
+breakeven_month = page_query(warehouse.read.report.breakeven_month, quiet=True)
+alerts_in_month = page_query(warehouse.read.report.alerts_in_month, quiet=True)
 # Health
 source_health = page_query(warehouse.read.dashboard.source_health)
 parser_states = page_query(warehouse.read.dashboard.parser_states, quiet=True)

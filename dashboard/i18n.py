@@ -21,6 +21,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.alerts": ("预警", "Alerts"),
     "nav.health": ("数据健康", "Data health"),
     "nav.recommend": ("选卡推荐", "GPU recommender"),
+    "nav.compare": ("平台比价", "Platform comparison"),
+    "nav.report": ("月度报告", "Monthly report"),
+    "backfill.filling": (
+        "历史数据正在回填：已载入 {done} / {total} 天（自 {since} 起）。图表会随回填逐步补全。",
+        "History is filling: {done} of {total} days loaded (since {since}). The charts fill "
+        "in as it runs.",
+    ),
     "lang.toggle": ("English", "English"),
     "simulated": (
         "**模拟数据 SIMULATED** — 演示配置：价格来自内置的演示市场（以种子文章 2026-09-04 "
@@ -59,6 +66,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "f.dates": ("日期范围 (UTC)", "Date range (UTC)"),
     "f.grain": ("粒度", "Grain"),
     "f.card": ("显卡", "Card"),
+    "f.domestic": ("仅国产卡", "Domestic cards only"),
+    "f.window": ("走势区间 (UTC)", "Window (UTC)"),
+    "f.month": ("月份 (UTC)", "Month (UTC)"),
     "f.platform": ("平台 / 线路", "Platform / line"),
     "grain.day": ("日", "day"),
     "grain.week": ("周", "week"),
@@ -106,6 +116,74 @@ STRINGS: dict[str, tuple[str, str]] = {
         "最新挂牌价（最新观测 {at} UTC）",
         "Latest listed prices (newest observation {at} UTC)",
     ),
+    "trends.facets": (
+        "每张卡一幅小图，各自的纵轴；颜色 = 平台，线型 = 计费方式；悬停看完整名称",
+        "one panel per card, each with its own y-axis; colour = platform, dash = billing "
+        "mode; hover for full names",
+    ),
+    # compare
+    "compare.title": ("平台比价", "Platform comparison"),
+    "compare.caption": (
+        "各平台最新快照中每卡最便宜的挂牌（所选地区内），元/卡时；截至 {at} UTC。"
+        "只含最新快照在最新观测 {hours} 小时内的平台；种子文章公布价见价格趋势页。",
+        "The cheapest listing per card on each platform's newest snapshot (within the chosen "
+        "regions), CNY per card-hour; as of {at} UTC. Only platforms whose newest snapshot is "
+        "within {hours} h of the newest observation; the seeds' published prices are on the "
+        "trends page.",
+    ),
+    "compare.heatmap": (
+        "元/卡时：卡 × 平台（{billing}，截至 {at} UTC）",
+        "CNY per card-hour: card × platform ({billing}, as of {at} UTC)",
+    ),
+    "compare.ranked": (
+        "各平台排名（{billing}，截至 {at} UTC），★ = 最便宜",
+        "Platforms ranked ({billing}, as of {at} UTC), ★ = cheapest",
+    ),
+    "compare.summary": (
+        "每卡最便宜的平台与价差（最高 ÷ 最低，最高 − 最低 元/卡时）",
+        "Cheapest platform per card and the spread (max ÷ min, max − min CNY per card-hour)",
+    ),
+    "compare.fx": (
+        "美元平台（{platforms}）按当日汇率折算：1 USD = ¥{rate:.4f}（fx_rate {day}，来源：{source}）。",
+        "USD platforms ({platforms}) are converted at the day's rate: 1 USD = ¥{rate:.4f} "
+        "(fx_rate of {day}, source: {source}).",
+    ),
+    "compare.fx_missing": (
+        "美元平台（{platforms}）已在解析时按当日汇率折算，但仓库中没有 fx_rate 记录可显示。",
+        "USD platforms ({platforms}) were converted at the day's rate when parsed, but the "
+        "warehouse holds no fx_rate row to show.",
+    ),
+    "compare.moves": (
+        "各平台价格走势（元/卡时，{start} 至 {end} UTC，日均值）",
+        "How each platform moved (CNY per card-hour, {start} to {end} UTC, daily means)",
+    ),
+    "compare.moves_table": (
+        "区间首日与末日（元/卡时）及变化",
+        "First and last day of the window (CNY per card-hour) and the change",
+    ),
+    "compare.none": (
+        "今天没有平台报价：运行 `gpuprice run` 或等待每小时调度。",
+        "No platform quotes today: run `gpuprice run` or wait for the hourly schedule.",
+    ),
+    # report
+    "report.title": ("月度报告（财务）", "Monthly report (finance)"),
+    "report.caption": (
+        "{month} 月（UTC 日历月）：各卡各平台的中位价与环比、每卡最便宜的平台、盈亏平衡、当月预警。"
+        "点击按钮下载 Excel 工作簿或图表 PNG（点击时生成）。",
+        "{month} (a calendar month, UTC): each card's median price and month over month per "
+        "platform, the cheapest platform per card, the breakeven, the alerts raised. The "
+        "buttons download the Excel workbook or the chart as PNG (built on click).",
+    ),
+    "report.xlsx": ("下载 Excel 月报", "Download Excel report"),
+    "report.png": ("下载图表 PNG", "Download chart PNG"),
+    "report.medians": (
+        "各卡各平台中位价（元/卡时）与环比",
+        "Median CNY per card-hour per card and platform, month over month",
+    ),
+    "report.cheapest": ("每卡最便宜的平台", "Cheapest platform per card"),
+    "report.breakeven": ("盈亏平衡（月中位数）", "Breakeven (monthly medians)"),
+    "report.alerts": ("当月预警：{n} 条", "Alerts raised in the month: {n}"),
+    "report.empty": ("该月没有价格。", "No prices in this month."),
     # value
     "value.title": ("性价比看板", "Value board"),
     "value.caption": (

@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard import data
 from dashboard.data import data_label, settings, simulated_banner
 from dashboard.i18n import both, t
+from dashboard.tables import show
 from warehouse.derive.metrics import CHEAPEST
 
 DELIVERY = ("all", "delivered", "pending")
@@ -54,7 +55,7 @@ def feed() -> None:
     if shown.is_empty():
         st.info(t("empty.filters"))
         return
-    st.dataframe(
+    show(
         shown.select(
             pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
             "kind",
@@ -72,8 +73,6 @@ def feed() -> None:
             "message",
             data_label(),
         ),
-        hide_index=True,
-        width="stretch",
     )
 
 
@@ -112,7 +111,7 @@ def watch_rules() -> None:
             on="rule",
             how="left",
         )
-    st.dataframe(table, hide_index=True, width="stretch")
+    show(table)
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
 from dashboard.i18n import both, t
+from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
 from warehouse.read.metrics import COST_MODES, cost_lines_for
@@ -128,7 +129,7 @@ def history(gpu: str, line: str) -> None:
     ) + (t("be.daily") if daily else "")
     st.altair_chart(charts.breakeven_history(long, marks, title), width="stretch")
     if not marks.is_empty():
-        st.dataframe(
+        show(
             marks.select(
                 pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("snapshot"),
                 "kind",
@@ -137,8 +138,6 @@ def history(gpu: str, line: str) -> None:
                 pl.col("new_value").round(1).alias("to h/month"),
                 "message",
             ),
-            hide_index=True,
-            width="stretch",
         )
 
 
@@ -184,7 +183,7 @@ def main() -> None:
         charts.cost_lines(lines_frame, marks, usage, title, t("be.caption")), width="stretch"
     )
     verdict(row, usage)
-    st.dataframe(
+    show(
         # one row; a NULL breakeven would make its column untyped, hence the casts
         pl.DataFrame([row]).select(
             pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("snapshot"),
@@ -213,8 +212,6 @@ def main() -> None:
             "monthly_offer",
             data_label(),
         ),
-        hide_index=True,
-        width="stretch",
     )
     history(gpu, line)
 

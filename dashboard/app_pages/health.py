@@ -11,6 +11,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import settings, simulated_banner
 from dashboard.i18n import t
+from dashboard.tables import show
 from warehouse.store.db import utcnow
 
 STALE = "STALE"
@@ -79,11 +80,7 @@ def sources() -> None:
         pl.col("failed_runs").alias("failed"),
         pl.col("partial_runs").alias("partial"),
     )
-    st.dataframe(
-        shown.to_pandas().style.apply(_highlight, axis=1).format(precision=1, na_rep=""),
-        hide_index=True,
-        width="stretch",
-    )
+    show(shown, row_style=_highlight)
     stale = table.filter(pl.col("status") == STALE)["source"].to_list()
     if stale:
         st.warning(t("health.stale", names=", ".join(stale)))
@@ -99,12 +96,10 @@ def failures() -> None:
     if failed.is_empty():
         st.success(t("health.no_failures"))
         return
-    st.dataframe(
+    show(
         failed.with_columns(
             pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished_at")
         ),
-        hide_index=True,
-        width="stretch",
         column_config={"finished_at": "finished (UTC)"},
     )
 
@@ -118,10 +113,8 @@ def snapshots() -> None:
     span = f"{rows['observed_at'].min():%Y-%m-%d %H:%M} – {rows['observed_at'].max():%Y-%m-%d %H:%M} UTC"
     st.altair_chart(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}"), width="stretch")
     with st.expander(title):
-        st.dataframe(
+        show(
             rows.with_columns(pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M")),
-            hide_index=True,
-            width="stretch",
         )
 
 
@@ -134,13 +127,11 @@ def unknown() -> None:
     if names.is_empty():
         st.success(t("health.no_unknown"))
         return
-    st.dataframe(
+    show(
         names.with_columns(
             pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M"),
             pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M"),
         ),
-        hide_index=True,
-        width="stretch",
     )
 
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboard.app_pages import recommend_text as text
 from dashboard.data import price_inputs
+from dashboard.tables import show as show_table
 from gpuprice.recommender_feed import (
     PriceInputs,
     hub_architecture,
@@ -286,7 +287,7 @@ def show_options(rec: Recommendation) -> None:
             "what would (lower precision, LoRA, shorter context, fewer sequences)."
         )
         return
-    st.dataframe(_options_frame(rec), hide_index=True, width="stretch")
+    show_table(_options_frame(rec))
     best = rec.recommended
     if best is not None:
         st.success(
@@ -322,12 +323,12 @@ def show_budget(rec: Recommendation) -> None:
     st.markdown(_md(rec.steps[4].reasoning.splitlines()[0]))
     if rec.levers:
         st.markdown("Levers (seed 000 §四 step 5, seed 003 §二), each recomputed through the tree:")
-        st.dataframe(_levers_frame(rec.levers), hide_index=True, width="stretch")
+        show_table(_levers_frame(rec.levers))
     elif rec.workload.budget_cny is None:
         st.caption("Give a monthly budget to check it; levers appear when the cost is over it.")
     if rec.alternatives:
         st.markdown("Needs several cards; smaller footprints, recomputed:")
-        st.dataframe(_levers_frame(rec.alternatives), hide_index=True, width="stretch")
+        show_table(_levers_frame(rec.alternatives))
 
 
 def _model_from_request(request: dict[str, Any]) -> Any:

@@ -14,6 +14,7 @@ from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
 from dashboard.export import export_buttons
 from dashboard.i18n import both, t
+from dashboard.tables import MISSING, show
 from warehouse.read.dashboard import GRAINS
 
 DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
@@ -23,7 +24,7 @@ UNIT = "CNY per card-hour"
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.1%}"
+    return MISSING if value is None else f"{value:+.1%}"
 
 
 def filters(options: pl.DataFrame) -> dict[str, Any] | None:
@@ -177,32 +178,23 @@ def trend_chart(chosen: dict[str, Any]) -> None:
             start=chosen["start"],
             end=chosen["end"],
         )
-    lines = series.with_columns(
-        data_label(), series=pl.col("gpu") + " · " + pl.col("source") + " · " + pl.col("billing")
-    )
-    quote_lines = None
-    if quotes is not None and not quotes.is_empty():
-        quote_lines = quotes.with_columns(
-            data_label(), series=pl.col("gpu") + " · " + pl.col("source") + " · market quote"
-        )
     title = t(
         "trends.chart",
         start=f"{chosen['start']:%Y-%m-%d}",
         end=f"{chosen['end']:%Y-%m-%d}",
         grain=t(f"grain.{chosen['grain']}"),
     )
-    subtitle = t("trends.band") + (
-        "; " + t("trends.quotes.note") if quote_lines is not None else ""
-    )
-    st.altair_chart(charts.trend(lines, band, quote_lines, title, subtitle), width="stretch")
+    has_quotes = quotes is not None and not quotes.is_empty()
+    subtitle = [t("trends.facets"), t("trends.band")]
+    subtitle += [t("trends.quotes.note")] if has_quotes else []
     table = chart_table(series, band, quotes)
+    drawn = table.rename({f"{UNIT} (mean)": "value"})
+    st.altair_chart(charts.trend(drawn, title, subtitle), width="content")
     if (table["data"] == "SIMULATED").any():
         st.caption(t("simulated.rows"))
     st.subheader(t("trends.table"))
-    st.dataframe(
+    show(
         table,
-        hide_index=True,
-        width="stretch",
         column_config={"period": st.column_config.DateColumn("period", format="YYYY-MM-DD")},
     )
     stem = f"gpuprice_trend_{chosen['grain']}_{chosen['start']:%Y%m%d}-{chosen['end']:%Y%m%d}"
@@ -226,7 +218,7 @@ def changes_table(chosen: dict[str, Any]) -> None:
         (pl.col("yoy") * 100).round(2).alias("YoY %"),
         data_label(),
     )
-    st.dataframe(shown, hide_index=True, width="stretch")
+    show(shown)
 
 
 def latest_prices(chosen: dict[str, Any]) -> None:
@@ -252,7 +244,7 @@ def latest_prices(chosen: dict[str, Any]) -> None:
             pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("observed"),
             data_label(),
         )
-        st.dataframe(shown, hide_index=True, width="stretch")
+        show(shown)
 
 
 def freshness(state: pl.DataFrame | None) -> None:

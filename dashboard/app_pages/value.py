@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
 from dashboard.i18n import t
+from dashboard.tables import show
 
 # Sort keys: the table's column and whether cheaper-first (ascending) is the useful order.
 SORTS = {
@@ -66,7 +67,7 @@ def main() -> None:
     shown = shown.sort(SORTS[sort], "gpu", "source", nulls_last=True)
     at = f"{shown['observed_at'].max():%Y-%m-%d %H:%M}"
     st.caption(t("value.caption", at=at))
-    st.dataframe(board_table(shown), hide_index=True, width="stretch")
+    show(board_table(shown))
     priced = shown.filter(pl.col("vram_gb").is_not_null()).with_columns(data_label())
     left, right = st.columns(2)
     left.altair_chart(

@@ -40,6 +40,8 @@ CHROMIUM_ARGS = [
 # url path (the default page is the root), its Chinese title, and how many charts it draws
 PAGES = [
     ("trends", "", "GPU 租赁价格趋势", 1),
+    ("compare", "compare", "平台比价", 3),
+    ("report", "report", "月度报告（财务）", 0),
     ("value", "value", "性价比看板", 2),
     ("breakeven", "breakeven", "盈亏平衡：按时 vs 包月 vs 裸金属", 2),
     ("alerts", "alerts", "采购预警", 0),
@@ -58,7 +60,7 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("browser_home")
-    seeded = build(home, days=60, live_days=30)
+    seeded = build(home, days=60, live_days=30, platforms=True)
     port = free_port()
     env = os.environ | {
         "GPUPRICE_HOME": str(home),
@@ -149,6 +151,16 @@ def check_excel_download(page) -> None:
     assert "layer" in header and "CNY per card-hour (mean)" in header, header
 
 
+def check_report_download(page) -> None:
+    """The monthly report's workbook arrives on one click and has its sheets."""
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.get_by_role("button", name="下载 Excel 月报").click()
+    saved = ARTIFACTS / "report.xlsx"
+    info.value.save_as(saved)
+    sheets = openpyxl.load_workbook(saved).sheetnames
+    assert sheets == ["about", "median by platform", "cheapest platform", "breakeven", "alerts"]
+
+
 def test_every_page_renders_in_chromium(dashboard: str) -> None:
     if not CHROMIUM.exists():
         pytest.fail(
@@ -170,8 +182,12 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
                 assert page.locator("h1").first.inner_text() == title, name
                 assert_no_error(page, name)
                 page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+                for marker in ("None", "nan"):
+                    assert marker not in page.locator("body").inner_text().split(), name
                 if name == "trends":
                     check_excel_download(page)
+                if name == "report":
+                    check_report_download(page)
             # The language toggle, clicked like a user would, switches the page to English.
             page.goto(dashboard, timeout=TIMEOUT_MS)
             wait_rendered(page, 1)

@@ -21,6 +21,8 @@ from warehouse.store.db import write_connection
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGES = {
     "trends": "app_pages/trends.py",
+    "compare": "app_pages/compare.py",
+    "report": "app_pages/report.py",
     "value": "app_pages/value.py",
     "breakeven": "app_pages/breakeven.py",
     "alerts": "app_pages/alerts.py",
@@ -44,6 +46,19 @@ DERIVED = (
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
     """400 days of demo history to 2026-09-10, derived, with alerts and health cases."""
     return build(tmp_path_factory.mktemp("seeded"))
+
+
+@pytest.fixture(scope="session")
+def multi(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
+    """75 days to 2026-09-10 on seven platforms (seeding.EXTRA_PLATFORMS: two in USD at a
+    daily fx_rate, matpool only from 2026-09-01), derived, with alerts."""
+    return build(tmp_path_factory.mktemp("multi"), days=75, live_days=45, chunk=5, platforms=True)
+
+
+@pytest.fixture
+def use_multi(use: Callable[..., None], multi: Seeded) -> Seeded:
+    use(multi.home, multi.config)
+    return multi
 
 
 @pytest.fixture(scope="session")
@@ -131,6 +146,13 @@ def texts(app: AppTest) -> str:
 # found by a column only it has.
 TABLES = {
     "tr_table": "layer",
+    "cp_summary": "spread max/min",
+    "cp_prices": "× cheapest",
+    "cp_moves": "change %",
+    "rp_medians": "observations",
+    "rp_cheapest": "cheapest MoM %",
+    "rp_breakeven": "snapshots",
+    "rp_alerts": "to h/month",
     "tr_changes": "MoM %",
     "tr_latest": "listed price",
     "va_table": "CNY per TFLOP-hour",

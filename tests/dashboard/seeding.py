@@ -7,11 +7,17 @@ days, the way the hourly pipeline advances, so watch rules raise alerts over the
 weeks. Hand-made additions, each for one page's test: a second (made-up, simulated)
 platform ``testcloud`` so the band has a spread, an unknown GPU name, and scrape runs that
 make jygpu stale, smm fresh and one smm run failed.
+
+``build(..., platforms=True)`` adds four more SIMULATED platforms copied from jygpu's rows at
+their own price level (``EXTRA_PLATFORMS``): two in CNY, two listing in USD converted at a
+daily ``fx_rate`` (``usd_rate``), one of which starts on ``MATPOOL_FROM`` so its first
+month has no month before it. They are made up for the comparison and report tests; the
+demo market's own platforms are another matter.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -43,6 +49,21 @@ DOWN_ERROR = "fetch failed: http://127.0.0.1:8701/market/container: ReadTimeout"
 UNKNOWN_NAME = "NVIDIA B200 192GB"
 UNKNOWN_ROWS = 3
 BROKEN_PROBLEM = "/market/container: no offer grid found (layout changed?)"
+# platform: (currency, price factor against jygpu, region, billing modes copied, first day)
+EXTRA_PLATFORMS: dict[str, tuple[str, Decimal, str | None, tuple[str, ...], date | None]] = {
+    "autodl": (
+        "CNY",
+        Decimal("0.90"),
+        "华东-杭州",
+        ("hourly", "monthly", "bare_metal_monthly"),
+        None,
+    ),
+    "matpool": ("CNY", Decimal("1.05"), None, ("hourly", "monthly"), date(2026, 9, 1)),
+    "vastai": ("USD", Decimal("1.25"), "US-CA", ("hourly",), None),
+    "runpod": ("USD", Decimal("1.40"), "US-TX", ("hourly",), None),
+}
+MATPOOL_FROM = date(2026, 9, 1)
+FX_SOURCE = "SIMULATED test rate (tests/dashboard/seeding.py)"
 RULES_TOML = """
 [[alerts.rules]]
 name = "4090 box"
@@ -111,6 +132,42 @@ def _testcloud(row: OfferRow) -> OfferRow:
     )
 
 
+def usd_rate(day: date) -> Decimal:
+    """The made-up CNY per USD of ``day``: 7.10 plus a few thousandths that move daily."""
+    return Decimal("7.10") + Decimal("0.001") * (day.toordinal() % 20)
+
+
+def _platform(row: OfferRow, source: str) -> OfferRow | None:
+    """``row`` as listed by one of EXTRA_PLATFORMS, or None if that platform lacks it."""
+    currency, factor, region, modes, first = EXTRA_PLATFORMS[source]
+    day = row.observed_at.date()
+    if row.billing not in modes or (first is not None and day < first):
+        return None
+    cny = (row.cny_per_card_hour * factor).quantize(Decimal("0.000001"))
+    price = (row.price * factor).quantize(Decimal("0.01"))
+    unit, unit_raw = row.unit, row.unit_raw
+    if currency == "USD":
+        price = (cny / usd_rate(day)).quantize(Decimal("0.0001"))
+        cny = (price * usd_rate(day)).quantize(Decimal("0.000001"))
+        unit, unit_raw = "USD/card-hour", "$/hr"
+    return replace(
+        row,
+        source=source,
+        offer_id=f"{source}-{row.offer_id}",
+        price=price,
+        currency=currency,
+        unit=unit,
+        unit_raw=unit_raw,
+        cny_per_card_hour=cny,
+        list_price=None,
+        stated_discount=None,
+        discount_label=None,
+        region=region,
+        stock=None,  # not listed: shown as "—"
+        simulated=True,
+    )
+
+
 def _unknown(day: date) -> OfferRow:
     return OfferRow(
         observed_at=datetime.combine(day, datetime.min.time()) + timedelta(hours=2),
@@ -130,11 +187,15 @@ def _unknown(day: date) -> OfferRow:
     )
 
 
-def _insert(con: duckdb.DuckDBPyConnection, days: list[date], testcloud_from: date) -> None:
+def _insert(
+    con: duckdb.DuckDBPyConnection, days: list[date], testcloud_from: date, platforms: bool
+) -> None:
     rows: list[Row] = []
     for day in days:
         for row in demo_rows(day):
             rows.append(row)
+            if platforms and isinstance(row, OfferRow):
+                rows.extend(r for s in EXTRA_PLATFORMS if (r := _platform(row, s)) is not None)
             if (
                 day >= testcloud_from
                 and isinstance(row, OfferRow)
@@ -147,6 +208,10 @@ def _insert(con: duckdb.DuckDBPyConnection, days: list[date], testcloud_from: da
         at = datetime.combine(day, datetime.min.time()) + timedelta(hours=2)
         for source in PAGES:
             _run(con, f"seed-{source}-{day}", source, at, "ok", None, as_of=day)
+        if platforms:
+            con.execute(
+                "INSERT INTO fx_rate VALUES (?, 'USD', ?, ?)", [day, usd_rate(day), FX_SOURCE]
+            )
 
 
 def _run(
@@ -173,9 +238,11 @@ def build(
     live_days: int = 40,
     chunk: int = 4,
     derived: bool = True,
+    platforms: bool = False,
 ) -> Seeded:
     """``days`` of demo history to ``last_day``; the last ``live_days`` are derived and
-    alert-checked ``chunk`` days at a time (the rest at once, before the rules start)."""
+    alert-checked ``chunk`` days at a time (the rest at once, before the rules start).
+    ``platforms``: with the EXTRA_PLATFORMS and their FX rates."""
     home.mkdir(parents=True, exist_ok=True)
     config = home / "gpuprice.toml"
     config.write_text(RULES_TOML, encoding="utf-8")
@@ -190,7 +257,7 @@ def build(
         for batch in batches:
             if not batch:
                 continue
-            _insert(con, batch, testcloud_from)
+            _insert(con, batch, testcloud_from, platforms)
             if derived:
                 derive_with(con, now=utcnow())
                 evaluate_with(con, rules, now=datetime.combine(batch[-1], datetime.min.time()))

@@ -128,7 +128,7 @@ def test_staleness_follows_the_configured_threshold(
     use: Callable[..., None], seeded: Seeded, tmp_path: Path
 ) -> None:
     config = tmp_path / "lenient.toml"
-    config.write_text("[thresholds]\nstale_after_hours = 1000000\n", encoding="utf-8")
+    config.write_text("[thresholds]\nstale_after_hours = 8760\n", encoding="utf-8")
     use(seeded.home, config)
     app = open_page("health")
     assert set(table(app, "he_sources")["status"]) == {"fresh"}

@@ -31,8 +31,14 @@ UNIT = "CNY per card-hour (mean)"
 
 
 def shown(app: AppTest) -> pl.DataFrame:
-    """The chart table as shown, with its period as dates again (pandas made them datetimes)."""
-    return pl.from_pandas(table(app, "tr_table")).with_columns(pl.col("period").cast(pl.Date))
+    """The chart table as shown, with its period as dates again (pandas made them datetimes)
+    and min / max as numbers again (text once quotes, which have none, leave a "—")."""
+    frame = pl.from_pandas(table(app, "tr_table")).with_columns(pl.col("period").cast(pl.Date))
+    return frame.with_columns(
+        pl.col(c).replace("—", None).cast(pl.Float64)
+        for c in ("min", "max")
+        if frame.schema[c] == pl.String
+    )
 
 
 def monthly_mean(seeded: Seeded, gpu: str, source: str, billing: str, month: str) -> float:
@@ -78,6 +84,15 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
         "元/卡时" in chart_titles and "2026-06-13" in chart_titles and "2026-09-10" in chart_titles
     )
     assert "日期 (UTC)" in chart_titles
+    # small multiples: one panel per card, each with its own y-axis; legends never cut
+    assert spec["facet"]["field"] == "card" and spec["resolve"]["scale"]["y"] == "independent"
+    legends = [
+        layer["encoding"][channel]["legend"]
+        for layer in spec["spec"]["layer"]
+        for channel in ("color", "strokeDash")
+        if "legend" in layer.get("encoding", {}).get(channel, {})
+    ]
+    assert legends and all(legend["labelLimit"] == 0 for legend in legends)
     data = table(app, "tr_table")
     assert set(data["layer"]) == {"price", "band", "market quote"}
     assert str(data["period"].min())[:10] == "2026-06-13"  # default: the last 90 days
@@ -102,10 +117,11 @@ def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
     before = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-08")
     year_ago = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2025-09")
     assert row["month"] == "2026-09"
-    assert row["MoM %"] == pytest.approx(round((now / before - 1) * 100, 2))
-    assert row["YoY %"] == pytest.approx(round((now / year_ago - 1) * 100, 2))
+    # columns with a missing value are shown as text ("—" for it)
+    assert float(row["MoM %"]) == pytest.approx(round((now / before - 1) * 100, 2))
+    assert float(row["YoY %"]) == pytest.approx(round((now / year_ago - 1) * 100, 2))
     published = changes[changes["platform"] == "jygpu-published"]
-    assert published["YoY %"].isna().all()  # no year-ago observation: NULL, never 0
+    assert set(published["YoY %"]) == {"—"}  # no year-ago observation: NULL, never 0
 
 
 def test_filters_change_the_data_shown(use_seeded: Seeded) -> None:
@@ -182,10 +198,11 @@ def test_band_spans_the_platforms_and_quotes_can_be_hidden(use_seeded: Seeded) -
         UNIT
     ].item()
     assert last == pytest.approx(expected, abs=1e-4)
-    assert len(chart_data(app, 0)) == 3  # band, lines, quotes
+    (drawn,) = chart_data(app, 0)  # one data set the panels share
+    assert set(drawn["layer"]) == {"price", "band", "market quote"}
     app.checkbox(key="tr_quotes").uncheck().run()
     assert "market quote" not in set(table(app, "tr_table")["layer"])
-    assert len(chart_data(app, 0)) == 2
+    assert set(chart_data(app, 0)[0]["layer"]) == {"price", "band"}
 
 
 def test_export_is_exactly_the_table_shown(

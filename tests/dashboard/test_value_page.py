@@ -6,6 +6,7 @@ import pytest
 
 from tests.dashboard.conftest import (
     assert_clean,
+    chart_data,
     charts,
     has_table,
     open_page,
@@ -54,6 +55,16 @@ def test_board_shows_every_ratio_with_specs_and_two_scatters(use_seeded: Seeded)
     assert any("TFLOPS" in x for x in titles(tflops))
     assert any("元/卡时" in x for x in titles(tflops))
     assert "2026-09-10 02:00 UTC" in texts(app)
+
+
+def test_scatter_labels_each_card_once(use_multi: Seeded) -> None:
+    app = open_page("value")
+    for index in (0, 1):
+        points, labels = chart_data(app, index)
+        assert points["gpu"].value_counts().max() > 1  # several platforms per card
+        assert labels["gpu"].is_unique  # one label per card, at its cheapest point
+        cheapest = points.loc[points.groupby("gpu")["cny_per_card_hour"].idxmin()]
+        assert sorted(labels["cny_per_card_hour"]) == sorted(cheapest["cny_per_card_hour"])
 
 
 def test_sorting_and_filters_change_the_board(use_seeded: Seeded) -> None:

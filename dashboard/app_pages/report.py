@@ -1,0 +1,171 @@
+"""Monthly report for finance: pick a month, see its tables, download the Excel workbook
+(dashboard/report_xlsx.py) or the chart as PNG with one click each."""
+
+from __future__ import annotations
+
+import functools
+from datetime import date
+
+import polars as pl
+import streamlit as st
+
+from dashboard import data
+from dashboard.data import data_label, settings, simulated_banner
+from dashboard.export import XLSX_MIME
+from dashboard.i18n import t
+from dashboard.report_xlsx import MonthlyReport, charts_png, workbook_bytes
+from dashboard.tables import show
+from warehouse.read.report import next_month
+from warehouse.store.db import utcnow
+
+UNIT = "CNY per card-hour"
+
+
+def months(options: pl.DataFrame) -> list[date]:
+    """Every calendar month with prices, newest first."""
+    first, last = options["first_day"].min().replace(day=1), options["last_day"].max()
+    found, month = [], first
+    while month <= last:
+        found.append(month)
+        month = next_month(month)
+    return found[::-1]
+
+
+def default_month(choices: list[date], today: date) -> int:
+    """The last complete month when there is one (what finance closes), else the newest."""
+    for index, month in enumerate(choices):
+        if next_month(month) <= today:
+            return index
+    return 0
+
+
+def load(month: date) -> MonthlyReport | None:
+    frames = {
+        "medians": data.platform_medians(month=month),
+        "cheapest": data.cheapest_platforms(month=month),
+        "breakeven": data.breakeven_month(month=month),
+        "alerts": data.alerts_in_month(month=month),
+        "fx": data.fx_in_month(month=month),
+    }
+    if frames["medians"] is None or frames["cheapest"] is None:
+        return None
+    # Tables a warehouse may not have yet (no derive, no alerts) are empty in the report.
+    empty = {
+        "breakeven": pl.DataFrame(schema={"simulated": pl.Boolean}),
+        "alerts": pl.DataFrame(schema={"simulated": pl.Boolean}),
+        "fx": pl.DataFrame(),
+    }
+    return MonthlyReport(
+        month=month,
+        generated_at=utcnow(),
+        profile=settings().profile,
+        **{k: v if v is not None else empty[k] for k, v in frames.items()},
+    )
+
+
+def preview(report: MonthlyReport) -> None:
+    st.subheader(t("report.medians"))
+    show(
+        report.medians.select(
+            pl.col("gpu").alias("card"),
+            pl.col("source").alias("platform"),
+            "billing",
+            pl.col("median_cny_per_card_hour").round(4).alias(f"median {UNIT}"),
+            pl.col("previous_median_cny_per_card_hour").round(4).alias("previous month"),
+            (pl.col("mom") * 100).round(2).alias("MoM %"),
+            "observations",
+            pl.col("currencies").alias("listed in"),
+            data_label(),
+        )
+    )
+    st.subheader(t("report.cheapest"))
+    show(
+        report.cheapest.select(
+            pl.col("gpu").alias("card"),
+            "billing",
+            pl.col("cheapest_source").alias("cheapest platform"),
+            pl.col("cheapest_median_cny_per_card_hour").round(4).alias(f"cheapest median {UNIT}"),
+            (pl.col("cheapest_mom") * 100).round(2).alias("cheapest MoM %"),
+            pl.col("runner_up_source").alias("runner-up"),
+            pl.col("spread_ratio").round(3).alias("spread max/min"),
+            pl.col("platforms"),
+            data_label(),
+        )
+    )
+    if "gpu" in report.breakeven.columns and not report.breakeven.is_empty():
+        st.subheader(t("report.breakeven"))
+        show(
+            report.breakeven.select(
+                pl.col("gpu").alias("card"),
+                pl.col("source").alias("line"),
+                pl.col("bare_metal_cny_per_card_month").round(2).alias("bare metal CNY/card-month"),
+                pl.col("breakeven_hours_vs_hourly").round(1).alias("breakeven vs hourly (h)"),
+                pl.col("breakeven_hours_vs_monthly").round(1).alias("breakeven vs monthly (h)"),
+                "snapshots",
+                data_label(),
+            )
+        )
+    st.subheader(t("report.alerts", n=report.alerts.height))
+    if "created_at" in report.alerts.columns and not report.alerts.is_empty():
+        show(
+            report.alerts.select(
+                pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
+                "kind",
+                "rule",
+                pl.col("gpu").alias("card"),
+                pl.col("source").alias("line"),
+                pl.col("old_value").round(1).alias("from h/month"),
+                pl.col("new_value").round(1).alias("to h/month"),
+                "message",
+                data_label(),
+            )
+        )
+
+
+def main() -> None:
+    st.title(t("report.title"))
+    simulated_banner()
+    options = data.trend_options()
+    if options is None:
+        return
+    if options.is_empty():
+        st.info(t("empty.no_prices"))
+        return
+    choices = months(options)
+    month = st.selectbox(
+        t("f.month"),
+        choices,
+        index=default_month(choices, utcnow().date()),
+        format_func=lambda m: f"{m:%Y-%m}",
+        key="rp_month",
+    )
+    report = load(month)
+    if report is None:
+        return
+    st.caption(t("report.caption", month=report.label))
+    if report.medians.is_empty():
+        st.info(t("report.empty"))
+        return
+    left, right = st.columns(2)
+    # Built on click (deferred): the page renders without paying for either file.
+    left.download_button(
+        t("report.xlsx"),
+        data=functools.partial(workbook_bytes, report),
+        file_name=f"gpuprice_report_{report.label}.xlsx",
+        mime=XLSX_MIME,
+        key="rp_xlsx",
+        on_click="ignore",
+        type="primary",
+    )
+    right.download_button(
+        t("report.png"),
+        data=functools.partial(charts_png, report),
+        file_name=f"gpuprice_report_{report.label}.png",
+        mime="image/png",
+        key="rp_png",
+        on_click="ignore",
+    )
+    preview(report)
+
+
+main()

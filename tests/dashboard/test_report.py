@@ -1,0 +1,151 @@
+"""The monthly report: the workbook (opened with openpyxl), its PNG, and the report page."""
+
+from __future__ import annotations
+
+import io
+import statistics
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import openpyxl
+import polars as pl
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+
+from dashboard.report_xlsx import MonthlyReport, charts_png, workbook_bytes
+from tests.dashboard.conftest import open_page, table, texts
+from tests.dashboard.seeding import Seeded, usd_rate
+from warehouse.read import report as queries
+from warehouse.store.db import read_frame
+
+AUGUST = date(2026, 8, 1)
+SHEETS = ["about", "median by platform", "cheapest platform", "breakeven", "alerts"]
+
+
+def build(seeded: Seeded, month: date = AUGUST) -> MonthlyReport:
+    w = seeded.warehouse
+    return MonthlyReport(
+        month=month,
+        generated_at=datetime(2026, 9, 11, 8, 0),
+        profile="demo",
+        medians=queries.platform_medians(w, month),
+        cheapest=queries.cheapest_platforms(w, month),
+        breakeven=queries.breakeven_month(w, month),
+        alerts=queries.alerts_in_month(w, month),
+        fx=queries.fx_in_month(w, month),
+    )
+
+
+def raw_median(seeded: Seeded, source: str, month: str) -> float:
+    """By hand: the median of every raw observation of the 4090 hourly in the month."""
+    values = read_frame(
+        seeded.warehouse,
+        "SELECT cny_per_card_hour::DOUBLE AS p FROM offer WHERE gpu = 'rtx4090-24g' "
+        "AND billing = 'hourly' AND source = ? AND strftime(observed_at, '%Y-%m') = ?",
+        [source, month],
+    )["p"].to_list()
+    return statistics.median(values)
+
+
+def rows(sheet: Any) -> list[dict[str, Any]]:
+    values = list(sheet.iter_rows(min_row=6, values_only=True))
+    header = values[0]
+    return [dict(zip(header, r, strict=True)) for r in values[1:]]
+
+
+def test_workbook_sheets_notes_median_and_month_over_month(multi: Seeded) -> None:
+    book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(build(multi))))
+    assert book.sheetnames == SHEETS
+    for name in SHEETS:
+        notes = [book[name].cell(row=r, column=1).value for r in range(1, 5)]
+        assert "2026-08" in notes[0]
+        assert notes[1].startswith("单位 Units:")
+        assert ("CNY" in notes[1]) == (name != "alerts")  # alerts are in hours per month
+        assert "2026-08-01 00:00 to 2026-08-31 23:59 UTC" in notes[2]
+        assert "SIMULATED" in notes[3]
+    medians = rows(book["median by platform"])
+    jygpu = next(
+        r
+        for r in medians
+        if (r["card"], r["platform"], r["billing"]) == ("rtx4090-24g", "jygpu", "hourly")
+    )
+    august, july = raw_median(multi, "jygpu", "2026-08"), raw_median(multi, "jygpu", "2026-07")
+    assert jygpu["median CNY per card-hour 2026-08"] == pytest.approx(august)
+    assert jygpu["median CNY per card-hour 2026-07"] == pytest.approx(july)
+    assert jygpu["MoM"] == pytest.approx(august / july - 1) and jygpu["data"] == "SIMULATED"
+    assert book["median by platform"].cell(row=7, column=6).number_format == "+0.0%;-0.0%;0.0%"
+    cheapest = next(
+        r
+        for r in rows(book["cheapest platform"])
+        if (r["card"], r["billing"]) == ("rtx4090-24g", "hourly")
+    )
+    autodl = raw_median(multi, "autodl", "2026-08")
+    assert cheapest["cheapest platform"] == "autodl"
+    assert cheapest["cheapest median CNY per card-hour"] == pytest.approx(autodl)
+    assert cheapest["platforms"] == 5  # jygpu, autodl, testcloud, vastai, runpod; no published
+    breakeven = rows(book["breakeven"])
+    line = next(r for r in breakeven if (r["card"], r["line"]) == ("rtx4090-24g", "cheapest"))
+    assert line["breakeven vs hourly (h/month)"] > 0
+    runpod = next(r for r in breakeven if (r["card"], r["line"]) == ("rtx4090-24g", "runpod"))
+    assert runpod["bare metal CNY per card-month"] == "—"  # no bare metal on runpod
+    alerts = read_frame(
+        multi.warehouse,
+        "SELECT count(*) FROM alert WHERE created_at >= '2026-08-01' AND created_at < '2026-09-01'",
+    ).item()
+    assert len(rows(book["alerts"])) == alerts > 0
+    days = [AUGUST + timedelta(days=n) for n in range(31)]
+    fx = book["about"].cell(row=5, column=1).value
+    low, high = min(map(usd_rate, days)), max(map(usd_rate, days))
+    assert f"1 USD = ¥{low:.4f}–{high:.4f}" in fx and "31 day(s)" in fx
+
+
+def test_workbook_says_real_or_mixed_and_the_png_is_a_png(multi: Seeded) -> None:
+    report = build(multi)
+    real = MonthlyReport(
+        **(
+            report.__dict__
+            | {
+                "medians": report.medians.with_columns(simulated=pl.lit(False)),
+                "alerts": report.alerts.with_columns(simulated=pl.lit(False)),
+                "breakeven": report.breakeven.with_columns(
+                    simulated=pl.col("source") == "cheapest"
+                ),
+            }
+        )
+    )
+    book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(real)))
+    assert book["median by platform"]["A4"].value.startswith("数据 Data: real")
+    assert "mixed" in book["breakeven"]["A4"].value and "mixed" in book["about"]["A4"].value
+    assert charts_png(report, scale=1).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_report_page_previews_and_downloads(
+    use_multi: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deferred: list[Any] = []
+    real = MediaFileManager.add_deferred
+
+    def spy(self: MediaFileManager, data_callable: Any, *args: Any, **kw: Any) -> str:
+        deferred.append(data_callable)  # what Streamlit runs when the button is clicked
+        return real(self, data_callable, *args, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    app = open_page("report")
+    app.selectbox(key="rp_month").set_value(date(2026, 9, 1)).run()
+    assert [b.label for b in app.download_button] == ["下载 Excel 月报", "下载图表 PNG"]
+    assert "2026-09" in texts(app)
+    medians = table(app, "rp_medians")
+    matpool = medians[(medians["platform"] == "matpool") & (medians["billing"] == "hourly")]
+    assert set(matpool["previous month"]) == {"—"}  # matpool started in September
+    assert set(matpool["MoM %"]) == {"—"}
+    assert "None" not in medians.astype(str).to_numpy().ravel()
+    workbook, png = deferred[-2](), deferred[-1]()
+    assert openpyxl.load_workbook(io.BytesIO(workbook)).sheetnames == SHEETS
+    assert png.startswith(b"\x89PNG")
+
+
+def test_report_page_on_an_empty_warehouse(use: Callable[..., None], tmp_path) -> None:
+    use(tmp_path)
+    app = open_page("report")
+    assert "仓库还是空的" in texts(app) and not app.download_button

@@ -1,0 +1,164 @@
+"""Read-only SQL behind finance's monthly report (dashboard/report_xlsx.py builds the workbook).
+
+A report month is a calendar month in UTC, [first day, first day of the next month). Each
+figure is a median over the month's observations, not a mean of means: one listing scraped
+hourly and one scraped daily weigh by what was observed. Month over month compares with the
+same median of the month before (NULL when that month has no observation, never 0). Prices
+are CNY per card-hour; a USD listing was converted at its day's ``fx_rate`` when it was
+parsed (``fx_in_month`` says at which rates). Every row says whether it is SIMULATED.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import polars as pl
+
+from warehouse.store.db import read_frame
+
+PUBLISHED_SUFFIX = "-published"
+
+
+def month_start(month: date) -> date:
+    return month.replace(day=1)
+
+
+def next_month(month: date) -> date:
+    return (month_start(month) + timedelta(days=32)).replace(day=1)
+
+
+def previous_month(month: date) -> date:
+    return (month_start(month) - timedelta(days=1)).replace(day=1)
+
+
+def _bounds(month: date, previous: bool = False) -> dict[str, date]:
+    """The query parameters: $month, $next and, for month over month, $previous."""
+    bounds = {"month": month_start(month), "next": next_month(month)}
+    return bounds | ({"previous": previous_month(month)} if previous else {})
+
+
+_MEDIANS = """
+    WITH m AS (
+        SELECT date_trunc('month', observed_at)::DATE AS month, gpu, source, billing,
+               median(cny_per_card_hour)::DOUBLE AS median_cny_per_card_hour,
+               count(*) AS observations, count(DISTINCT observed_at::DATE) AS days,
+               string_agg(DISTINCT currency, ', ' ORDER BY currency) AS currencies,
+               bool_or(simulated) AS simulated, min(observed_at) AS first_observed_at,
+               max(observed_at) AS last_observed_at
+        FROM offer
+        WHERE gpu <> 'unknown'
+          AND observed_at >= $previous::TIMESTAMP AND observed_at < $next::TIMESTAMP
+        GROUP BY ALL
+    ), medians AS (
+        SELECT c.gpu, c.source, c.billing, c.median_cny_per_card_hour,
+               p.median_cny_per_card_hour AS previous_median_cny_per_card_hour,
+               c.median_cny_per_card_hour / p.median_cny_per_card_hour - 1 AS mom,
+               c.observations, c.days, c.currencies, c.simulated,
+               c.first_observed_at, c.last_observed_at
+        FROM m c
+        LEFT JOIN m p ON p.gpu = c.gpu AND p.source = c.source AND p.billing = c.billing
+                     AND p.month = $previous
+        WHERE c.month = $month
+    )
+"""
+
+
+def platform_medians(path: Path, month: date) -> pl.DataFrame:
+    """Per card, platform and billing mode: the month's median CNY per card-hour, the month
+    before's, month over month (a fraction: 0.05 = +5 %), how many observations and days,
+    the currencies listed in, SIMULATED or not, and the first and last observation."""
+    return read_frame(
+        path,
+        _MEDIANS + "SELECT * FROM medians ORDER BY gpu, billing, median_cny_per_card_hour, source",
+        _bounds(month, previous=True),
+    )
+
+
+def cheapest_platforms(path: Path, month: date) -> pl.DataFrame:
+    """Per card and billing mode: the platform with the lowest monthly median, its median
+    and month over month, the runner-up, the dearest platform, the spread (max / min and
+    max − min, CNY per card-hour) and how many platforms quote it. The seeds' published
+    reference prices (``*-published``) are no platform and are left out, as in the
+    cross-platform cheapest line (docs/METRICS.md)."""
+    return read_frame(
+        path,
+        _MEDIANS
+        + f"""
+        , ranked AS (
+            SELECT *, row_number() OVER (PARTITION BY gpu, billing
+                                         ORDER BY median_cny_per_card_hour, source) AS rank
+            FROM medians WHERE NOT ends_with(source, '{PUBLISHED_SUFFIX}')
+        )
+        SELECT gpu, billing,
+               arg_min(source, rank) AS cheapest_source,
+               min(median_cny_per_card_hour) AS cheapest_median_cny_per_card_hour,
+               arg_min(mom, rank) AS cheapest_mom,
+               max(CASE WHEN rank = 2 THEN source END) AS runner_up_source,
+               max(CASE WHEN rank = 2 THEN median_cny_per_card_hour END)
+                   AS runner_up_median_cny_per_card_hour,
+               arg_max(source, rank) AS dearest_source,
+               max(median_cny_per_card_hour) AS dearest_median_cny_per_card_hour,
+               max(median_cny_per_card_hour) / min(median_cny_per_card_hour) AS spread_ratio,
+               max(median_cny_per_card_hour) - min(median_cny_per_card_hour) AS spread_cny,
+               count(*) AS platforms, bool_or(simulated) AS simulated
+        FROM ranked GROUP BY gpu, billing ORDER BY gpu, billing
+        """,
+        _bounds(month, previous=True),
+    )
+
+
+def breakeven_month(path: Path, month: date) -> pl.DataFrame:
+    """Per card and line (each platform, and the cross-platform ``cheapest`` line first):
+    the month's median bare-metal CNY per card-month, hourly and monthly-plan CNY per
+    card-hour, and breakeven hours per month against each, with the snapshots counted (a
+    snapshot without a breakeven counts, its NULL does not: the median is of the others)."""
+    return read_frame(
+        path,
+        """
+        SELECT gpu, source, scope,
+               median(bare_metal_cny_per_card_month)::DOUBLE AS bare_metal_cny_per_card_month,
+               median(list_cny_per_card_hour)::DOUBLE AS hourly_cny_per_card_hour,
+               median(monthly_cny_per_card_hour)::DOUBLE AS monthly_cny_per_card_hour,
+               median(breakeven_hours_vs_hourly)::DOUBLE AS breakeven_hours_vs_hourly,
+               median(breakeven_hours_vs_monthly)::DOUBLE AS breakeven_hours_vs_monthly,
+               count(*) AS snapshots, bool_or(simulated) AS simulated
+        FROM breakeven
+        WHERE observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP
+        GROUP BY ALL
+        ORDER BY gpu, scope DESC, source
+        """,
+        _bounds(month),
+    )
+
+
+def alerts_in_month(path: Path, month: date) -> pl.DataFrame:
+    """The alerts raised (created) in the month, oldest first."""
+    return read_frame(
+        path,
+        """
+        SELECT created_at, kind, rule, gpu, source, old_value, new_value, old_mode, new_mode,
+               new_observed_at, delivered_at, message, simulated
+        FROM alert
+        WHERE created_at >= $month::TIMESTAMP AND created_at < $next::TIMESTAMP
+        ORDER BY created_at, alert_id
+        """,
+        _bounds(month),
+    )
+
+
+def fx_in_month(path: Path, month: date) -> pl.DataFrame:
+    """Per currency, the CNY rates of the month's days: lowest, highest, the last one and
+    its day, how many days have a rate, and where the rates come from."""
+    return read_frame(
+        path,
+        """
+        SELECT currency, min(cny_per_unit)::DOUBLE AS low, max(cny_per_unit)::DOUBLE AS high,
+               arg_max(cny_per_unit, day)::DOUBLE AS last, max(day) AS last_day,
+               count(*) AS days, string_agg(DISTINCT source, '; ') AS sources
+        FROM fx_rate
+        WHERE day >= $month AND day < $next
+        GROUP BY currency ORDER BY currency
+        """,
+        _bounds(month),
+    )
