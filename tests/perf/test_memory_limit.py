@@ -111,3 +111,26 @@ def test_the_configured_limit_is_set_back_after_a_larger_one(tmp_path: Path) -> 
         after = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert tries[1] != tries[0]  # the second try ran with more room
     assert after == tries[0]  # and the configured limit is back
+
+
+def test_every_connection_opens_with_the_configured_limit(warehouse: Path) -> None:
+    """Readers, the writer, private in-memory connections and the SQL sandbox (which had
+    DuckDB's default, 80% of the RAM: 18.8 GiB here)."""
+    from warehouse.read import sql as safe_sql
+    from warehouse.store.db import memory_connection, read_connection
+
+    configure(replace(current(), memory_limit="96MB"))
+    setting = "SELECT current_setting('memory_limit')"
+    with write_connection(warehouse) as con:
+        seen = [con.execute(setting).fetchall()[0][0]]
+    with read_connection(warehouse) as con:
+        seen.append(con.execute(setting).fetchall()[0][0])
+    with memory_connection(None) as con:
+        seen.append(con.execute(setting).fetchall()[0][0])
+    sandbox = safe_sql._sandbox(warehouse, 5)
+    try:
+        seen.append(sandbox.execute(setting).fetchall()[0][0])
+    finally:
+        sandbox.close()
+    seen.append(safe_sql.run(warehouse, setting).rows[0][0])
+    assert seen == ["91.5 MiB"] * 5, seen

@@ -6,29 +6,42 @@ Two layers, so that one mistake in either does not open the warehouse up:
 1. :func:`check` parses the text with DuckDB's own parser (``duckdb.extract_statements`` for
    the statement type, ``json_serialize_sql`` for the syntax tree) and refuses anything but
    one ``SELECT`` / ``WITH`` / ``FROM`` / ``DESCRIBE`` / ``SHOW`` / ``SUMMARIZE`` /
-   ``EXPLAIN``, and any query that names a file- or URL-reading function or a quoted file
-   or URL as a table. The message says what is allowed.
-2. :func:`run` executes on a private in-memory DuckDB that ATTACHes the warehouse file
-   ``READ_ONLY``, then sets ``enable_external_access = false`` and
-   ``lock_configuration = true``: even a query that got past the check can neither write,
-   nor read or write a file, nor load an extension, nor change a setting. A timer thread
-   interrupts the query at the timeout; at most ``max_rows`` rows are fetched.
+   ``EXPLAIN``, any query that names a file- or URL-reading function, a table function
+   that is not on the read-only list (``checkpoint()`` is not), or a table whose name is not
+   a plain name (DuckDB reads a quoted ``'x.csv?'`` or ``'s3://…'`` as a file or URL), and a
+   query nested too deeply to be checked. The message says what is allowed. Comments before
+   and after the statement are fine.
+2. :func:`run` executes on a private in-memory DuckDB under the configured memory limit
+   (``GPUPRICE_DUCKDB_MEMORY_LIMIT``; it does not spill to disk, so a query that needs more
+   fails with :class:`QueryTooBig`) that ATTACHes the warehouse ``READ_ONLY``, then sets
+   ``enable_external_access = false`` and ``lock_configuration = true``: even a query that
+   got past the check can neither write, nor read or write a file, nor load an extension,
+   nor change a setting. A timer thread interrupts the query at the timeout; at most
+   ``max_rows`` rows are fetched, rendered as text or JSON by DuckDB itself
+   (warehouse.read.sql_output) under the same bounds.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import duckdb
-import polars as pl
 
-from warehouse.store.db import WarehouseMissing, attach_read_only, warehouse_exists
+from warehouse.read.sql_output import Row, json_sql, quote, text_sql
+from warehouse.store.config import current
+from warehouse.store.db import (
+    WarehouseMissing,
+    attach_read_only,
+    memory_connection,
+    warehouse_exists,
+)
 
 ALLOWED = (
     "one read-only query: SELECT, WITH … SELECT, FROM …, DESCRIBE t, SHOW TABLES, SUMMARIZE t "
@@ -59,10 +72,60 @@ _DENIED_FUNCTIONS = frozenset(
         "iceberg_scan",
         "iceberg_metadata",
         "iceberg_snapshots",
+        "write_log",
     }
 )
-_EXPLAIN = re.compile(r"^\s*explain\s+(analyze\s+)?", re.IGNORECASE)
-_FILE_LIKE = re.compile(r"[/\\:]|\.(csv|tsv|parquet|json|jsonl|ndjson|txt|gz|zst|db|duckdb)$", re.I)
+# Table functions a query may call: they read the catalog or make rows, and change nothing.
+# Every other one is refused: checkpoint() and force_checkpoint() write, enable_logging(),
+# truncate_duckdb_logs() and the external-resource functions change the instance, arrow_scan()
+# and pandas_scan() read process memory, and extensions add more (ducklake_expire_snapshots).
+_TABLE_FUNCTIONS = frozenset(
+    {
+        "range",
+        "generate_series",
+        "unnest",
+        "repeat",
+        "repeat_row",
+        "summary",
+        "json_each",
+        "json_tree",
+        "histogram",
+        "histogram_values",
+        "test_all_types",
+        "test_vector_types",
+        "icu_calendar_names",
+        "pg_timezone_names",
+        "pragma_table_info",
+        "pragma_storage_info",
+        "pragma_database_size",
+        "pragma_metadata_info",
+        "pragma_show",
+        "pragma_collations",
+        "pragma_version",
+        "pragma_platform",
+        "duckdb_columns",
+        "duckdb_constraints",
+        "duckdb_databases",
+        "duckdb_dependencies",
+        "duckdb_functions",
+        "duckdb_indexes",
+        "duckdb_keywords",
+        "duckdb_schemas",
+        "duckdb_sequences",
+        "duckdb_tables",
+        "duckdb_types",
+        "duckdb_views",
+        "ducklake_snapshots",
+        "ducklake_table_info",
+    }
+)
+_EXPLAIN = re.compile(r"^explain\s+(analyze\s+)?", re.IGNORECASE)
+# A warehouse table's name is a plain word; DuckDB reads a quoted name with a dot, a slash, a
+# colon, a "?" or a "*" ('x.csv', 'x.csv?', 's3://b/k', 'data/*.parquet') as a file or URL.
+_TABLE_NAME = re.compile(r"[\w$]+")
+# Well above any query a person writes, and below where json.loads of the syntax tree would
+# hit Python's recursion limit (250 nested scalar subqueries did).
+MAX_NESTING = 100
 
 
 class UnsafeQuery(ValueError):
@@ -73,9 +136,18 @@ class QueryTimeout(RuntimeError):
     """The query ran longer than the timeout and was interrupted."""
 
 
+class QueryTooBig(RuntimeError):
+    """The query needed more memory than the configured limit and was stopped."""
+
+
+Render = Literal["text", "json"]
+
+
 @dataclass(frozen=True, slots=True)
 class QueryResult:
-    frame: pl.DataFrame
+    columns: list[str]
+    types: list[str]  # DuckDB's name of each column's type
+    rows: list[Row]  # each value as text or as JSON (see render), text None for NULL
     truncated: bool  # more rows than max_rows existed; only the first max_rows are kept
     seconds: float
 
@@ -87,6 +159,15 @@ def _refuse(why: str) -> UnsafeQuery:
 def _function_denied(name: str) -> bool:
     name = name.lower()
     return name in _DENIED_FUNCTIONS or name.startswith("read_") or name.endswith("_scan")
+
+
+def _table_function_problem(name: str) -> str | None:
+    if name.lower() in _TABLE_FUNCTIONS:
+        return None
+    return (
+        f"table function {name}() is not one of the read-only ones "
+        f"({', '.join(sorted(_TABLE_FUNCTIONS))})"
+    )
 
 
 def _walk(node: Any) -> list[str]:
@@ -103,19 +184,64 @@ def _walk(node: Any) -> list[str]:
         name = item.get("function_name")
         if isinstance(name, str) and _function_denied(name):
             problems.append(f"function {name}() reads files, URLs or other databases")
+        if item.get("type") == "TABLE_FUNCTION":
+            called = (item.get("function") or {}).get("function_name")
+            problem = _table_function_problem(str(called)) if called else None
+            if problem and not _function_denied(str(called)):  # that one is said already
+                problems.append(problem)
         if item.get("type") == "BASE_TABLE":
             table = str(item.get("table_name", ""))
-            if _FILE_LIKE.search(table):
-                problems.append(f"{table!r} is a file or URL, not a warehouse table")
+            if not _TABLE_NAME.fullmatch(table):
+                problems.append(
+                    f"{table!r} is not a warehouse table: DuckDB reads a quoted name with "
+                    "anything but letters, digits and _ as a file or URL"
+                )
         stack.extend(item.values())
     return problems
 
 
+def _tokens(sql: str) -> list[tuple[str, int, bool]]:
+    """DuckDB's tokens of ``sql``: each one's text, where it starts, and whether it is a
+    comment (a string or a quoted name is one token)."""
+    found = duckdb.tokenize(sql)
+    ends = [offset for offset, _ in found[1:]] + [len(sql)]
+    return [
+        (sql[offset:end].rstrip(), offset, kind == duckdb.token_type.comment)
+        for (offset, kind), end in zip(found, ends, strict=True)
+    ]
+
+
+def _statement_text(sql: str, tokens: list[tuple[str, int, bool]]) -> str:
+    """``sql`` without the comments and semicolons before and after its statement (a
+    trailing ``; -- note`` would break the query it is wrapped in to cap its rows)."""
+    code = [(text, at) for text, at, comment in tokens if not comment and text != ";"]
+    if not code:
+        return ""
+    last, at = code[-1]
+    return sql[code[0][1] : at + len(last)]
+
+
+def _nesting(tokens: list[tuple[str, int, bool]]) -> int:
+    """How deep the parentheses go, outside strings and comments."""
+    depth = deepest = 0
+    for text, _, comment in tokens:
+        if not comment and text in ("(", ")"):
+            depth += 1 if text == "(" else -1
+            deepest = max(deepest, depth)
+    return deepest
+
+
 def check(sql: str) -> str:
-    """The one statement of ``sql``, stripped, or :class:`UnsafeQuery` saying why not."""
-    text = sql.strip().rstrip(";").strip()
+    """The one statement of ``sql``, without the comments around it, or :class:`UnsafeQuery`
+    saying why not."""
+    tokens = _tokens(sql)
+    text = _statement_text(sql, tokens)
     if not text:
         raise _refuse("the query is empty")
+    if _nesting(tokens) > MAX_NESTING:
+        raise _refuse(
+            f"the query nests parentheses more than {MAX_NESTING} deep; flatten it with WITH"
+        )
     try:
         statements = duckdb.extract_statements(text)
     except duckdb.Error as exc:
@@ -126,9 +252,12 @@ def check(sql: str) -> str:
     if kind not in _READ_TYPES:
         raise _refuse(f"{kind} statements change state or reach outside the warehouse")
     inner = _EXPLAIN.sub("", text, count=1) if kind == "EXPLAIN" else text
-    with duckdb.connect(":memory:") as parser:
+    with memory_connection(None) as parser:
         tree = parser.execute("SELECT json_serialize_sql(?)", [inner]).fetchone()[0]
-    parsed = json.loads(tree)
+    try:
+        parsed = json.loads(tree)
+    except RecursionError:  # a tree deeper than the parentheses show
+        raise _refuse("the query nests too deeply to be checked; flatten it with WITH") from None
     if parsed.get("error"):
         raise _refuse(f"the query cannot be checked ({parsed.get('error_message', 'unknown')})")
     problems = _walk(parsed.get("statements", []))
@@ -138,14 +267,17 @@ def check(sql: str) -> str:
 
 
 def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
-    """A private in-memory DuckDB with the warehouse attached read-only, external access off
-    and the configuration locked."""
+    """A private in-memory DuckDB under the configured memory limit, with the warehouse
+    attached read-only, external access off, Python variables out of reach (DuckDB would
+    read a data frame in scope as a table of its name) and the configuration locked."""
     if not warehouse_exists(path):
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
-    con = duckdb.connect(":memory:")
+    # No spilling: the memory limit bounds the query, and the disk stays out of reach too.
+    con = memory_connection(None, python_enable_replacements=False)
     try:
         attach_read_only(con, path, wait_s=wait_s)
         con.execute("USE warehouse")
+        con.execute("SET TimeZone = 'UTC'")  # the warehouse's times are UTC; so is the output
         con.execute("SET enable_external_access = false")
         con.execute("SET autoinstall_known_extensions = false")
         con.execute("SET autoload_known_extensions = false")
@@ -156,6 +288,33 @@ def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     return con
 
 
+# threading.Timer cannot wait longer (OverflowError beyond about 292 years); [sql].timeout_s
+# caps the CLI's far below this.
+MAX_TIMEOUT_S = 86_400.0
+
+
+def _validate(max_rows: int, timeout_s: float) -> None:
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
+        raise ValueError(f"max_rows must be a whole number of at least 1, not {max_rows!r}")
+    if not (isinstance(timeout_s, int | float) and math.isfinite(timeout_s)):
+        raise ValueError(f"timeout_s must be a finite number of seconds, not {timeout_s!r}")
+    if not 0 < timeout_s <= MAX_TIMEOUT_S:
+        raise ValueError(
+            f"timeout_s must be above 0 and at most {MAX_TIMEOUT_S:g}, not {timeout_s}"
+        )
+
+
+def _rendered(rel: duckdb.DuckDBPyRelation, render: Render) -> list[Row]:
+    """The rows of ``rel``, every value rendered by DuckDB (warehouse.read.sql_output); the
+    columns are renamed by position, so a name used twice or any character in a name is fine."""
+    names = [f"c{i}" for i in range(len(rel.columns))]
+    value = text_sql if render == "text" else json_sql
+    select = ", ".join(value(quote(n), t) for n, t in zip(names, rel.types, strict=True))
+    if not select:
+        return []
+    return rel.query("q", f"SELECT {select} FROM q AS q({', '.join(names)})").fetchall()
+
+
 def run(
     path: Path,
     sql: str,
@@ -163,9 +322,13 @@ def run(
     max_rows: int = 10_000,
     timeout_s: float = 30.0,
     wait_s: float = 15.0,
+    render: Render = "text",
 ) -> QueryResult:
-    """Check ``sql`` and run it read-only; raise UnsafeQuery, QueryTimeout, WarehouseMissing,
-    WarehouseBusy, or duckdb.Error for a query that fails on its own."""
+    """Check ``sql`` and run it read-only; the rows rendered as text (table, CSV) or JSON.
+    Raise UnsafeQuery, QueryTimeout, QueryTooBig, WarehouseMissing, WarehouseBusy, or
+    duckdb.Error for a query that fails on its own; ValueError for a ``max_rows`` or
+    ``timeout_s`` out of range."""
+    _validate(max_rows, timeout_s)
     text = check(sql)
     con = _sandbox(path, wait_s)
     fired = threading.Event()
@@ -178,11 +341,21 @@ def run(
     started = time.monotonic()
     timer.start()
     try:
-        frame = con.sql(text).limit(max_rows + 1).pl()
+        rel = con.sql(text)
+        if rel is None:  # cannot happen for the statement types check() lets through
+            raise _refuse("the statement returns no rows")
+        columns, types = list(rel.columns), [str(t) for t in rel.types]
+        rows = _rendered(rel.limit(max_rows + 1), render)
     except duckdb.InterruptException:
         raise QueryTimeout(
             f"query interrupted after {timeout_s:g} s (the timeout); narrow it with WHERE or "
             "LIMIT, or raise --timeout"
+        ) from None
+    except duckdb.OutOfMemoryException:
+        raise QueryTooBig(
+            f"query stopped: it needs more memory than the limit of {current().memory_limit} "
+            "(GPUPRICE_DUCKDB_MEMORY_LIMIT); narrow it with WHERE, aggregate before "
+            "collecting lists, or raise the limit"
         ) from None
     except duckdb.Error:
         if fired.is_set():
@@ -191,5 +364,5 @@ def run(
     finally:
         timer.cancel()
         con.close()
-    truncated = frame.height > max_rows
-    return QueryResult(frame.head(max_rows), truncated, time.monotonic() - started)
+    truncated = len(rows) > max_rows
+    return QueryResult(columns, types, rows[:max_rows], truncated, time.monotonic() - started)

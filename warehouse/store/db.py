@@ -88,10 +88,19 @@ def _connect(path: Path, read_only: bool, local_file: bool) -> duckdb.DuckDBPyCo
     return con
 
 
+def memory_connection(spill_to: Path | None, **settings: str | bool) -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB under the configured memory limit, for work that ATTACHes
+    the warehouse (a DuckLake's attachment, the SQL sandbox, backup). ``spill_to``: the
+    directory it spills to beyond the limit (an in-memory database would spill to ./.tmp,
+    wherever the process runs); None: it never spills, and what does not fit fails with
+    ``duckdb.OutOfMemoryException``. ``settings``: more DuckDB settings."""
+    config: dict[str, str | bool] = {**duckdb_config(), **settings}
+    config["temp_directory"] = "" if spill_to is None else str(spill_to)
+    return duckdb.connect(":memory:", config=config)
+
+
 def _attach_lake(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    # An in-memory database spills to ./.tmp: next to the serving copy instead.
-    config = duckdb_config() | {"temp_directory": str(path.parent / ".duckdb-lake.tmp")}
-    con = duckdb.connect(":memory:", config=config)
+    con = memory_connection(path.parent / ".duckdb-lake.tmp")
     try:
         ducklake.attach(con, lake, read_only=read_only)
     except BaseException:
