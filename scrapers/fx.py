@@ -14,7 +14,6 @@ The optional daily source is parsed by :func:`parse_rates`: the JSON of an
 from __future__ import annotations
 
 import bisect
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -88,9 +87,12 @@ def parse_rates(body: bytes, url: str, currencies: tuple[str, ...] = ("USD",)) -
     The document gives rates *from* ``base_code``; with base USD, ``rates.CNY`` is CNY per
     USD. Any other base is converted through it (CNY per X = rates.CNY / rates.X).
     """
+    # Imported here: scrapers.sources imports this module, so a module-level import would loop.
+    from scrapers.sources._json import loads
+
     try:
-        doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = loads(body.decode("utf-8"), url)  # within the parsers' nesting and digit limits
+    except UnicodeDecodeError as exc:
         raise ParseError(f"{url}: not a JSON document ({exc})") from None
     if not isinstance(doc, dict) or doc.get("result") != "success":
         raise ParseError(f"{url}: rate document without result=success")

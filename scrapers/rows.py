@@ -2,14 +2,15 @@
 
 Parsers are pure: ``parse(body, url, fetched_at) -> list[OfferRow] | list[SpotQuoteRow]``.
 A page that cannot be parsed *completely* raises :class:`ParseError`; a page never
-yields some good rows plus some junk.
+yields some good rows plus some junk. :func:`check_row` is what a row must be to leave a
+parser: finite, positive and plausible prices and counts, a known billing mode.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 # daily / weekly / yearly: prepaid terms some sites list beside hourly and monthly (包日, 包周,
@@ -102,3 +103,84 @@ class SpotQuoteRow:
 
 
 Row = OfferRow | SpotQuoteRow
+
+
+# -- what a row must be ----------------------------------------------------------------------
+
+# The warehouse keeps listed prices to 4 decimals (DECIMAL(14, 4)) and CNY per card-hour to 6
+# (DECIMAL(18, 6)), each > 0: a value that rounds to 0 there is no price.
+PRICE_QUANTUM = Decimal("0.0001")
+CNY_PER_CARD_HOUR_QUANTUM = Decimal("0.000001")
+# The same ceiling as the load's validation (warehouse.ingest.load): ten million a listing
+# (a year of an 8-card H100 server is about 1.4 million yuan).
+MAX_PRICE = Decimal(10_000_000)
+# No rented machine or cluster listing has more cards; 10^400 is a garbled page.
+MAX_GPU_COUNT = 1024
+# Cores, GB of memory or disk, units in stock: ten million is far past any real figure, and
+# keeps every count inside the warehouse's INTEGER columns.
+MAX_COUNT = 10_000_000
+
+
+def _price_problem(name: str, value: object, quantum: Decimal) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, Decimal | int):
+        return f"{name} {value!r} is not a number"
+    value = Decimal(value)
+    if not value.is_finite() or value <= 0:
+        return f"{name} {value} is not a positive number"
+    if value > MAX_PRICE:
+        return f"{name} {value} is above the plausible {MAX_PRICE:,}"
+    if value.quantize(quantum, ROUND_HALF_UP) == 0:
+        return f"{name} {value} rounds to 0 at {quantum}"
+    return None
+
+
+def _count_problem(
+    name: str, value: object, lowest: int, highest: int, *, optional: bool = True
+) -> str | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{name} {value!r} is not a whole number"
+    if not lowest <= value <= highest:
+        return f"{name} {value} is outside the plausible {lowest}..{highest:,}"
+    return None
+
+
+def row_problem(row: Row) -> str | None:
+    """What makes ``row`` implausible, or ``None`` for a row a parser may give."""
+    problems = [
+        _price_problem("price", row.price, PRICE_QUANTUM),
+        _price_problem("cny_per_card_hour", row.cny_per_card_hour, CNY_PER_CARD_HOUR_QUANTUM),
+    ]
+    if isinstance(row, OfferRow):
+        problems += [
+            None if row.billing in BILLING_MODES else f"billing {row.billing!r} is unknown",
+            _count_problem("gpu_count", row.gpu_count, 1, MAX_GPU_COUNT, optional=False),
+            None
+            if row.list_price is None
+            else _price_problem("list_price", row.list_price, PRICE_QUANTUM),
+            None
+            if row.stated_discount is None
+            or (row.stated_discount.is_finite() and 0 < row.stated_discount <= 1)
+            else f"stated_discount {row.stated_discount} is not a ratio in (0, 1]",
+        ]
+        for name in ("vram_gb", "cpu_cores", "ram_gb", "disk_gb", "stock"):
+            problems.append(_count_problem(name, getattr(row, name), 0, MAX_COUNT))
+    elif row.quote_kind not in QUOTE_KINDS:
+        problems.append(f"quote_kind {row.quote_kind!r} is unknown")
+    return next((p for p in problems if p), None)
+
+
+def check_row(row: Row, where: str) -> None:
+    """``ParseError`` when ``row`` is not plausible (:func:`row_problem`)."""
+    problem = row_problem(row)
+    if problem:
+        name = getattr(row, "offer_id", None) or row.gpu_name_raw
+        raise ParseError(f"{where}: {name}: {problem}; the page is refused, not loaded in part")
+
+
+def check_rows(rows: list[Row], where: str) -> list[Row]:
+    """``rows`` when every one passes :func:`check_row`; the first that does not is an error."""
+    for row in rows:
+        check_row(row, where)
+    return rows

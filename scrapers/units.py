@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, ParseError
 
 __all__ = [
     "CNY_PER_CARD_HOUR_QUANTUM",
+    "MAX_NUMBER_DIGITS",
     "Per",
     "currency_in",
+    "decimal_of",
     "hours_for",
     "nfkc",
     "parse_discount",
@@ -43,6 +45,42 @@ def nfkc(text: str) -> str:
     ＲＴＸ４０９０, ：, （ and ￥ become their ASCII forms), whitespace collapsed to single
     spaces, stripped."""
     return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+# -- numbers -------------------------------------------------------------------------------
+
+# Digits a number a page states may have: a float prints with at most 17 significant digits
+# and prices with a handful, while Decimal computes with 28, so a number within this limit
+# (and below 10^20) leaves room for the arithmetic and rounding adapters do with it.
+MAX_NUMBER_DIGITS = 20
+_MAX_NUMBER_CHARS = 2 * MAX_NUMBER_DIGITS  # with sign, point, leading zeros and an exponent
+
+
+def decimal_of(text: str, what: str) -> Decimal | None:
+    """The exact Decimal of a number's text ("1.96", "-3", "2.5e-05", "NaN"), ``None`` when the
+    text is not a number (the caller says what it expected). ``ParseError`` when it is one
+    no real figure has: over :data:`MAX_NUMBER_DIGITS` significant digits, or 10^20 or more
+    (the length is checked before Decimal reads it)."""
+    raw = text.strip()
+    if len(raw) > _MAX_NUMBER_CHARS:
+        raise ParseError(f"{what}: a number of {len(raw):,} characters ({raw[:24]!r}...)")
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        return None
+    if (
+        value.is_finite()
+        and value
+        and (
+            len(value.as_tuple().digits) > MAX_NUMBER_DIGITS
+            or value.adjusted() >= MAX_NUMBER_DIGITS
+        )
+    ):
+        raise ParseError(
+            f"{what}: {raw!r} has more digits than any real figure "
+            f"(at most {MAX_NUMBER_DIGITS}, below 10^{MAX_NUMBER_DIGITS})"
+        )
+    return value
 
 
 # -- money ---------------------------------------------------------------------------------
@@ -87,8 +125,8 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
     m = _MONEY.match(raw)
     if m is None:
         raise ParseError(f"not a price: {text!r}")
-    value = Decimal(m["num"].replace(",", ""))
-    if value <= 0:
+    value = decimal_of(m["num"].replace(",", ""), f"price {text!r}")
+    if value is None or value <= 0:
         raise ParseError(f"price must be positive, got {text!r}")
     pre = _CURRENCIES[m["pre"].upper()] if m["pre"] else None
     post = _CURRENCIES[m["post"].upper()] if m["post"] else None
@@ -211,9 +249,12 @@ def size_gb(text: str) -> Decimal | None:
     m = _SIZE.search(nfkc(text))
     if m is None:
         return None
-    count = int(m["count"]) if m["count"] else 1
+    count = decimal_of(m["count"], f"size {text!r}") if m["count"] else 1
+    size = decimal_of(m["size"], f"size {text!r}")
+    if count is None or size is None:  # not reached: the pattern matched digits
+        return None
     scale = 1000 if m["unit"].upper().startswith("T") else 1
-    return Decimal(m["size"]) * scale * count
+    return size * scale * count
 
 
 def parse_gb(text: str, what: str) -> int:

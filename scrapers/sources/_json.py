@@ -1,13 +1,17 @@
 """Helpers shared by the JSON-API adapters (vast.ai, 矩池云, AutoDL): loading a document and
-reading typed fields, each failure a :class:`~scrapers.rows.ParseError` naming the field."""
+reading typed fields, each failure a :class:`~scrapers.rows.ParseError` naming the field.
+A document is checked against the limits of :mod:`scrapers.sources._limits` (nesting, digit
+runs) before ``json`` reads it."""
 
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from scrapers.rows import ParseError
+from scrapers.sources._limits import check_digits, check_json_depth
+from scrapers.units import MAX_NUMBER_DIGITS, decimal_of
 
 
 def load_json(body: bytes, url: str) -> Any:
@@ -19,13 +23,21 @@ def load_json(body: bytes, url: str) -> Any:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ParseError(f"{url}: body is not UTF-8 ({exc})") from None
+    return loads(text, url)
+
+
+def loads(text: str, what: str) -> Any:
+    """``json.loads`` of a text within the limits (nesting, digit runs); ParseError else."""
+    check_json_depth(text, what)  # before json recurses into it
     try:
-        return json.loads(text)
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         start = text.lstrip()[:40]
-        raise ParseError(f"{url}: body is not JSON ({exc.msg}; starts {start!r})") from None
+        raise ParseError(f"{what}: body is not JSON ({exc.msg}; starts {start!r})") from None
     except ValueError as exc:  # valid JSON json will not convert: an integer of 4,301+ digits
-        raise ParseError(f"{url}: body cannot be read as JSON ({exc})") from None
+        raise ParseError(f"{what}: body cannot be read as JSON ({exc})") from None
+    check_digits(text, what)  # after: json names its own refusal of a 4,301-digit number
+    return doc
 
 
 def looks_like_json(body: bytes) -> bool:
@@ -77,10 +89,9 @@ def number(value: Any, what: str, *, positive: bool = True) -> Decimal:
     """A JSON number (or a numeric string) as an exact Decimal of its printed form."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ParseError(f"{what}: not a number: {value!r}")
-    try:
-        result = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise ParseError(f"{what}: not a number: {value!r}") from None
+    result = decimal_of(str(value), what)  # refuses more than MAX_NUMBER_DIGITS digits
+    if result is None:
+        raise ParseError(f"{what}: not a number: {value!r}")
     if not result.is_finite():
         raise ParseError(f"{what}: not a finite number: {value!r}")
     if positive and result <= 0:
@@ -96,7 +107,9 @@ def integer(value: Any, what: str, *, minimum: int = 0) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or value < minimum:
-        raise ParseError(f"{what}: expected an integer ≥ {minimum}, got {value!r}")
+        raise ParseError(f"{what}: expected an integer ≥ {minimum}, got {str(value)[:40]!r}")
+    if value >= 10**MAX_NUMBER_DIGITS:
+        raise ParseError(f"{what}: integer of {len(str(value))} digits is not a real figure")
     return value
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.rows import ParseError
+from scrapers.sources._limits import check_json_depth
 
 LD_JSON_TYPE = "application/ld+json"
 
@@ -35,6 +36,7 @@ def blocks(tree: LexborHTMLParser, url: str) -> list[Any]:
 
 
 def _decode(raw: str, url: str, n: int) -> Any:
+    check_json_depth(raw, f"{url}: JSON-LD block {n}")
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -51,14 +53,16 @@ def types_of(item: dict[str, Any]) -> set[str]:
 
 
 def _objects(value: Any) -> Iterator[dict[str, Any]]:
-    """Every JSON object in ``value``, depth first: an object before what it holds."""
-    if isinstance(value, dict):
-        yield value
-        for child in value.values():
-            yield from _objects(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from _objects(child)
+    """Every JSON object in ``value``, depth first: an object before what it holds. A loop,
+    not recursion: time linear in the document however deep it nests."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            yield item
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.rows import ParseError
+from scrapers.sources._limits import check_digits, check_html_depth
 from scrapers.units import nfkc
 
 BEIJING = ZoneInfo("Asia/Shanghai")
@@ -56,7 +57,8 @@ _MARKUP_START = re.compile(r"\s*<(?:!--|!doctype|\?xml|[a-z][a-z0-9-]*[\s/>])", 
 def load_html(body: bytes, url: str) -> LexborHTMLParser:
     """Parse ``body`` as HTML in the charset its ``<meta>`` declares (UTF-8 when it declares
     none): a whole document or a fragment of one. An empty, undecodable, binary or non-HTML
-    body is an error."""
+    body is an error, and so is one over the limits of :mod:`scrapers.sources._limits`
+    (nesting, digit runs), checked before lexbor builds the tree."""
     if not body or body.isspace():
         raise ParseError(f"{url}: empty body")
     charset = declared_charset(body) or "utf-8"
@@ -72,6 +74,8 @@ def load_html(body: bytes, url: str) -> LexborHTMLParser:
     # is refused is a body that does not start with markup (JSON, plain text, an error line).
     if not _MARKUP_START.match(text):
         raise ParseError(f"{url}: body is not an HTML document (starts {text[:40]!r})")
+    check_digits(text, url)
+    check_html_depth(text, url)
     return LexborHTMLParser(text)
 
 
@@ -144,13 +148,13 @@ def header_index(table: LexborNode, required: tuple[str, ...], url: str) -> dict
 
 def parse_count(text: str, suffix: str, what: str) -> int:
     """``"15 核"`` → 15 with ``suffix="核"``; text after the suffix (a CPU model) is ignored."""
-    m = re.match(rf"^(\d+)\s*{re.escape(suffix)}", nfkc(text))
+    m = re.match(rf"^(\d{{1,9}})\s*{re.escape(suffix)}", nfkc(text))
     if m is None:
         raise ParseError(f"{what}: expected '<n> {suffix}', got {text!r}")
     return int(m[1])
 
 
-_STOCK = re.compile(r"^(?:剩余|可租|库存)\s*(\d+)\s*(?:台|个|张|卡)?$")
+_STOCK = re.compile(r"^(?:剩余|可租|库存)\s*(\d{1,9})\s*(?:台|个|张|卡)?$")
 _SOLD_OUT = {"售罄", "已售罄", "无货", "缺货"}
 
 

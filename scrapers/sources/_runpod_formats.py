@@ -76,7 +76,8 @@ def _gb(text: str | None) -> int | None:
     return None if size is None else int(size.to_integral_value())
 
 
-_INT = re.compile(r"(\d+)")
+# at most 9 digits: a longer run is no count, and int() of thousands of digits raises
+_INT = re.compile(r"(?<!\d)(\d{1,9})(?!\d)")
 
 
 def _int(text: str | None) -> int | None:
@@ -126,18 +127,15 @@ def gpu_types_in(document: Any) -> list[dict[str, Any]]:
     """Every ``GpuType``-shaped object anywhere in a JSON document, in document order (the
     2023 page keeps them under ``props.pageProps.data``; found by shape, not by path)."""
     found: list[dict[str, Any]] = []
-
-    def walk(value: Any) -> None:
+    pending = [document]  # a loop, not recursion: no RecursionError however deep it nests
+    while pending:
+        value = pending.pop()
         if is_gpu_type(value):
             found.append(value)
         elif isinstance(value, dict):
-            for child in value.values():
-                walk(child)
+            pending.extend(reversed(list(value.values())))
         elif isinstance(value, list):
-            for child in value:
-                walk(child)
-
-    walk(document)
+            pending.extend(reversed(value))
     return found
 
 

@@ -212,10 +212,13 @@ _COUNT_ONLY = re.compile(
     r"^(?:[x×]\s*)?(?P<n>\d{1,3})\s*(?:[x×]|gpus?|cards?|卡|张|块|颗)?$", re.IGNORECASE
 )
 # A fraction of a card ("1/8", "1/4 颗"): a shared GPU, no whole-card count.
-_FRACTION = re.compile(r"^(?P<n>\d+)\s*/\s*(?P<d>\d+)\s*(?:gpus?|cards?|卡|张|块|颗)?$", re.I)
+_FRACTION = re.compile(
+    r"^(?P<n>\d{1,9})\s*/\s*(?P<d>\d{1,9})\s*(?:gpus?|cards?|卡|张|块|颗)?$", re.I
+)
 # The count in a cell that lists an instance's parts: "GPUs: 8 vCPUs: 224 Memory: 3,968GB".
 _COUNT_IN_PARTS = re.compile(
-    r"(?<![a-z])(?:gpus?|gpu数量|显卡|卡数)\s*[:：]\s*(?P<n>\d+(?:\s*/\s*\d+)?)", re.IGNORECASE
+    r"(?<![a-z])(?:gpus?|gpu数量|显卡|卡数)\s*[:：]\s*(?P<n>\d{1,9}(?:\s*/\s*\d{1,9})?)(?!\d)",
+    re.IGNORECASE,
 )
 
 

@@ -38,6 +38,7 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, OfferRow, ParseError
 from scrapers.sources._json import data_list, field, integer, load_json, obj, optional_text, text
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -94,6 +95,7 @@ class AutodlAdapter:
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [Request(f"{base_url.rstrip('/')}{SEARCH_PATH}", method="POST", json_body=QUERY)]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         doc = obj(load_json(body, url), f"{url}: answer")
         code = doc.get("code")

@@ -43,6 +43,7 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_YEAR, Billing, OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
@@ -191,6 +192,7 @@ class CompshareAdapter:
             plan.append(Request(f"{base}/?Action={ACTION}#{asked}", "POST", json_body=params))
         return plan
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         doc = obj(load_json(body, url), url)
         code = integer(field(doc, "RetCode", url), f"{url}: RetCode")

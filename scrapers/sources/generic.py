@@ -55,6 +55,7 @@ from scrapers.rows import (
 )
 from scrapers.sources import _jsonld
 from scrapers.sources._json import number
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import is_simulated, load_html, naive_utc
 from scrapers.sources._table import Cell, Grid, ends_cut, html_tables, other_grids, repair_cut_start
 from scrapers.sources._table_columns import (
@@ -133,6 +134,7 @@ class GenericAdapter:
         base = base_url.rstrip("/")
         return [f"{base}{path}" if path else base for path in self.options.paths]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         tree = load_html(repair_cut_start(body), url)
         currency, unit = _stated_unit(tree)

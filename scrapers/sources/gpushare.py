@@ -34,6 +34,7 @@ from scrapers.rows import (
     ParseError,
 )
 from scrapers.sources._json import data_list, field, integer, load_json, number, obj, text
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -73,6 +74,7 @@ class GpushareAdapter:
         url = f"{base_url.rstrip('/')}{LIST_PATH}?{urlencode(QUERY)}"
         return [Request(url, headers=HEADERS)]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         doc = obj(load_json(body, url), f"{url}: answer")
         code = doc.get("code")

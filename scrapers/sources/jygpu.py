@@ -29,6 +29,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.rows import Billing, OfferRow, ParseError
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import (
     header_index,
     is_simulated,
@@ -75,6 +76,7 @@ class JygpuAdapter:
         query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
         return [f"{base}{CONTAINER_PATH}{query}", f"{base}{BAREMETAL_PATH}{query}"]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         """All offers on one page, or ``ParseError``.
 

@@ -33,6 +33,7 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import field, load_json, looks_like_json, obj, optional_text, text
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import SecretSpec
 from scrapers.sources.generic import GenericAdapter, GenericOptions
@@ -52,7 +53,7 @@ PAGE_OPTIONS = GenericOptions(
     skip_rows=(r"^(?:Reserved|Sprint)\b",),
 )
 # "8x H100 (80 GB SXM5)": the count before the card in an instance type's description.
-_DESCRIPTION_COUNT = re.compile(r"^\s*(\d+)\s*x\s+(.+)$", re.IGNORECASE)
+_DESCRIPTION_COUNT = re.compile(r"^\s*(\d{1,9})\s*x\s+(.+)$", re.IGNORECASE)
 
 
 def _whole(value: Any, what: str) -> int:
@@ -93,6 +94,7 @@ class LambdaAdapter:
         """Without a key: the public pricing page (on lambda.ai, whatever the API's host)."""
         return [PRICING_URL]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         if looks_like_json(body):
             return self._from_api(load_json(body, url), url, naive_utc(fetched_at))

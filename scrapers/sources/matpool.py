@@ -38,6 +38,7 @@ from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, text
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
@@ -72,6 +73,7 @@ class MatpoolAdapter:
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [f"{base_url.rstrip('/')}{POOLS_PATH}"]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         doc = obj(load_json(body, url), f"{url}: answer")
         code = doc.get("code", 0)

@@ -50,6 +50,7 @@ from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import _runpod_formats as formats
 from scrapers.sources._json import load_json, looks_like_json
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import load_html, naive_utc
 from scrapers.sources._runpod_formats import Quote
 from scrapers.units import per_card_hour
@@ -88,6 +89,7 @@ class RunpodAdapter:
         url = f"{base_url.rstrip('/')}{GRAPHQL_PATH}"
         return [Request(url, method="POST", json_body={"query": GPU_TYPES_QUERY})]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         quotes = self._api(body, url) if looks_like_json(body) else self._page(body, url)
         if not quotes:

@@ -56,7 +56,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -64,8 +64,9 @@ from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError, Row
+from scrapers.sources._limits import bounded, check_digits, check_json_depth
 from scrapers.sources._page import naive_utc
-from scrapers.units import per_card_hour
+from scrapers.units import decimal_of, per_card_hour
 
 __all__ = [
     "DEFAULT_CATALOG_VERSION",
@@ -152,6 +153,7 @@ class SkypilotAdapter:
         version = self.options.catalog_version
         return [f"{base}/catalogs/{version}/{cloud}/vms.csv" for cloud in self.options.clouds]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
         cloud = _cloud(url)
         reader = csv.reader(io.StringIO(_text(body, url)))
@@ -317,6 +319,7 @@ def _text(body: bytes, url: str) -> str:
         raise ParseError(f"{url}: body is not UTF-8 ({exc})") from None
     if "\x00" in text:
         raise ParseError(f"{url}: body is binary, not a CSV (it holds NUL bytes)")
+    check_digits(text, url)
     start = text.lstrip()[:1]
     if start == "<":
         raise ParseError(f"{url}: body is HTML, not a CSV catalog (starts {text[:40]!r})")
@@ -342,10 +345,9 @@ def _number(text: str, column: str, what: str) -> Decimal | None:
     """A non-negative number, ``None`` for an empty cell."""
     if not text:
         return None
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ParseError(f"{what}: {column} {text!r} is not a number") from None
+    value = decimal_of(text, f"{what}: {column}")
+    if value is None:
+        raise ParseError(f"{what}: {column} {text!r} is not a number")
     if not value.is_finite() or value < 0:
         raise ParseError(f"{what}: {column} {text!r} is not a non-negative number")
     return value
@@ -362,6 +364,7 @@ class _JsonWords(ast.NodeTransformer):
 
 def _literal(text: str, what: str) -> object:
     """``GpuInfo`` text as data: JSON, else a Python literal (never ``eval``)."""
+    check_json_depth(text, f"{what}: GpuInfo")
     try:
         return json.loads(text)
     except ValueError:

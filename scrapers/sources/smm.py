@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.rows import ParseError, SpotQuoteRow
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import (
     beijing_to_utc,
     header_index,
@@ -85,6 +86,7 @@ class SmmAdapter:
         query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
         return [f"{base_url.rstrip('/')}{QUOTES_PATH}{query}"]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[SpotQuoteRow]:
         """Every quote on the board, or ``ParseError``. ``fetched_at`` is not needed: each
         quote carries its own date."""

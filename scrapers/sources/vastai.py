@@ -71,6 +71,7 @@ from scrapers.sources._json import (
     optional_text,
     text,
 )
+from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
 from scrapers.units import per_card_hour
 
@@ -126,6 +127,7 @@ class VastaiAdapter:
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [Request(f"{base_url.rstrip('/')}{SEARCH_PATH}", method="POST", json_body=QUERY)]
 
+    @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
         offers = _offers(load_json(body, url), url)
         observed = naive_utc(fetched_at)

@@ -59,5 +59,10 @@ def test_parse_rates_of_an_er_api_document() -> None:
     assert parse_rates(base_cny, "u")[0].cny_per_unit == D("7.142857")
     with pytest.raises(ParseError, match="result=success"):
         parse_rates(b'{"result": "error", "error-type": "quota-reached"}', "u")
-    with pytest.raises(ParseError, match="not a JSON document"):
+    with pytest.raises(ParseError, match="not JSON"):
         parse_rates(b"<html>", "u")
+
+
+def test_a_deeply_nested_rate_document_is_a_parse_error() -> None:
+    with pytest.raises(ParseError, match="nested"):
+        parse_rates(b"[" * 200_000 + b"]" * 200_000, "u")
