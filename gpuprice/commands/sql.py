@@ -62,8 +62,9 @@ def sql(
 
     One query only (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); statements that
     write, ATTACH, COPY, INSTALL / LOAD, PRAGMA / SET, and file- or URL-reading functions are
-    refused with exit code 2. Rows are capped, the query is interrupted at the timeout and
-    stopped when it needs more memory than GPUPRICE_DUCKDB_MEMORY_LIMIT (exit code 1).
+    refused with exit code 2. Rows are capped; the query runs in a process of its own, killed
+    at the timeout, and is stopped when it needs more memory than GPUPRICE_DUCKDB_MEMORY_LIMIT
+    allows (exit code 1).
     Every type prints: lists, structs, maps and arrays as JSON, blobs as base64, the rest
     in DuckDB's text form (see warehouse.read.sql_output)."""
     import duckdb

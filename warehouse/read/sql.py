@@ -11,14 +11,16 @@ Two layers, so that one mistake in either does not open the warehouse up:
    a plain name (DuckDB reads a quoted ``'x.csv?'`` or ``'s3://…'`` as a file or URL), and a
    query nested too deeply to be checked. The message says what is allowed. Comments before
    and after the statement are fine.
-2. :func:`run` executes on a private in-memory DuckDB under the configured memory limit
+2. :func:`run` executes in a child process (warehouse.read.sql_child) whose address space is
+   capped and which is killed at the timeout: DuckDB's memory limit does not track what one
+   function's result holds, and such a function ignores the interrupt. In it, the query
+   runs on a private in-memory DuckDB under the configured memory limit
    (``GPUPRICE_DUCKDB_MEMORY_LIMIT``; it does not spill to disk, so a query that needs more
    fails with :class:`QueryTooBig`) that ATTACHes the warehouse ``READ_ONLY``, then sets
    ``enable_external_access = false`` and ``lock_configuration = true``: even a query that
    got past the check can neither write, nor read or write a file, nor load an extension,
-   nor change a setting. A timer thread interrupts the query at the timeout; at most
-   ``max_rows`` rows are fetched, rendered as text or JSON by DuckDB itself
-   (warehouse.read.sql_output) under the same bounds.
+   nor change a setting. At most ``max_rows`` rows are fetched, rendered as text or JSON by
+   DuckDB itself (warehouse.read.sql_output) under the same bounds.
 """
 
 from __future__ import annotations
@@ -26,18 +28,21 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
 
+from warehouse.read import sql_child
 from warehouse.read.sql_output import Row, json_sql, quote, text_sql
 from warehouse.store.config import current
 from warehouse.store.db import (
+    WarehouseBusy,
     WarehouseMissing,
+    WarehouseUnreachable,
     attach_read_only,
     memory_connection,
     warehouse_exists,
@@ -271,7 +276,7 @@ def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     attached read-only, external access off, Python variables out of reach (DuckDB would
     read a data frame in scope as a table of its name) and the configuration locked."""
     if not warehouse_exists(path):
-        raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
+        raise _missing(path)
     # No spilling: the memory limit bounds the query, and the disk stays out of reach too.
     con = memory_connection(None, python_enable_replacements=False)
     try:
@@ -288,8 +293,7 @@ def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
     return con
 
 
-# threading.Timer cannot wait longer (OverflowError beyond about 292 years); [sql].timeout_s
-# caps the CLI's far below this.
+# Far beyond any query a person waits for; [sql].timeout_s caps the CLI's far below this.
 MAX_TIMEOUT_S = 86_400.0
 
 
@@ -324,45 +328,96 @@ def run(
     wait_s: float = 15.0,
     render: Render = "text",
 ) -> QueryResult:
-    """Check ``sql`` and run it read-only; the rows rendered as text (table, CSV) or JSON.
-    Raise UnsafeQuery, QueryTimeout, QueryTooBig, WarehouseMissing, WarehouseBusy, or
-    duckdb.Error for a query that fails on its own; ValueError for a ``max_rows`` or
-    ``timeout_s`` out of range."""
+    """Check ``sql`` and run it read-only in a child process; the rows rendered as text
+    (table, CSV) or JSON. Raise UnsafeQuery, QueryTimeout, QueryTooBig, WarehouseMissing,
+    WarehouseBusy, or duckdb.Error for a query that fails on its own; ValueError for a
+    ``max_rows`` or ``timeout_s`` out of range. Refused queries start no process."""
     _validate(max_rows, timeout_s)
     text = check(sql)
-    con = _sandbox(path, wait_s)
-    fired = threading.Event()
-
-    def interrupt() -> None:
-        fired.set()
-        con.interrupt()
-
-    timer = threading.Timer(timeout_s, interrupt)
-    started = time.monotonic()
-    timer.start()
+    if not warehouse_exists(path):
+        raise _missing(path)
+    job = sql_child.Job(path, text, max_rows, render, wait_s, timeout_s, current())
     try:
-        rel = con.sql(text)
-        if rel is None:  # cannot happen for the statement types check() lets through
-            raise _refuse("the statement returns no rows")
-        columns, types = list(rel.columns), [str(t) for t in rel.types]
-        rows = _rendered(rel.limit(max_rows + 1), render)
-    except duckdb.InterruptException:
+        reply = sql_child.run_in_child(job)
+    except sql_child.ChildTimedOut:
         raise QueryTimeout(
             f"query interrupted after {timeout_s:g} s (the timeout); narrow it with WHERE or "
             "LIMIT, or raise --timeout"
         ) from None
-    except duckdb.OutOfMemoryException:
-        raise QueryTooBig(
-            f"query stopped: it needs more memory than the limit of {current().memory_limit} "
-            "(GPUPRICE_DUCKDB_MEMORY_LIMIT); narrow it with WHERE, aggregate before "
-            "collecting lists, or raise the limit"
-        ) from None
-    except duckdb.Error:
-        if fired.is_set():
-            raise QueryTimeout(f"query interrupted after {timeout_s:g} s (the timeout)") from None
-        raise
+    except sql_child.ChildLost:  # an allocation failed where DuckDB could not catch it
+        raise _too_big() from None
+    except sql_child.ChildNotReady as exc:
+        raise WarehouseUnreachable(f"{exc}; try again") from None
+    return _result(reply)
+
+
+def _missing(path: Path) -> WarehouseMissing:
+    return WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
+
+
+def _too_big() -> QueryTooBig:
+    return QueryTooBig(
+        f"query stopped: it needs more memory than the limit of {current().memory_limit} "
+        "(GPUPRICE_DUCKDB_MEMORY_LIMIT); narrow it with WHERE, aggregate before "
+        "collecting lists, or raise the limit"
+    )
+
+
+# The errors a child reports by name, raised again as they are in the parent.
+_PASSED_ON: dict[str, type[Exception]] = {
+    cls.__name__: cls
+    for cls in (UnsafeQuery, WarehouseMissing, WarehouseBusy, WarehouseUnreachable)
+}
+
+
+def _result(reply: dict[str, Any]) -> QueryResult:
+    """The child's answer as a QueryResult, or the error it reported."""
+    if "result" in reply:
+        got = reply["result"]
+        rows = [tuple(row) for row in got.pop("rows")]
+        return QueryResult(rows=rows, **got)
+    kind, message = reply["error"], reply.get("message", "")
+    if kind == "QueryTooBig":
+        raise _too_big()
+    if kind in _PASSED_ON:
+        raise _PASSED_ON[kind](message)
+    if kind == "duckdb":
+        error = getattr(duckdb, reply["class"], duckdb.Error)
+        if not (isinstance(error, type) and issubclass(error, duckdb.Error)):
+            error = duckdb.Error
+        raise error(message)
+    raise RuntimeError(f"the query's process failed: {message}")
+
+
+def answer(job: sql_child.Job, ready: Callable[[], None]) -> dict[str, Any]:
+    """The child's half of :func:`run`: open the sandbox, call ``ready`` (which caps the
+    child's memory and starts the parent's timeout), run the query; the result or the error
+    as a JSON object."""
+    try:
+        return {"result": asdict(_execute(job, ready))}
+    except (duckdb.OutOfMemoryException, MemoryError):
+        return {"error": "QueryTooBig"}
+    except tuple(_PASSED_ON.values()) as exc:
+        return {"error": type(exc).__name__, "message": str(exc)}
+    except duckdb.Error as exc:
+        return {"error": "duckdb", "class": type(exc).__name__, "message": str(exc)}
+    except Exception as exc:  # a bug: say what it was rather than die without an answer
+        return {"error": "other", "message": f"{type(exc).__name__}: {exc}"}
+
+
+def _execute(job: sql_child.Job, ready: Callable[[], None]) -> QueryResult:
+    con = _sandbox(job.path, job.wait_s)
+    try:
+        ready()
+        started = time.monotonic()
+        rel = con.sql(job.text)
+        if rel is None:  # cannot happen for the statement types check() lets through
+            raise _refuse("the statement returns no rows")
+        columns, types = list(rel.columns), [str(t) for t in rel.types]
+        render: Render = "json" if job.render == "json" else "text"
+        rows = _rendered(rel.limit(job.max_rows + 1), render)
     finally:
-        timer.cancel()
         con.close()
-    truncated = len(rows) > max_rows
-    return QueryResult(columns, types, rows[:max_rows], truncated, time.monotonic() - started)
+    truncated = len(rows) > job.max_rows
+    seconds = time.monotonic() - started
+    return QueryResult(columns, types, rows[: job.max_rows], truncated, seconds)
