@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from gpuprice.cli_common import (
@@ -21,6 +22,7 @@ from gpuprice.cli_common import (
 from gpuprice.commands import register_all
 from gpuprice.log_redaction import install as install_log_redaction
 from gpuprice.run_summary import print_run_summary
+from gpuprice.settings import valid_host
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
@@ -45,7 +47,7 @@ def run(
     from gpuprice.jobs import JobRunner
 
     settings = settings_or_exit(config)
-    day = parse_day(as_of) if as_of else None
+    day = parse_day(as_of, "--as-of") if as_of is not None else None
     result = JobRunner(settings).run(day)
     print_run_summary(result, settings, console)
     if result.failed:
@@ -64,7 +66,7 @@ def backfill(
     from gpuprice.jobs import JobRunner
 
     settings = settings_or_exit(config)
-    last = parse_day(end) if end else datetime.now(UTC).date()
+    last = parse_day(end, "--end") if end is not None else datetime.now(UTC).date()
     span = [last - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
     runner = JobRunner(settings)
     failures: list[str] = []
@@ -87,7 +89,7 @@ def backfill(
         runner.backfill(span, done)
     console.print(f"backfilled {len(span)} day(s) {span[0]} .. {span[-1]}: {added} new row(s)")
     for line in failures:
-        err.print(f"[red]failed: {line}[/red]")
+        err.print(f"[red]failed: {escape(line)}[/red]")
     if failures:
         raise typer.Exit(1)
 
@@ -122,13 +124,13 @@ def parse(
             options=src.adapter_options() if src else None,
         )
     except KeyError as exc:
-        err.print(f"[red]{exc.args[0]}[/red]")
+        err.print(f"[red]{escape(str(exc.args[0]))}[/red]")
         raise typer.Exit(2) from None
     fetched_at = datetime.fromtimestamp(file.stat().st_mtime, UTC).replace(tzinfo=None)
     try:
         rows = adapter.parse(file.read_bytes(), file.resolve().as_uri(), fetched_at)
     except ParseError as exc:
-        err.print(f"[red]parse error: {exc}[/red]")
+        err.print(f"[red]parse error: {escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     for row in rows:
         sys.stdout.write(json.dumps(row.to_dict(), ensure_ascii=False, default=str) + "\n")
@@ -138,23 +140,44 @@ def parse(
 def demo_market(
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option(help="Bind address (default from config).")] = None,
-    jygpu_port: Annotated[int | None, typer.Option(help="Port of the marketplace site.")] = None,
-    smm_port: Annotated[int | None, typer.Option(help="Port of the quote-board site.")] = None,
+    jygpu_port: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="Port of the marketplace site.")
+    ] = None,
+    smm_port: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="Port of the quote-board site.")
+    ] = None,
     platforms_port: Annotated[
-        int | None, typer.Option(help="Port of the other platforms, each under /<source>.")
+        int | None,
+        typer.Option(min=0, max=65535, help="Port of the other platforms, each under /<source>."),
     ] = None,
 ) -> None:
     """Serve the SIMULATED demo market (every source's format, one platform each) until Ctrl-C."""
     from scrapers.demo_market import serve_forever
 
     cfg = settings_or_exit(config).file.demo_market
-    serve_forever(
-        host or cfg.host,
-        jygpu_port or cfg.jygpu_port,
-        smm_port or cfg.smm_port,
-        cfg.seed,
-        platforms_port=platforms_port or cfg.platforms_port,
+    if host is not None:
+        try:
+            valid_host(host)
+        except ValueError as exc:
+            err.print(f"[red]--host: {escape(str(exc))}[/red]")
+            raise typer.Exit(2) from None
+    address = host or cfg.host
+    ports = (
+        cfg.jygpu_port if jygpu_port is None else jygpu_port,
+        cfg.smm_port if smm_port is None else smm_port,
+        cfg.platforms_port if platforms_port is None else platforms_port,
     )
+    try:
+        serve_forever(address, ports[0], ports[1], cfg.seed, platforms_port=ports[2])
+    except OSError as exc:  # port in use, an address not of this machine, a name DNS lacks
+        reason = exc.strerror or str(exc)
+        err.print(
+            f"[red]cannot serve the demo market on {escape(address)} (ports "
+            f"{', '.join(map(str, ports))}): {escape(reason)}; choose other ports "
+            "(--jygpu-port, --smm-port, --platforms-port or \\[demo_market]) or a host of this "
+            "machine (--host), or stop what uses them[/red]"
+        )
+        raise typer.Exit(2) from None
 
 
 @app.command()

@@ -9,11 +9,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from gpuprice.settings import ConfigError, Settings, load_settings
 
 console = Console()
-err = Console(stderr=True)
+# soft_wrap: a message stays one line (not broken at 80 columns when stderr is not a terminal),
+# so it can be read in a log and searched for
+err = Console(stderr=True, soft_wrap=True)
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="TOML configuration (default: ./gpuprice.toml).")
@@ -31,13 +34,26 @@ def settings_or_exit(config: Path | None) -> Settings:
     try:
         return load_settings(config)
     except ConfigError as exc:
-        err.print(f"[red]{exc}[/red]")
+        # escaped: the message quotes the bad value, which may look like rich markup ("[/x]")
+        err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
 
 
-def parse_day(text: str) -> date:
+# Days a command can work on: the market this tracks is recent, and a day near date.min or
+# date.max overflows as soon as a run adds a time zone or a span of days to it.
+FIRST_DAY, LAST_DAY = date(2000, 1, 1), date(2100, 12, 31)
+
+
+def parse_day(text: str, option: str = "date") -> date:
+    """A YYYY-MM-DD day from FIRST_DAY to LAST_DAY, or exit 2 saying what to give."""
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
-        err.print(f"[red]{text!r} is not a date; use YYYY-MM-DD[/red]")
-        raise typer.Exit(2) from None
+        day = None
+    if day is None or not FIRST_DAY <= day <= LAST_DAY:
+        err.print(
+            f"[red]{option} {escape(repr(text[:40]))}: use a day YYYY-MM-DD from {FIRST_DAY} "
+            f"to {LAST_DAY}[/red]"
+        )
+        raise typer.Exit(2)
+    return day

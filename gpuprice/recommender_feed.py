@@ -201,8 +201,15 @@ def resolve_model(text: str) -> str | Architecture:
     text = text.strip()
     if find_preset(text) is not None:
         return text
-    path = Path(text).expanduser()
-    if path.is_dir():
+    try:
+        path = Path(text).expanduser()
+        is_dir, is_file = path.is_dir(), path.is_file()
+    except (OSError, RuntimeError, ValueError) as exc:  # a name too long for a path, ~nosuchuser
+        raise RecommenderInputError(
+            f"--model {text[:80]}: not a usable path ({exc}); give a config.json path, a "
+            "directory holding one, a preset or a Hugging Face id"
+        ) from None
+    if is_dir:
         config = path / CONFIG_FILE
         if not config.is_file():
             raise RecommenderInputError(
@@ -210,7 +217,7 @@ def resolve_model(text: str) -> str | Architecture:
                 "config.json), the config.json itself, a preset or a Hugging Face id"
             )
         return config_architecture(config)
-    if path.is_file():
+    if is_file:
         return config_architecture(path)
     if text.endswith(".json") or text.startswith((".", "/", "~")) or os.sep + os.sep in text:
         raise RecommenderInputError(

@@ -6,18 +6,23 @@ and what is allowed, never with a traceback deep inside a run.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
+import zoneinfo
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from croniter import croniter
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -25,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from scrapers.gpu_names import CANONICAL_GPUS
@@ -209,13 +215,96 @@ def ducklake_target() -> LakeTarget | None:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: TOML has real numbers, booleans and dates, so "3" for a number or "false" for a
+    # boolean is a mistake to name, not a value to convert (pydantic would turn "false" into
+    # False and "yes" into True). allow_inf_nan: TOML's inf and nan are never a setting.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def _not_text(value: Any) -> Any:
+    # Decimal and Path fields are lax (TOML gives a float, a path is a string); a number
+    # written as a string is still refused there.
+    if isinstance(value, str | bool):
+        raise ValueError("Input should be a number")
+    return value
+
+
+# TOML's float 7.1 becomes Decimal('7.1'); "7.1" (a string) is refused like every other number.
+_Money = Annotated[Decimal, BeforeValidator(_not_text), Field(strict=False)]
+# TOML has no path type: a path is a string.
+_PathText = Annotated[Path, Field(strict=False)]
+
+# RFC 1123 host names: labels of letters, digits and '-', not starting or ending with '-'.
+_HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+def valid_host(value: str) -> str:
+    """An IP address or a host name to bind to or connect to (resolving it is left to the
+    moment of use: DNS may be down at start)."""
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    labels = value.removesuffix(".").split(".")
+    # a last label of digits only is an IP address that is not one (256.1.1.1, 999)
+    if (
+        len(value) <= 253
+        and all(_HOST_LABEL.match(label) for label in labels)
+        and not labels[-1].isdigit()
+    ):
+        return value
+    raise ValueError(
+        f"{value[:80]!r} is not an IP address or host name: use e.g. 127.0.0.1 (this machine "
+        "only), 0.0.0.0 (every interface) or a name such as gpuprice.internal"
+    )
+
+
+def _http_url(value: str) -> str:
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 -- the property raises ValueError for a port that is not one
+    except ValueError as exc:
+        raise ValueError(f"{value[:80]!r} is not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"{value[:80]!r} is not an http:// or https:// URL with a host, "
+            "e.g. https://www.jygpu.com or http://127.0.0.1:8701"
+        )
+    return value
+
+
+def _header_text(value: str) -> str:
+    # httpx sends header values as ASCII and refuses control characters mid-run
+    if not re.fullmatch(r"[\x20-\x7e]{1,512}", value):
+        raise ValueError("must be 1-512 printable ASCII characters (it is sent as a header)")
+    return value
+
+
+Host = Annotated[str, AfterValidator(valid_host)]
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+# Source names become Dagster asset names (<name>_snapshot) and `source` values.
+_SOURCE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+@cache
+def _time_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
 
 
 class ScheduleConfig(_Strict):
     cron: str = "0 * * * *"
     timezone: str = "Asia/Shanghai"
     running: bool = True
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        if value not in _time_zones():
+            raise ValueError(
+                f"{value[:80]!r} is not an IANA time zone: use e.g. Asia/Shanghai or UTC"
+            )
+        return value
 
     @field_validator("cron")
     @classmethod
@@ -237,8 +326,8 @@ class HttpConfig(_Strict):
     backoff_s: Annotated[float, Field(ge=0, le=60)] = 0.5
     max_retry_after_s: Annotated[float, Field(ge=0, le=600)] = 30.0
     min_interval_s: Annotated[float, Field(ge=0, le=600)] = 1.0
-    max_page_bytes: Annotated[int, Field(gt=0)] = 8_000_000
-    user_agent: str = (
+    max_page_bytes: Annotated[int, Field(gt=0, le=1_000_000_000)] = 8_000_000
+    user_agent: Annotated[str, AfterValidator(_header_text)] = (
         "gpuprice/0.1 (GPU rental price tracker; polite, hourly; +https://example.invalid/gpuprice)"
     )
 
@@ -262,6 +351,15 @@ class ExtractConfig(_Strict):
                 parse_period(value)
             except ParseError as exc:
                 raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("table_selector")
+    @classmethod
+    def _css_selector(cls, value: str) -> str:
+        try:
+            LexborHTMLParser("<table></table>").css(value)
+        except SelectolaxError:
+            raise ValueError(f"{value[:80]!r} is not a CSS selector, e.g. 'table'") from None
         return value
 
     @model_validator(mode="after")
@@ -292,11 +390,11 @@ class SourceConfig(_Strict):
 
     enabled: bool = True
     adapter: str | None = None  # default: the adapter of the source's name; or "generic"
-    demo_url: str | None = None
-    live_url: str | None = None
+    demo_url: HttpUrl | None = None
+    live_url: HttpUrl | None = None
     # A file (outside the repository) holding the source's secret (cookie or token), when it
     # is not in the environment variable the adapter names (e.g. GPUPRICE_SMM_COOKIE).
-    secret_file: Path | None = None
+    secret_file: _PathText | None = None
     extract: ExtractConfig | None = None  # adapter = "generic" only
     catalog: CatalogConfig | None = None  # the skypilot source only
 
@@ -338,23 +436,25 @@ class FxConfig(_Strict):
     day, and a day older than every rate uses this default. ``source_url`` (optional) is a
     daily rate in the ``open.er-api.com`` JSON format, fetched at most once a day."""
 
-    usd_cny: Annotated[Decimal, Field(gt=0, le=100)] = Decimal("7.10")
-    as_of: date = date(2026, 9, 1)
-    note: str = "not a market rate; update usd_cny or set source_url for daily rates"
-    source_url: str | None = None
+    usd_cny: Annotated[_Money, Field(gt=0, le=100)] = Decimal("7.10")
+    as_of: Annotated[date, Field(ge=date(2000, 1, 1), le=date(2100, 12, 31))] = date(2026, 9, 1)
+    note: Annotated[str, Field(max_length=500)] = (
+        "not a market rate; update usd_cny or set source_url for daily rates"
+    )
+    source_url: HttpUrl | None = None
 
 
 class DemoMarketConfig(_Strict):
-    host: str = "127.0.0.1"
+    host: Host = "127.0.0.1"
     jygpu_port: Annotated[int, Field(ge=0, le=65535)] = 8701
     smm_port: Annotated[int, Field(ge=0, le=65535)] = 8702
     # every other simulated platform, each under its own path: http://host:port/<source>
     platforms_port: Annotated[int, Field(ge=0, le=65535)] = 8703
-    seed: int = 20260904
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 20260904
 
 
 class ServicesConfig(_Strict):
-    host: str = "127.0.0.1"
+    host: Host = "127.0.0.1"
     dagster_port: Annotated[int, Field(gt=0, le=65535)] = 3000
     dashboard_port: Annotated[int, Field(gt=0, le=65535)] = 8501
 
@@ -392,7 +492,7 @@ class RetentionConfig(_Strict):
 
 class Thresholds(_Strict):
     # How old the newest successful scrape of a source may be before it counts as stale.
-    stale_after_hours: Annotated[float, Field(gt=0)] = 3.0
+    stale_after_hours: Annotated[float, Field(gt=0, le=8760)] = 3.0
 
 
 class WatchRuleConfig(_Strict):
@@ -439,7 +539,7 @@ class AlertsConfig(_Strict):
 class NotifyConfig(_Strict):
     # A file outside the repository holding apprise URLs, one per line ('#' comments).
     # The URLs themselves never go in this file; GPUPRICE_NOTIFY_URLS(_FILE) override.
-    urls_file: Path | None = None
+    urls_file: _PathText | None = None
     # The delivery sensor's tick: pending alerts (new or failed before) are sent then.
     retry_interval_s: Annotated[int, Field(ge=30, le=86_400)] = 300
 
@@ -450,10 +550,14 @@ class NotifyConfig(_Strict):
 
 
 def _secrets_path(value: Path, what: str) -> Path:
-    path = value.expanduser()
+    try:
+        path = value.expanduser()
+        resolved = path.resolve()
+    except (RuntimeError, OSError, ValueError) as exc:  # ~nobody, a loop of links, a NUL byte
+        raise ValueError(f"{what} {str(value)[:80]!r} is not a usable path: {exc}") from None
     if not path.is_absolute():
         raise ValueError(f"{what} must be an absolute path (a secrets file outside the repository)")
-    if path.resolve().is_relative_to(PROJECT_ROOT):
+    if resolved.is_relative_to(PROJECT_ROOT):
         raise ValueError(f"{what} {path} is inside the repository; keep secrets outside it")
     return path
 
@@ -489,6 +593,17 @@ class FileConfig(_Strict):
     alerts: AlertsConfig = AlertsConfig()
     notify: NotifyConfig = NotifyConfig()
     fx: FxConfig = FxConfig()
+
+    @field_validator("sources")
+    @classmethod
+    def _source_names(cls, sources: dict[str, SourceConfig]) -> dict[str, SourceConfig]:
+        for name in sources:
+            if not _SOURCE_NAME.match(name):
+                raise ValueError(
+                    f"{name[:80]!r} is not a source name: lower-case letters, digits and _, "
+                    "starting with a letter (at most 40)"
+                )
+        return sources
 
     @model_validator(mode="after")
     def _adapters_exist(self) -> FileConfig:
@@ -536,6 +651,8 @@ class EnvSettings(BaseSettings):
 
 
 class Settings(_Strict):
+    # built by load_settings from values already checked, or by tests from plain arguments
+    model_config = ConfigDict(extra="forbid", frozen=True)
     home: Path
     profile: Profile
     config_path: Path | None
@@ -563,8 +680,10 @@ class Settings(_Strict):
         return [FxRate(fx.as_of, "USD", fx.usd_cny, f"{CONFIGURED_DEFAULT}: {fx.note}")]
 
     def enabled_sources(self) -> dict[str, SourceConfig]:
-        """The sources of the active profile: enabled, with a URL for it. The demo profile is
-        jygpu and smm against the demo market; live-only sources have no demo_url."""
+        """The sources of the active profile: enabled, with a URL for it. The bundled
+        gpuprice.toml gives every source a demo_url on the demo market (one SIMULATED platform
+        each); the built-in defaults give only jygpu and smm one, so a file that names no
+        other source keeps the demo to those two."""
         return {
             name: src
             for name, src in self.file.sources.items()
@@ -652,11 +771,26 @@ class Settings(_Strict):
         ]
 
 
+# pydantic's errors for a value of the wrong type, where a quoted value is the likely slip
+_WANTED = {
+    "int_type": "numbers",
+    "float_type": "numbers",
+    "decimal_type": "numbers",
+    "bool_type": "true or false",
+}
+_LINE_MAX = 300  # a huge bad value is not repeated whole
+
+
 def _describe(error: ValidationError, model: type[BaseModel], origin: str) -> str:
     lines = [f"invalid configuration in {origin}:"]
     for err in error.errors():
         loc = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        message = err["msg"]
+        message = err["msg"].removeprefix("Value error, ")  # our own validators' messages
+        wanted = _WANTED.get(err["type"])
+        if wanted is None and "Input should be a number" in message:  # _not_text
+            wanted = "numbers"
+        if wanted and isinstance(err.get("input"), str):
+            message += f" (got the string {err['input'][:40]!r}: write {wanted} without quotes)"
         if err["type"] == "extra_forbidden":
             allowed = _allowed_keys(model, err["loc"][:-1])
             message = f"unknown key; allowed here: {', '.join(allowed)}"
@@ -665,7 +799,8 @@ def _describe(error: ValidationError, model: type[BaseModel], origin: str) -> st
                     f" (notification URLs are secrets: set {NOTIFY_URLS_ENV}, or urls_file"
                     " to a file outside the repository)"
                 )
-        lines.append(f"  {loc}: {message}")
+        line = f"  {loc}: {message}"
+        lines.append(line if len(line) <= _LINE_MAX else line[: _LINE_MAX - 1] + "…")
     return "\n".join(lines)
 
 
@@ -696,6 +831,33 @@ def warehouse_config() -> WarehouseConfig:
     return WarehouseConfig(memory_limit=duckdb_memory_limit(), lake=ducklake_target())
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file as a dict; ConfigError saying what is wrong with the file itself."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file {path} does not exist") from None
+    except (OSError, ValueError) as exc:  # a directory, no permission, a NUL byte in the name
+        reason = getattr(exc, "strerror", None) or exc
+        raise ConfigError(f"configuration file {path} cannot be read: {reason}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"configuration file {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} on "
+            f"line {line}): save it as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"configuration file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(
+            f"configuration file {path} nests arrays or tables too deeply to be a configuration"
+        ) from None
+
+
 def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Settings:
     """Read the environment and the TOML file; raise ConfigError naming any bad key.
 
@@ -710,14 +872,7 @@ def load_settings(config_path: Path | None = None, **env_overrides: Any) -> Sett
     path = config_path or env.config
     if path is None and DEFAULT_CONFIG.exists():
         path = DEFAULT_CONFIG
-    raw: dict[str, Any] = {}
-    if path is not None:
-        try:
-            raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"configuration file {path} does not exist") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"configuration file {path} is not valid TOML: {exc}") from None
+    raw = _read_toml(Path(path)) if path is not None else {}
     try:
         file = FileConfig.model_validate(raw)
     except ValidationError as exc:

@@ -26,7 +26,7 @@ def backup(
     except (BackupError, WarehouseMissing, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
-    console.print(summary.line(), highlight=False)
+    console.print(summary.line(), highlight=False, markup=False)
 
 
 def restore(
@@ -43,15 +43,21 @@ def restore(
     except BackupError as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
-    console.print(f"restored {settings.warehouse_path} from {directory}", highlight=False)
+    console.print(
+        f"restored {settings.warehouse_path} from {directory}", highlight=False, markup=False
+    )
     if moved:
-        console.print(f"the previous warehouse is kept as {moved}", highlight=False)
+        console.print(f"the previous warehouse is kept as {moved}", highlight=False, markup=False)
 
 
 def prune_raw(
     days: Annotated[
         int | None,
-        typer.Option(min=1, help="Older than this many days (default [retention].raw_page_days)."),
+        typer.Option(
+            min=1,
+            max=36_500,
+            help="Older than this many days (default [retention].raw_page_days).",
+        ),
     ] = None,
     config: ConfigOption = None,
 ) -> None:
@@ -62,10 +68,10 @@ def prune_raw(
     settings = settings_or_exit(config)
     keep = days or settings.file.retention.raw_page_days
     if not keep:
-        err.print("[red]give --days, or set [retention].raw_page_days[/red]")
+        err.print("[red]give --days, or set \\[retention].raw_page_days[/red]")
         raise typer.Exit(2)
     if not warehouse_exists(settings.warehouse_path):
-        err.print(f"[red]no warehouse at {settings.warehouse_path}[/red]")
+        err.print(f"[red]no warehouse at {escape(str(settings.warehouse_path))}[/red]")
         raise typer.Exit(1)
     try:
         summary = prune_raw_pages(settings.warehouse_path, keep)

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from gpuprice.cli_common import ConfigOption, console, err, settings_or_exit
@@ -20,20 +21,22 @@ _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """``7d`` / ``24h`` / ``90m`` / ``2w`` ago, or a date / datetime (UTC), as naive UTC."""
+    """``7d`` / ``24h`` / ``90m`` / ``2w`` ago, or a date / datetime (UTC), as naive UTC.
+    Anything else, or a moment before year 1 or after 9999, exits 2 saying what to give."""
     now = now or datetime.now(UTC).replace(tzinfo=None)
     match = _RELATIVE.match(text.strip().lower())
-    if match:
-        return now - timedelta(**{_UNITS[match[2]]: int(match[1])})
     try:
+        if match:
+            return now - timedelta(**{_UNITS[match[2]]: int(match[1])})
         moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+    except (ValueError, OverflowError):  # not a moment; or too far back ("99999999999d")
         err.print(
-            f"[red]--since {text!r}: use a duration (90m, 24h, 7d, 2w) or a date / datetime "
-            "(2026-09-04, 2026-09-04T10:00) in UTC[/red]"
+            f"[red]--since {escape(repr(text[:40]))}: use a duration (90m, 24h, 7d, 2w; at "
+            "most back to year 1) or a date / datetime (2026-09-04, 2026-09-04T10:00) in "
+            "UTC[/red]"
         )
         raise typer.Exit(2) from None
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def _plain(value: Any) -> Any:
@@ -65,7 +68,7 @@ def _read(call, *args):
     try:
         return call(*args)
     except (WarehouseMissing, WarehouseBusy) as exc:
-        err.print(f"[red]{exc}[/red]")
+        err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
 
 
@@ -86,7 +89,7 @@ def breakeven(
 
     if gpu is not None and gpu not in CANONICAL_GPUS:
         err.print(
-            f"[red]--gpu {gpu!r} is not a card id; known: {', '.join(sorted(CANONICAL_GPUS))}[/red]"
+            f"[red]--gpu {escape(repr(gpu))} is not a card id; known: {', '.join(sorted(CANONICAL_GPUS))}[/red]"
         )
         raise typer.Exit(2)
     settings = settings_or_exit(config)
@@ -144,7 +147,7 @@ def alerts(
     and scraper-broken (a source's pages stopped parsing into plausible prices)."""
     from warehouse.read.metrics import alerts as read_alerts
 
-    moment = parse_since(since) if since else None
+    moment = parse_since(since) if since is not None else None
     settings = settings_or_exit(config)
     rows = _read(read_alerts, settings.warehouse_path, moment).to_dicts()
     if as_json:

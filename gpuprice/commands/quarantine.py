@@ -36,7 +36,9 @@ def list_(
     from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     if status != "all" and status not in STATUSES:
-        err.print(f"[red]--status {status!r}: use one of {', '.join(STATUSES)}, all[/red]")
+        err.print(
+            f"[red]--status {escape(repr(status))}: use one of {', '.join(STATUSES)}, all[/red]"
+        )
         raise typer.Exit(2)
     settings = settings_or_exit(config)
     try:
@@ -63,7 +65,7 @@ def _decide(ids: list[str], accept: bool, note: str | None, config) -> None:
 
     settings = settings_or_exit(config)
     if not warehouse_exists(settings.warehouse_path):
-        err.print(f"[red]no warehouse at {settings.warehouse_path}[/red]")
+        err.print(f"[red]no warehouse at {escape(str(settings.warehouse_path))}[/red]")
         raise typer.Exit(1)
     try:
         added = decide(settings.warehouse_path, ids, accept=accept, note=note)

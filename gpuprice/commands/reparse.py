@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from gpuprice.cli_common import ConfigOption, console, err, parse_day, settings_or_exit
@@ -32,7 +33,7 @@ def reparse(
     from warehouse.store.db import WarehouseBusy, WarehouseMissing, warehouse_exists
 
     settings = settings_or_exit(config)
-    day = parse_day(since) if since else None
+    day = parse_day(since, "--since") if since is not None else None
     moment = datetime.combine(day, datetime.min.time()) if day else None
     src = settings.file.sources.get(source)
     try:
@@ -45,15 +46,18 @@ def reparse(
             options=src.adapter_options() if src else None,
         )
     except KeyError as exc:
-        err.print(f"[red]{exc.args[0]}[/red]")
+        err.print(f"[red]{escape(str(exc.args[0]))}[/red]")
         raise typer.Exit(2) from None
     try:
         total = len(archived_pages(settings.warehouse_path, source, moment))
     except (WarehouseMissing, WarehouseBusy) as exc:
-        err.print(f"[red]{exc}[/red]")
+        err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     if total == 0:
-        console.print(f"no archived pages of {source}" + (f" fetched since {day}" if day else ""))
+        console.print(
+            f"no archived pages of {source}" + (f" fetched since {day}" if day else ""),
+            markup=False,
+        )
         return
     with Progress(
         TextColumn("[bold]reparse[/bold] {task.description}"),
@@ -65,7 +69,7 @@ def reparse(
 
         def advance(done: int, of: int, url: str, outcome: str) -> None:
             progress.update(task, completed=done, description=f"{source}: {outcome[:60]}")
-            err.print(f"  [{done}/{of}] {url} — {outcome}", highlight=False)
+            err.print(f"  [{done}/{of}] {url} — {outcome}", highlight=False, markup=False)
 
         try:
             summary = run_reparse(
@@ -78,11 +82,11 @@ def reparse(
                 quarantine=settings.file.quarantine.policy(),
             )
         except WarehouseBusy as exc:
-            err.print(f"[red]{exc}[/red]")
+            err.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from None
-    console.print(summary.line(), highlight=False)
+    console.print(summary.line(), highlight=False, markup=False)
     for line in summary.page_errors[:20]:
-        err.print(f"[yellow]still failing: {line}[/yellow]", highlight=False)
+        err.print(f"[yellow]still failing: {escape(line)}[/yellow]", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -108,3 +108,11 @@ def test_presets_still_resolve_by_name() -> None:
     model = model_json("--model", "deepseek-v3")
     assert (model["name"], model["attention"]) == ("DeepSeek-V3", "mla")
     assert model["quantization"]["precision"] == "fp8"
+
+
+def test_a_model_name_too_long_for_a_path_is_bad_input() -> None:
+    from gpuprice.recommender_feed import resolve_model
+    from recommender.errors import RecommenderInputError
+
+    with pytest.raises(RecommenderInputError, match="not a usable path"):
+        resolve_model("a" * 2000)

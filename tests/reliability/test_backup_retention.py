@@ -3,6 +3,7 @@ that empties old bodies without touching parsed rows."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -55,11 +56,14 @@ def test_backup_during_writes_is_consistent_and_restores(market, tmp_path: Path)
     assert len(kept) == 1 and state(kept[0]) == final
 
     tampered = tmp_path / "backup1" / "manifest.json"
-    tampered.write_text(tampered.read_text().replace('"offer": ', '"offer": 1'), encoding="utf-8")
+    manifest = json.loads(tampered.read_text(encoding="utf-8"))
+    manifest["tables"]["offer"] += 1
+    tampered.write_text(json.dumps(manifest), encoding="utf-8")
     refused = runner.invoke(
         app, ["restore", str(tmp_path / "backup1"), "--config", str(cfg)], env=env
     )
     assert refused.exit_code == 1 and "does not match" in refused.output
+    assert "table offer has " in refused.output
     assert state(path) == expected
 
 
