@@ -52,6 +52,7 @@ def demo_config(path: Path, market: DemoMarket) -> Path:
     text = (ROOT / "gpuprice.toml").read_text(encoding="utf-8")
     text = text.replace('demo_url = "http://127.0.0.1:8701"', f'demo_url = "{market.jygpu_url}"')
     text = text.replace('demo_url = "http://127.0.0.1:8702"', f'demo_url = "{market.smm_url}"')
+    text = text.replace('demo_url = "http://127.0.0.1:8703', f'demo_url = "{market.platforms_url}')
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -118,9 +119,11 @@ def bench_make_up(timeout_s: float = 1800) -> None:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         # Free ports, so a stack already running here is not in the way.
         config = (clone / "gpuprice.toml").read_text(encoding="utf-8")
-        for old in ("8701", "8702", "3000", "8501"):
+        for old in ("8701", "8702", "8703", "3000", "8501"):
             new = str(free_port())
             config = config.replace(f"= {old}\n", f"= {new}\n").replace(f':{old}"', f':{new}"')
+            config = config.replace(f"= {old} ", f"= {new} ")  # a key with a comment after it
+            config = config.replace(f":{old}/", f":{new}/")  # the platforms' /<source> paths
         (clone / "bench.toml").write_text(config, encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPUPRICE_")}
         env["GPUPRICE_CONFIG"] = str(clone / "bench.toml")

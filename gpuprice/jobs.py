@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
 import dagster as dg
 
+from gpuprice.demo_autostart import demo_market_if_needed
 from gpuprice.settings import Settings
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.derived import DELIVER_JOB
@@ -46,10 +48,18 @@ class RunResult:
 
 class JobRunner:
     """Executes the scrape job in this process against one Dagster instance, then what the
-    daemon would do after it: deliver alerts the run left pending, apply retention."""
+    daemon would do after it: deliver alerts the run left pending, apply retention. In the
+    demo profile it serves the bundled demo market itself while it runs, when nothing else
+    does (gpuprice.demo_autostart); ``say`` gets that notice (default: stderr)."""
 
-    def __init__(self, settings: Settings, instance: dg.DagsterInstance | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        instance: dg.DagsterInstance | None = None,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
         self.settings = settings
+        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
         resource = GpupriceResource(
             home=str(settings.home),
             profile=settings.profile,
@@ -61,6 +71,10 @@ class JobRunner:
         self.sources = list(settings.enabled_sources())
 
     def run(self, as_of: date | None = None) -> RunResult:
+        with demo_market_if_needed(self.settings, self.say):
+            return self._run_day(as_of)
+
+    def _run_day(self, as_of: date | None) -> RunResult:
         ops = {
             f"{name}_snapshot": {"config": {"as_of": as_of.isoformat() if as_of else None}}
             for name in self.sources
@@ -124,9 +138,10 @@ class JobRunner:
         self, days: Iterable[date], on_done: Callable[[RunResult], None] | None = None
     ) -> list[RunResult]:
         results = []
-        for day in days:
-            result = self.run(day)
-            results.append(result)
-            if on_done:
-                on_done(result)
+        with demo_market_if_needed(self.settings, self.say):
+            for day in days:
+                result = self._run_day(day)
+                results.append(result)
+                if on_done:
+                    on_done(result)
         return results

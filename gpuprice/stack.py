@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
+from gpuprice.history_seed import HISTORY_DAYS, needs_history, start_in_background
 from gpuprice.settings import PROJECT_ROOT, Settings
 
 console = Console()
@@ -66,14 +68,27 @@ def run_stack(settings: Settings) -> int:
         wanted += [
             (demo.host, demo.jygpu_port, "demo market"),
             (demo.host, demo.smm_port, "demo market"),
+            (demo.host, demo.platforms_port, "demo market"),
         ]
+    for host in sorted({host for host, _, _ in wanted}):
+        try:
+            socket.getaddrinfo(host, None)
+        except OSError as exc:
+            message = (
+                f"cannot serve on {host}: {exc.strerror or exc}. Set [services] host / "
+                "[demo_market] host in gpuprice.toml to an address of this machine."
+            )
+            console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+            return 2
     busy = [
         f"{name} port {host}:{port}" for host, port, name in wanted if not _port_free(host, port)
     ]
     if busy:
-        console.print(
-            f"[red]already in use: {', '.join(busy)}. Stop what holds them or change [services]/[demo_market] ports in gpuprice.toml.[/red]"
+        message = (
+            f"already in use: {', '.join(busy)}. Stop what holds them or change "
+            "[services]/[demo_market] ports in gpuprice.toml."
         )
+        console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
         return 2
 
     settings.dagster_home.mkdir(parents=True, exist_ok=True)
@@ -119,6 +134,7 @@ def run_stack(settings: Settings) -> int:
         )
     )
     children: list[subprocess.Popen] = []
+    seeder: subprocess.Popen | None = None  # the first start's history; it may end any time
     _stop_on_signals()
     try:
         for name, argv in commands:
@@ -145,6 +161,12 @@ def run_stack(settings: Settings) -> int:
         from gpuprice.run_summary import print_run_summary
 
         print_run_summary(JobRunner(settings).run(), settings, console)
+        if needs_history(settings):
+            console.print(
+                f"no history yet: seeding {HISTORY_DAYS} days of SIMULATED demo history in the "
+                "background (the dashboard says how far it is; the UI is usable meanwhile)"
+            )
+            seeder = start_in_background(settings)
         console.print(
             f"\n[bold]Dagster UI[/bold]  http://{services.host}:{services.dagster_port}   "
             f"[bold]Dashboard[/bold]  http://{services.host}:{services.dashboard_port}\n"
@@ -164,15 +186,21 @@ def run_stack(settings: Settings) -> int:
         console.print("stopping...")
         return 0
     finally:
-        _stop_children(children)
+        stopping = [(child, signal.SIGINT) for child in children]
+        if seeder is not None:
+            # SIGTERM: the seeder finishes the day it is on and records where it stopped
+            # (a SIGINT would interrupt that day's Dagster run half way).
+            stopping.append((seeder, signal.SIGTERM))
+        _stop_children(stopping)
 
 
-def _stop_children(children: list[subprocess.Popen]) -> None:
-    # SIGINT is the shutdown every child documents (dagster dev stops its webserver,
+def _stop_children(stopping: list[tuple[subprocess.Popen, signal.Signals]]) -> None:
+    # SIGINT is the shutdown every service child documents (dagster dev stops its webserver,
     # daemon and code servers on it); SIGKILL only for what is still there after 20 s.
-    for child in children:
+    children = [child for child, _ in stopping]
+    for child, signum in stopping:
         if child.poll() is None:
-            os.killpg(child.pid, signal.SIGINT)
+            os.killpg(child.pid, signum)
     deadline = time.monotonic() + 20
     for child in children:
         try:

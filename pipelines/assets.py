@@ -17,6 +17,7 @@ from gpuprice.log_redaction import install as install_log_redaction
 from gpuprice.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from scrapers.collect import Snapshot, collect
+from scrapers.demo_market.demo_adapter import DemoAdapter
 from scrapers.fx import parse_rates
 from scrapers.http import FetchError, PoliteClient, Request
 from scrapers.rows import ParseError
@@ -193,9 +194,14 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
             return dg.MaterializeResult(metadata=_metadata(summary, settings, config))
         if access.note:
             context.log.info(access.note)
-        with PoliteClient(settings.file.http, respect_robots=settings.profile == "live") as client:
+        # The demo profile reads the demo market: that day's answers, every row SIMULATED.
+        reader = DemoAdapter(current, as_of) if settings.profile == "demo" else current
+        http = settings.file.http
+        if settings.profile == "demo":  # the bundled market is ours: no politeness pause
+            http = http.model_copy(update={"min_interval_s": 0})
+        with PoliteClient(http, respect_robots=settings.profile == "live") as client:
             snapshot = collect(
-                current,
+                reader,
                 client,
                 settings.source_url(source),
                 started,

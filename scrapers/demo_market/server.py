@@ -1,13 +1,18 @@
-"""The bundled demo market: two real HTTP sites on 127.0.0.1 serving simulated prices.
+"""The bundled demo market: real HTTP sites on 127.0.0.1 serving simulated prices.
 
 * a 极智算-like GPU marketplace: ``/``, ``/market/container``, ``/market/baremetal``,
   ``/robots.txt``;
-* an SMM-like quote board: ``/``, ``/compute/quotes``, ``/robots.txt``.
+* an SMM-like quote board: ``/``, ``/compute/quotes``, ``/robots.txt``;
+* every other source's platform on one more port, each under ``/<source>`` in the format its
+  adapter reads (JSON APIs, GraphQL, CSV catalogs, a pricing table: :mod:`.platforms`), and
+  ``/`` listing them.
 
 Pages are Chinese HTML rendered from Jinja2 templates in ``templates/``, each carrying the
-visible banner "模拟数据 SIMULATED …" and ``<meta name="gpuprice-simulated" content="true">``.
-``?as_of=YYYY-MM-DD`` serves that day (updated 10:00 Beijing time); without it, today's
-prices, stamped with the current hour, so two fetches in one hour get identical bytes.
+visible banner "模拟数据 SIMULATED …" and ``<meta name="gpuprice-simulated" content="true">``;
+the JSON and CSV answers cannot say so, and the pipeline marks every row of the demo profile
+simulated instead (:mod:`.demo_adapter`). ``?as_of=YYYY-MM-DD`` serves that day (updated
+10:00 Beijing time) on every site and platform; without it, today's prices, stamped with the
+current hour, so two fetches in one hour get identical bytes.
 
 The stdlib ``ThreadingHTTPServer`` is enough here: a handful of GET routes with no
 middleware, sessions or async I/O; and it lets tests close the listening socket at an exact
@@ -23,6 +28,7 @@ import signal
 import socket
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from http import HTTPStatus
@@ -34,14 +40,18 @@ from zoneinfo import ZoneInfo
 
 import jinja2
 
+from scrapers.demo_market.platforms import PLATFORMS, Ctx, PlatformRequest, find_route
 from scrapers.demo_market.prices import DEFAULT_SEED, FIRST_DAY, LAST_DAY, price_model
 
-__all__ = ["SITES", "DemoMarket", "render_page", "serve_forever"]
+__all__ = ["PLATFORM_SOURCES", "SITES", "DemoMarket", "render_page", "serve_forever"]
 
 log = logging.getLogger(__name__)
 
-Site = Literal["jygpu", "smm"]
-SITES: tuple[Site, ...] = ("jygpu", "smm")
+Site = Literal["jygpu", "smm", "platforms"]
+SITES: tuple[Site, ...] = ("jygpu", "smm", "platforms")
+# The sources served on the platforms port, each at /<source>.
+PLATFORM_SOURCES: tuple[str, ...] = tuple(PLATFORMS)
+MAX_BODY_BYTES = 1_000_000
 
 BEIJING = ZoneInfo("Asia/Shanghai")
 UPDATE_CLOCK = time(10, 0)  # the time of day an ``as_of`` page says it was updated
@@ -104,11 +114,7 @@ def render_page(
     simulated range.
     """
     template = PAGES[site][path]
-    if as_of is not None:
-        updated = datetime.combine(as_of, UPDATE_CLOCK)
-    else:
-        current = (now or datetime.now(UTC)).astimezone(BEIJING)
-        updated = current.replace(minute=0, second=0, microsecond=0, tzinfo=None)
+    updated = market_moment(as_of, now)
     snapshot = price_model(seed).day(updated.date())
     html = _env.get_template(template).render(
         active=path.rsplit("/", 1)[-1],
@@ -147,6 +153,25 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._serve(send_body=True)
 
+    def do_POST(self) -> None:
+        self._serve(send_body=True)
+
+    def do_PUT(self) -> None:
+        self._serve(send_body=True)
+
+    def do_DELETE(self) -> None:
+        self._serve(send_body=True)
+
+    def _request_body(self) -> bytes | None:
+        """The request's body (empty without one); ``None`` when it is too large to read."""
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        if length > MAX_BODY_BYTES:
+            return None
+        return self.rfile.read(length) if length > 0 else b""
+
     def _serve(self, *, send_body: bool) -> None:
         site = self.server.site
         # robots.txt does not count against fail_after: "n" means n pages, whether or not
@@ -159,18 +184,62 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             return
         try:
-            status, content_type, body = site.respond(self.path)
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
+            body = self._request_body()
+            if body is None:
+                self.close_connection = True
+                answer = _Answer(
+                    413, HTML, _error_page(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "请求体过大")
+                )
+            else:
+                answer = site.respond(self.command, self.path, body)
+            self.send_response(answer.status)
+            self.send_header("Content-Type", answer.content_type)
+            self.send_header("Content-Length", str(len(answer.body)))
             self.send_header("Cache-Control", "no-cache")
+            if answer.allow:
+                self.send_header("Allow", answer.allow)
             self.end_headers()
             if send_body:
-                self.wfile.write(body)
+                self.wfile.write(answer.body)
             self.wfile.flush()
         finally:
             if counted:
                 site.answered()
+
+
+HTML = "text/html; charset=utf-8"
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    content_type: str
+    body: bytes
+    allow: str | None = None  # the Allow header of a 405
+
+
+def _error(status: HTTPStatus, message: str, allow: str | None = None) -> _Answer:
+    return _Answer(status.value, HTML, _error_page(status, message), allow)
+
+
+def _as_of(query: str) -> date | None | _Answer:
+    """The ``as_of`` day of a query string, ``None`` without one, or the 400 to answer."""
+    values = parse_qs(query, keep_blank_values=True).get("as_of")
+    if values is None:
+        return None
+    if len(values) != 1 or not _ISO_DAY.match(values[0]):
+        return _error(HTTPStatus.BAD_REQUEST, "as_of 参数格式应为 YYYY-MM-DD")
+    try:
+        return date.fromisoformat(values[0])
+    except ValueError:
+        return _error(HTTPStatus.BAD_REQUEST, f"as_of 不是有效日期:{values[0]}")
+
+
+def _platforms_index() -> bytes:
+    html = _env.get_template("platforms_index.html").render(
+        platforms=[(p.name, p.title, p.example) for p in PLATFORMS.values()]
+    )
+    return html.encode("utf-8")
 
 
 class _Site:
@@ -252,35 +321,78 @@ class _Site:
         threading.Thread(target=self.stop, name=f"demo-market-{self.name}-die").start()
 
     # -- routing -------------------------------------------------------------------------
-    def respond(self, raw_path: str) -> tuple[int, str, bytes]:
+    def respond(self, method: str, raw_path: str, body: bytes = b"") -> _Answer:
         url = urlsplit(raw_path)
         if url.path == "/robots.txt":
-            return 200, "text/plain; charset=utf-8", ROBOTS_TXT
-        html = "text/html; charset=utf-8"
+            return _Answer(200, "text/plain; charset=utf-8", ROBOTS_TXT)
+        if self.name == "platforms":
+            return self._platform(method, url.path, url.query, body)
+        if method not in ("GET", "HEAD"):
+            return _error(HTTPStatus.METHOD_NOT_ALLOWED, f"不支持 {method} 请求", "GET, HEAD")
         if url.path not in PAGES[self.name]:
-            return 404, html, _error_page(HTTPStatus.NOT_FOUND, f"页面不存在:{url.path}")
-        values = parse_qs(url.query, keep_blank_values=True).get("as_of")
-        as_of: date | None = None
-        if values is not None:
-            if len(values) != 1 or not _ISO_DAY.match(values[0]):
-                msg = "as_of 参数格式应为 YYYY-MM-DD"
-                return 400, html, _error_page(HTTPStatus.BAD_REQUEST, msg)
-            try:
-                as_of = date.fromisoformat(values[0])
-            except ValueError:
-                msg = f"as_of 不是有效日期:{values[0]}"
-                return 400, html, _error_page(HTTPStatus.BAD_REQUEST, msg)
+            return _error(HTTPStatus.NOT_FOUND, f"页面不存在:{url.path}")
+        as_of = _as_of(url.query)
+        if isinstance(as_of, _Answer):
+            return as_of
         now = self.market.clock()
+        missing = self._missing_day(as_of, now)
+        if missing is not None:
+            return missing
+        page = render_page(self.name, url.path, as_of, seed=self.market.seed, now=now)
+        return _Answer(200, HTML, page)
+
+    def _missing_day(self, as_of: date | None, now: datetime) -> _Answer | None:
         today = now.astimezone(BEIJING).date()
         day = as_of or today
         if day > today or not FIRST_DAY <= day <= LAST_DAY:
-            return 404, html, _error_page(HTTPStatus.NOT_FOUND, f"暂无 {day} 的数据")
-        body = render_page(self.name, url.path, as_of, seed=self.market.seed, now=now)
-        return 200, html, body
+            return _error(HTTPStatus.NOT_FOUND, f"暂无 {day} 的数据")
+        return None
+
+    def _platform(self, method: str, path: str, query: str, body: bytes) -> _Answer:
+        """``/`` lists the platforms; ``/<source>/...`` is that platform's route."""
+        if path in ("", "/"):
+            if method not in ("GET", "HEAD"):
+                return _error(HTTPStatus.METHOD_NOT_ALLOWED, f"不支持 {method} 请求", "GET, HEAD")
+            return _Answer(200, HTML, _platforms_index())
+        name, _, rest = path.lstrip("/").partition("/")
+        platform = PLATFORMS.get(name)
+        if platform is None:
+            return _error(HTTPStatus.NOT_FOUND, f"没有名为 {name} 的平台")
+        sub_path = "/" + rest
+        chosen, allowed = find_route(platform, method, sub_path)
+        if chosen is None:
+            if allowed:
+                allow = ", ".join(sorted({*allowed, *(("HEAD",) if "GET" in allowed else ())}))
+                return _error(HTTPStatus.METHOD_NOT_ALLOWED, f"{path} 不支持 {method}", allow)
+            return _error(HTTPStatus.NOT_FOUND, f"页面不存在:{path}")
+        as_of = _as_of(query)
+        if isinstance(as_of, _Answer):
+            return as_of
+        now = self.market.clock()
+        missing = self._missing_day(as_of, now)
+        if missing is not None:
+            return missing
+        ctx = Ctx(self.market.seed, platform.name, market_moment(as_of, now), platform.gaps)
+        request = PlatformRequest(
+            method, sub_path, parse_qs(query), body, chosen.pattern.match(sub_path)
+        )
+        answer = chosen.handler(ctx, request)
+        return _Answer(answer.status, answer.content_type, answer.body)
+
+
+def market_moment(as_of: date | None, now: datetime | None = None) -> datetime:
+    """The Beijing time (naive) an answer is of: the as_of day at 10:00, else the current
+    hour of ``now`` (default: the wall clock)."""
+    if as_of is not None:
+        return datetime.combine(as_of, UPDATE_CLOCK)
+    current = (now or datetime.now(UTC)).astimezone(BEIJING)
+    return current.replace(minute=0, second=0, microsecond=0, tzinfo=None)
 
 
 class DemoMarket:
-    """Both demo sites, each on its own port; ``with DemoMarket() as m: m.jygpu_url ...``.
+    """All demo sites, each on its own port: ``with DemoMarket() as m: m.jygpu_url ...``;
+    ``m.source_url(name)`` is the demo URL of any source (jygpu, smm, or a platform
+    ``http://host:platforms_port/<name>``).
 
     ``clock`` (returns an aware datetime) stands in for the wall clock, for tests.
     """
@@ -292,6 +404,7 @@ class DemoMarket:
         smm_port: int = 0,
         seed: int = DEFAULT_SEED,
         *,
+        platforms_port: int = 0,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.host = host
@@ -300,6 +413,7 @@ class DemoMarket:
         self._sites: dict[str, _Site] = {
             "jygpu": _Site("jygpu", self, jygpu_port),
             "smm": _Site("smm", self, smm_port),
+            "platforms": _Site("platforms", self, platforms_port),
         }
 
     def _site(self, name: str) -> _Site:
@@ -309,11 +423,12 @@ class DemoMarket:
             raise KeyError(f"unknown demo site {name!r}; known: {', '.join(SITES)}") from None
 
     def start(self) -> DemoMarket:
-        """Bind both sites and serve them on background daemon threads. Idempotent, so
+        """Bind every site and serve them on background daemon threads. Idempotent, so
         ``with DemoMarket().start() as m`` works too."""
         if any(site.address is not None for site in self._sites.values()):
             return self
         price_model(self.seed)  # build the walk now rather than inside the first request
+        # (each platform's walks are built on its first request: a few ms each)
         started: list[_Site] = []
         try:
             for site in self._sites.values():
@@ -330,7 +445,7 @@ class DemoMarket:
             site.stop()
 
     def stop_site(self, name: str) -> None:
-        """Stop one site ("jygpu" or "smm"); the other keeps serving."""
+        """Stop one site ("jygpu", "smm" or "platforms"); the others keep serving."""
         self._site(name).stop()
 
     def fail_after(self, name: str, n_requests: int) -> None:
@@ -343,11 +458,21 @@ class DemoMarket:
         return self._site(name).running
 
     def url(self, name: str) -> str:
+        """The root URL of a site ("jygpu", "smm", "platforms")."""
         address = self._site(name).address
         if address is None:
             raise RuntimeError("DemoMarket is not started")
         host, port = address
         return f"http://{host}:{port}"
+
+    def source_url(self, source: str) -> str:
+        """The demo URL of a source: its own site (jygpu, smm) or its platform's path."""
+        if source in ("jygpu", "smm"):
+            return self.url(source)
+        if source not in PLATFORMS:
+            known = ", ".join(("jygpu", "smm", *PLATFORM_SOURCES))
+            raise KeyError(f"no demo platform for source {source!r}; known: {known}")
+        return f"{self.url('platforms')}/{source}"
 
     @property
     def jygpu_url(self) -> str:
@@ -356,6 +481,10 @@ class DemoMarket:
     @property
     def smm_url(self) -> str:
         return self.url("smm")
+
+    @property
+    def platforms_url(self) -> str:
+        return self.url("platforms")
 
     def __enter__(self) -> DemoMarket:
         return self.start()
@@ -374,18 +503,22 @@ def serve_forever(
     jygpu_port: int = 8701,
     smm_port: int = 8702,
     seed: int = DEFAULT_SEED,
+    *,
+    platforms_port: int = 8703,
 ) -> None:
-    """Serve both sites, print their URLs, and block until Ctrl-C."""
+    """Serve every site, print their URLs, and block until Ctrl-C."""
     if threading.current_thread() is threading.main_thread():
         # Python turns Ctrl-C into KeyboardInterrupt only when SIGINT was not ignored at
         # start, and a shell starts background jobs (`... &`, nohup) with it ignored: then
         # Ctrl-C or `kill -INT` would not stop the market.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    with DemoMarket(host, jygpu_port, smm_port, seed) as market:
+    with DemoMarket(host, jygpu_port, smm_port, seed, platforms_port=platforms_port) as market:
         print("gpuprice demo market (模拟数据 SIMULATED)", flush=True)
-        print(f"  jygpu: {market.jygpu_url}/market/container", flush=True)
-        print(f"         {market.jygpu_url}/market/baremetal", flush=True)
-        print(f"  smm:   {market.smm_url}/compute/quotes", flush=True)
+        print(f"  jygpu:     {market.jygpu_url}/market/container", flush=True)
+        print(f"             {market.jygpu_url}/market/baremetal", flush=True)
+        print(f"  smm:       {market.smm_url}/compute/quotes", flush=True)
+        for name, platform in PLATFORMS.items():
+            print(f"  {name + ':':<10} {market.source_url(name)}{platform.example}", flush=True)
         print("Ctrl-C to stop.", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gpuprice.first_start import read_status
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
 pytestmark = pytest.mark.e2e
@@ -45,7 +46,7 @@ def sources_loaded(path: Path) -> set[str]:
 
 
 def test_up_serves_dagster_dashboard_and_fills_the_warehouse(tmp_path: Path) -> None:
-    ports = {name: free_port() for name in ("dagster", "dashboard", "jygpu", "smm")}
+    ports = {name: free_port() for name in ("dagster", "dashboard", "jygpu", "smm", "platforms")}
     config = tmp_path / "gpuprice.toml"
     config.write_text(
         f"""
@@ -55,6 +56,7 @@ dashboard_port = {ports["dashboard"]}
 [demo_market]
 jygpu_port = {ports["jygpu"]}
 smm_port = {ports["smm"]}
+platforms_port = {ports["platforms"]}
 [http]
 min_interval_s = 0
 [sources.jygpu]
@@ -72,7 +74,7 @@ demo_url = "http://127.0.0.1:{ports["smm"]}"
     )
     try:
         deadline = time.monotonic() + 120
-        ready = {"dagster": False, "dashboard": False, "warehouse": False}
+        ready = {"dagster": False, "dashboard": False, "warehouse": False, "seeding": False}
         while time.monotonic() < deadline and not all(ready.values()):
             assert proc.poll() is None, (tmp_path / "up.log").read_text()
             ready["dagster"] = ready["dagster"] or answers(
@@ -82,13 +84,22 @@ demo_url = "http://127.0.0.1:{ports["smm"]}"
                 f"http://127.0.0.1:{ports['dashboard']}/_stcore/health"
             )
             ready["warehouse"] = {"jygpu", "smm"} <= sources_loaded(home / "gpuprice.duckdb")
+            # The first start seeds history in the background: days land while the UI serves.
+            status = read_status(home)
+            ready["seeding"] = status is not None and status.running and status.days_done >= 1
             time.sleep(1)
         assert all(ready.values()), (ready, (tmp_path / "up.log").read_text())
+        assert answers(f"http://127.0.0.1:{ports['dashboard']}/_stcore/health")  # not blocked
+        assert "history: seeding 90 days of SIMULATED demo history" in (
+            tmp_path / "up.log"
+        ).read_text(encoding="utf-8")
         assert (home / "dagster" / "dagster.yaml").exists()
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
     assert code == 0
+    status = read_status(home)
+    assert status is not None and status.state == "failed" and "stopped" in (status.error or "")
     for port in ports.values():
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still served after stop"

@@ -21,10 +21,21 @@ def keys(settings) -> set[str]:
     return {k.to_user_string() for k in build_defs(settings).resolve_all_asset_keys()}
 
 
-def test_the_bundled_config_keeps_the_demo_profile_as_it_was(tmp_path: Path) -> None:
+def test_the_bundled_config_runs_every_source_on_the_demo_market(tmp_path: Path) -> None:
     demo = load_settings(None, home=tmp_path, profile="demo")
-    assert list(demo.enabled_sources()) == ["jygpu", "smm"]
+    platforms = [*LIVE_SOURCES, "cloudgrid"]
+    assert sorted(demo.enabled_sources()) == sorted(platforms)
     assert demo.source_url("smm") == "http://127.0.0.1:8702"
+    assert demo.source_url("vastai") == "http://127.0.0.1:8703/vastai"
+    snapshots = {f"{s}_snapshot" for s in platforms}
+    assert keys(demo) == DEMO_ASSETS | snapshots | {"fx_rate"}
+
+
+def test_without_the_bundled_file_the_demo_profile_is_jygpu_and_smm(tmp_path: Path) -> None:
+    config = tmp_path / "gpuprice.toml"
+    config.write_text("", encoding="utf-8")
+    demo = load_settings(config, home=tmp_path, profile="demo")
+    assert list(demo.enabled_sources()) == ["jygpu", "smm"]
     assert keys(demo) == DEMO_ASSETS
     with pytest.raises(ConfigError, match="sources.vastai: .*no demo_url"):
         demo.source_url("vastai")

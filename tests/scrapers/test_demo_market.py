@@ -14,7 +14,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from scrapers.demo_market import DemoMarket, render_page
+from scrapers.demo_market import PLATFORM_SOURCES, DemoMarket, render_page
 from scrapers.demo_market.prices import (
     ANCHOR_DAY,
     DEFAULT_SEED,
@@ -351,7 +351,10 @@ def test_start_is_idempotent_and_url_needs_start() -> None:
 
 
 def test_serve_forever_prints_urls_and_stops_on_ctrl_c() -> None:
-    code = "from scrapers.demo_market import serve_forever; serve_forever('127.0.0.1', 0, 0)"
+    code = (
+        "from scrapers.demo_market import serve_forever; "
+        "serve_forever('127.0.0.1', 0, 0, platforms_port=0)"
+    )
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         stdout=subprocess.PIPE,
@@ -362,13 +365,19 @@ def test_serve_forever_prints_urls_and_stops_on_ctrl_c() -> None:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
-        lines = [proc.stdout.readline() for _ in range(5)]  # type: ignore[union-attr]
+        lines = [proc.stdout.readline() for _ in range(15)]  # type: ignore[union-attr]
         text = "".join(lines)
-        assert "SIMULATED" in text
-        jygpu = re.search(r"jygpu: (http://127\.0\.0\.1:\d+)/market/container", text)
+        assert "SIMULATED" in text and lines[-1] == "Ctrl-C to stop.\n", text
+        jygpu = re.search(r"jygpu: +(http://127\.0\.0\.1:\d+)/market/container", text)
         smm = re.search(r"smm: +(http://127\.0\.0\.1:\d+)/compute/quotes", text)
         assert jygpu and smm, text
         assert get(f"{smm[1]}/compute/quotes?as_of=2026-09-04").status_code == 200
+        # every platform's URL, all on one port
+        platforms = dict(re.findall(r"^  (\w+): +(http://127\.0\.0\.1:\d+/\w+)", text, re.M))
+        assert set(platforms) == {"jygpu", "smm", *PLATFORM_SOURCES}
+        assert len({platforms[name].rsplit("/", 1)[0] for name in PLATFORM_SOURCES}) == 1
+        lambda_types = get(f"{platforms['lambda']}/api/v1/instance-types?as_of=2026-09-04")
+        assert lambda_types.status_code == 200 and lambda_types.json()["data"]
         proc.send_signal(signal.SIGINT)
         try:
             code = proc.wait(timeout=10)

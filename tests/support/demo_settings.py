@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpuprice.settings import Settings, load_settings
-from scrapers.demo_market import DemoMarket
+from scrapers.demo_market import PLATFORM_SOURCES, DemoMarket
 
 # Short timeouts and no per-host pause: the market is on loopback and tests must be quick.
 FAST_HTTP = """
@@ -17,9 +17,38 @@ backoff_s = 0.05
 min_interval_s = 0
 """
 
+# The demo market's generic-extractor platform, configured as gpuprice.toml configures it.
+GENERIC_SOURCE = "cloudgrid"
+GENERIC_EXTRACT = """[sources.cloudgrid.extract]
+paths = ["/pricing"]
+currency = "CNY"
+price_per = "machine"
+jsonld = false
+"""
 
-def demo_settings(market: DemoMarket, tmp_path: Path, extra_toml: str = "") -> Settings:
-    """A gpuprice.toml pointing both demo sources at ``market``, plus ``extra_toml``."""
+
+def platform_sources_toml(market: DemoMarket | None) -> str:
+    """``[sources.*]`` tables for every platform source: pointed at ``market``, or (None)
+    switched off, so a test runs jygpu and smm alone whatever the default sources are."""
+    tables = []
+    for name in PLATFORM_SOURCES:
+        if name == GENERIC_SOURCE:
+            if market is not None:
+                url = market.source_url(name)
+                tables.append(f'[sources.{name}]\nadapter = "generic"\ndemo_url = "{url}"\n')
+                tables.append(GENERIC_EXTRACT)
+        elif market is None:
+            tables.append(f"[sources.{name}]\nenabled = false\n")
+        else:
+            tables.append(f'[sources.{name}]\ndemo_url = "{market.source_url(name)}"\n')
+    return "".join(tables)
+
+
+def demo_settings(
+    market: DemoMarket, tmp_path: Path, extra_toml: str = "", platforms: bool = False
+) -> Settings:
+    """A gpuprice.toml pointing jygpu and smm at ``market`` (and with ``platforms`` every
+    other source at its platform of ``market``; else they are off), plus ``extra_toml``."""
     config = tmp_path / "gpuprice.toml"
     config.write_text(
         f"""{FAST_HTTP}
@@ -27,6 +56,7 @@ def demo_settings(market: DemoMarket, tmp_path: Path, extra_toml: str = "") -> S
 demo_url = "{market.jygpu_url}"
 [sources.smm]
 demo_url = "{market.smm_url}"
+{platform_sources_toml(market if platforms else None)}
 {extra_toml}""",
         encoding="utf-8",
     )

@@ -23,7 +23,7 @@ fetch time only (later identical fetches left no trace).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -124,8 +124,8 @@ def _reparse_page(
 ) -> tuple[str, bool]:
     """Re-parse and reload one page; ``(outcome, a snapshot lost every row)``."""
     with write_connection(path) as con:
-        body, http_status, content_type, old_status, old_rows = con.execute(
-            "SELECT body, http_status, content_type, parse_status, rows "
+        body, http_status, content_type, old_status, old_rows, was_simulated = con.execute(
+            "SELECT body, http_status, content_type, parse_status, rows, simulated "
             "FROM raw_page WHERE page_id = ?",
             [pid],
         ).fetchone()
@@ -135,10 +135,14 @@ def _reparse_page(
             {"p": pid},
         ).fetchall()
     run_of = {observed: run_id for observed, run_id, _ in old}
-    times = sorted({fetched_at, *run_of})
+    # Parsed at the moments its rows were stored under (the demo market's answers are stamped
+    # with the day they are of, not the fetch time); a page without rows at its fetch time.
+    times = sorted(run_of) or [fetched_at]
     rows: dict[tuple, Row] = {}
     error: str | None = None
-    simulated = False
+    # A page stored as simulated stays so: the demo market's JSON and CSV answers cannot say it
+    # themselves (the demo profile marked their rows when it loaded them).
+    simulated = bool(was_simulated)
     for moment in times:
         page = FetchedPage(url, http_status, bytes(body), content_type or "", moment)
         parsed: ParsedPage = validate_page(parse_page(adapter, page))
@@ -147,6 +151,8 @@ def _reparse_page(
             rows = {}
             break
         for row in parsed.rows:
+            if was_simulated and not getattr(row, "simulated", True):
+                row = replace(row, simulated=True)
             rows.setdefault(_key(row), row)
             simulated = simulated or bool(getattr(row, "simulated", False))
     new_status = "error" if error else "ok"
