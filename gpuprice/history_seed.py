@@ -104,6 +104,9 @@ def seed_history(settings: Settings, days: int = HISTORY_DAYS) -> int:
             failed_days.append(str(result.as_of))
         rows = sum(s.rows_added for s in result.sources)
         print(f"history: {done}/{len(span)} days ({result.as_of}, +{rows} rows)", flush=True)
+        for source in result.failed:  # e.g. a platform's simulated layout-change day
+            why = f" ({source.reason})" if source.reason else ""
+            print(f"history: {result.as_of} {source.source} failed{why}", flush=True)
         status("running", done)
         if stop.is_set():
             raise _Stopped
@@ -112,7 +115,11 @@ def seed_history(settings: Settings, days: int = HISTORY_DAYS) -> int:
 
     def fill() -> None:
         try:
-            runner = JobRunner(settings, say=lambda line: print(f"history: {line}", flush=True))
+            runner = JobRunner(
+                settings,
+                say=lambda line: print(f"history: {line}", flush=True),
+                console_level="CRITICAL",  # the lines above say what failed; Dagster's own
+            )  # records (and the health page) keep the details
             runner.backfill(span, on_day)
         except BaseException as exc:  # handed to the main thread, which reports it
             errors.append(exc)

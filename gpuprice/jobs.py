@@ -19,9 +19,12 @@ from warehouse.read.metrics import pending_alert_signature
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
 ALERT_ASSET = dg.AssetKey("alert")
+
+
 # Dagster's per-step DEBUG lines would bury the summary and the progress bar; warnings and
 # errors still reach the console, and everything is in the run record.
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+def quiet(level: str) -> dict:
+    return {"loggers": {"console": {"config": {"log_level": level}}}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +60,12 @@ class JobRunner:
         settings: Settings,
         instance: dg.DagsterInstance | None = None,
         say: Callable[[str], None] | None = None,
+        console_level: str = "WARNING",
     ) -> None:
+        """``console_level``: the lowest Dagster log level printed (the run records keep
+        everything); the background history seeding prints its own lines instead."""
         self.settings = settings
+        self.quiet = quiet(console_level)
         self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
         resource = GpupriceResource(
             home=str(settings.home),
@@ -80,7 +87,7 @@ class JobRunner:
             for name in self.sources
         }
         result = self.job.execute_in_process(
-            run_config={"ops": ops} | QUIET, instance=self.instance, raise_on_error=False
+            run_config={"ops": ops} | self.quiet, instance=self.instance, raise_on_error=False
         )
         delivered = ALERT_ASSET in {e.asset_key for e in result.get_asset_materialization_events()}
         if not delivered:
@@ -103,7 +110,7 @@ class JobRunner:
     def _run(self, job: str) -> None:
         # Its failure is in its own run record; it never changes the scrape run's result.
         self.defs.resolve_job_def(job).execute_in_process(
-            run_config=QUIET, instance=self.instance, raise_on_error=False
+            run_config=self.quiet, instance=self.instance, raise_on_error=False
         )
 
     def _summaries(self, dagster_run_id: str) -> list[SourceResult]:

@@ -138,7 +138,9 @@ def test_seeding_fills_past_days_and_records_its_progress(tmp_path: Path) -> Non
     assert not needs_history(settings)  # seeded once: never again
 
 
-def test_seeding_records_failed_days_for_the_dashboard(tmp_path: Path) -> None:
+def test_seeding_records_failed_days_for_the_dashboard(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     # smm points at a port nobody serves, so the bundled market is not started for it either
     settings, _ = bundled_settings(tmp_path, smm_url=f"http://127.0.0.1:{free_port()}")
     with DemoMarket(jygpu_port=settings.file.demo_market.jygpu_port, smm_port=0):
@@ -146,6 +148,9 @@ def test_seeding_records_failed_days_for_the_dashboard(tmp_path: Path) -> None:
     status = read_status(settings.home)
     assert status is not None and status.state == "done"
     assert status.error is not None and "2 day(s) had failed sources" in status.error
+    out = capfd.readouterr()
+    assert out.out.count(" smm failed (unreachable)") == 2, out.out
+    assert "dagster" not in out.err.lower(), out.err  # its own lines, not Dagster's log
 
 
 def test_live_profile_never_seeds(tmp_path: Path) -> None:
