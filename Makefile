@@ -65,8 +65,9 @@ test-ducklake: install postgres-deps ducklake-deps
 	GPUPRICE_DUCKLAKE_FULL=1 $(BIN)/pytest tests/deploy/test_ducklake_product.py \
 		tests/deploy/test_ducklake_s3.py
 
+# Two workers (pytest-xdist), whole test files to each, so module fixtures are built once.
 test: lint browser-deps postgres-deps ducklake-deps
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 # deploy/ as a user runs it, on a Docker engine this target installs and starts (as root:
 # Debian's docker.io, the compose plugin from PyPI, local stand-ins for the two Docker Hub

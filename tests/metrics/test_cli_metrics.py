@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from gpuprice import cli_common
 from gpuprice.cli import app
 from gpuprice.commands.breakeven_alerts import parse_since
 from gpuprice.settings import ConfigError, load_settings
@@ -25,6 +26,9 @@ cli = CliRunner()
 def home(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GPUPRICE_HOME", str(warehouse.parent))
     monkeypatch.setenv("COLUMNS", "250")
+    # The console read COLUMNS when gpuprice.cli_common was first imported, perhaps before
+    # this fixture (another test in the same worker): give it the wide table directly too.
+    monkeypatch.setattr(cli_common.console, "_width", 250)
     return warehouse
 
 

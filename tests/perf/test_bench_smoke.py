@@ -54,7 +54,7 @@ def test_user_waits_bench_prints_each_figure_beside_its_baseline() -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     lines = run.stdout.splitlines()
     assert any(
-        line.startswith("gpuprice run, demo profile (2 sources, SIMULATED)") for line in lines
+        line.startswith("gpuprice run, demo profile (12 sources, SIMULATED)") for line in lines
     )
     assert any("hourly run, median of 1:" in line for line in lines), run.stdout
     assert any("run / baseline" in line for line in lines), run.stdout
