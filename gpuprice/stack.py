@@ -188,8 +188,7 @@ def run_stack(settings: Settings) -> int:
     finally:
         stopping = [(child, signal.SIGINT) for child in children]
         if seeder is not None:
-            # SIGTERM: the seeder finishes the day it is on and records where it stopped
-            # (a SIGINT would interrupt that day's Dagster run half way).
+            # The seeder ends after the day it is loading and records where it stopped.
             stopping.append((seeder, signal.SIGTERM))
         _stop_children(stopping)
 
