@@ -372,7 +372,13 @@ class _Site:
         missing = self._missing_day(as_of, now)
         if missing is not None:
             return missing
-        ctx = Ctx(self.market.seed, platform.name, market_moment(as_of, now), platform.gaps)
+        ctx = Ctx(
+            self.market.seed,
+            platform.name,
+            market_moment(as_of, now),
+            platform.gaps,
+            dated=as_of is not None,
+        )
         request = PlatformRequest(
             method, sub_path, parse_qs(query), body, chosen.pattern.match(sub_path)
         )

@@ -3,6 +3,7 @@ platform over real HTTP; as_of, stock-outs, step changes and layout-change days;
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -177,6 +178,20 @@ def test_a_layout_change_day_is_refused_or_rejected_as_drift(
     else:
         assert rows and all(implausible(r) for r in rows), source  # the drift detector does
     assert fetch(market, source, after + timedelta(days=1))  # rolled back the next day
+
+
+@pytest.mark.parametrize("source", ["matpool", "compshare"])
+def test_today_never_serves_a_layout_change(source: str) -> None:
+    # On its layout-change day, "now" (no as_of: an hourly run, a new user's first run) still
+    # gets the platform's usual answer; only a backfill asking for that day sees the change.
+    day = min(d for d in layout_change_days(DEFAULT_SEED, source) if d > ANCHOR_DAY)
+    that_morning = datetime(day.year, day.month, day.day, 3, 0, tzinfo=UTC)  # 11:00 Beijing
+    with DemoMarket(platforms_port=0, clock=lambda: that_morning) as today:
+        rows = fetch(today, source, None)
+        assert rows and not any(implausible(r) for r in rows), source
+        with pytest.raises(ParseError) if source == "compshare" else contextlib.nullcontext():
+            asked = fetch(today, source, day)
+            assert all(implausible(r) for r in asked)
 
 
 # -- bad requests -------------------------------------------------------------------------------

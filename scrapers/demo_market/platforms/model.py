@@ -9,7 +9,7 @@ stock-outs and its layout-change days. Pure and deterministic from ``(seed, plat
   or two. So the same card differs across platforms, and each platform's line steps on its
   own days.
 * **Stock-outs**: on a few days an offer has nothing free (``sold_out``).
-* **Layout changes**: on a few days a platform serves its answer in a changed shape (a field
+* **Layout changes**: on a few days (when that day is asked for) a platform serves its answer in a changed shape (a field
   renamed, a price in another unit) that its adapter refuses or the drift detector rejects.
   The first one is at least 20 days from the anchor day, then every 45–110 days; each lasts
   one day (a broken deploy, rolled back), so the next day's snapshot is healthy again.
@@ -94,12 +94,17 @@ class Ctx:
     """One platform on one day: what every answer of the platform is computed from.
 
     ``moment`` is the (Beijing) time the answer is of: the as_of day at 10:00, or the current
-    hour. ``gaps`` are the platform's days between step changes."""
+    hour. ``gaps`` are the platform's days between step changes. ``dated``: the day was asked
+    for (``?as_of=``, as a backfill asks). Only then does a layout-change day serve its changed
+    layout: today's answers never do, so whether a run succeeds does not depend on the date
+    it runs (a CI run, a new user's first `make up`), while the history a backfill fills holds
+    every layout change for the drift detector to catch."""
 
     seed: int
     platform: str
     moment: datetime
     gaps: tuple[int, int]
+    dated: bool = False
 
     @property
     def day(self) -> date:
@@ -107,7 +112,7 @@ class Ctx:
 
     @property
     def layout_changed(self) -> bool:
-        return self.day in layout_change_days(self.seed, self.platform)
+        return self.dated and self.day in layout_change_days(self.seed, self.platform)
 
     def price(self, series: str, anchor: Decimal, quantum: Decimal) -> Decimal:
         """``anchor`` (the anchor-day price) moved by the platform's walk for ``series``."""
