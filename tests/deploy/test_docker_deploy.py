@@ -170,8 +170,8 @@ def test_a_scheduled_style_run_in_its_own_container(deployment: Deployment) -> N
     )
     assert len(DEMO_SOURCES) == 12, DEMO_SOURCES
     assert [(r["source"], r["status"]) for r in runs] == [(s, "ok") for s in DEMO_SOURCES]
-    # (a source whose answer has not changed since an earlier run this hour adds no rows)
-    assert sum(r["rows"] for r in runs) > 0, runs
+    # Every platform's prices are in the warehouse. This run may add none: the deployment's
+    # own first run loads the same hour's answers, and loading them again adds nothing.
     loaded = deployment.sql(
         "SELECT DISTINCT source FROM offer UNION SELECT DISTINCT source FROM spot_quote"
     )
