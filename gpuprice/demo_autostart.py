@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 from gpuprice.settings import Settings
 
 
-def _listening(host: str, port: int) -> bool:
+def port_answers(host: str, port: int) -> bool:
+    """Something accepts connections on host:port (also `gpuprice up`'s check of its ports)."""
     with socket.socket() as sock:
         sock.settimeout(0.5)
         return sock.connect_ex((host, port)) == 0
@@ -45,7 +46,7 @@ def demo_market_if_needed(settings: Settings, say: Callable[[str], None]) -> Ite
     Yields whether it was started here. A port that cannot be bound is said, not raised: the
     run then records the sources it cannot reach as failed, as it would without this."""
     ports = bundled_market_ports(settings)
-    if not ports or any(_listening(host, port) for host, port in ports):
+    if not ports or any(port_answers(host, port) for host, port in ports):
         yield False
         return
     # Imported here: only a demo run that has to serve the market pays for its price model.

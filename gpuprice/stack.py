@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from gpuprice.demo_autostart import port_answers
 from gpuprice.history_seed import HISTORY_DAYS, needs_history, start_in_background
 from gpuprice.settings import PROJECT_ROOT, Settings
 
@@ -23,17 +24,10 @@ console = Console()
 def _wait_for_port(host: str, port: int, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            sock.settimeout(0.5)
-            if sock.connect_ex((host, port)) == 0:
-                return True
+        if port_answers(host, port):
+            return True
         time.sleep(0.3)
     return False
-
-
-def _port_free(host: str, port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex((host, port)) != 0
 
 
 def _environment(settings: Settings) -> dict[str, str]:
@@ -80,9 +74,7 @@ def run_stack(settings: Settings) -> int:
             )
             console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
             return 2
-    busy = [
-        f"{name} port {host}:{port}" for host, port, name in wanted if not _port_free(host, port)
-    ]
+    busy = [f"{name} port {host}:{port}" for host, port, name in wanted if port_answers(host, port)]
     if busy:
         message = (
             f"already in use: {', '.join(busy)}. Stop what holds them or change "

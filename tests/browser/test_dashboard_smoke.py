@@ -10,7 +10,6 @@ what to run; it does not skip, so a machine that lost chromium cannot pass silen
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import openpyxl
 import pytest
 
 from tests.dashboard.seeding import build
+from tests.support.loopback import free_port
 
 pytestmark = pytest.mark.browser
 
@@ -49,12 +49,6 @@ PAGES = [
     ("recommend", "recommend", "选卡推荐 · GPU recommender", 0),
 ]
 TIMEOUT_MS = 30_000
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.loopback import free_port
 
 PG_USER, PG_DB, PG_PASSWORD = "gpuprice", "dagster", "test-only"
 
@@ -26,13 +27,6 @@ LAKE_DB = "lake"
 def _pg_bin() -> Path | None:
     found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
     return found[-1].parent if found else None
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (the OS's pick, released at once)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

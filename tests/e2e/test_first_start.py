@@ -9,26 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.demo_autostart import bundled_market_ports, demo_market_if_needed
+from gpuprice.demo_autostart import bundled_market_ports, demo_market_if_needed, port_answers
 from gpuprice.first_start import read_status
 from gpuprice.history_seed import days_of_history, history_days, needs_history, seed_history
 from gpuprice.jobs import JobRunner
 from gpuprice.settings import Settings, load_settings
 from scrapers.demo_market import DemoMarket
 from tests.support.demo_settings import FAST_HTTP, demo_settings
+from tests.support.loopback import free_port
 
 pytestmark = pytest.mark.e2e
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def listening(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+    return port_answers("127.0.0.1", port)
 
 
 OTHER_SOURCES = ("vastai", "runpod", "matpool", "autodl", "gpushare", "ppio", "compshare")

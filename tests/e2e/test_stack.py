@@ -14,16 +14,11 @@ import httpx
 import pytest
 
 from gpuprice.first_start import read_status
+from tests.support.loopback import free_port
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
 pytestmark = pytest.mark.e2e
 GPUPRICE = str(Path(sys.executable).parent / "gpuprice")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def answers(url: str) -> bool:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Responder = Callable[[BaseHTTPRequestHandler], None]
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (the OS's pick, released at once)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 @dataclass
