@@ -30,7 +30,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
-from decimal import Decimal
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -38,10 +37,9 @@ from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
-import jinja2
-
 from scrapers.demo_market.platforms import PLATFORMS, Ctx, PlatformRequest, find_route
 from scrapers.demo_market.prices import DEFAULT_SEED, FIRST_DAY, LAST_DAY, price_model
+from scrapers.demo_market.templating import TEMPLATES
 
 __all__ = ["PLATFORM_SOURCES", "SITES", "DemoMarket", "render_page", "serve_forever"]
 
@@ -75,29 +73,6 @@ Allow: /
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _yuan2(value: Decimal) -> str:
-    return f"{value:.2f}"
-
-
-def _yuan0(value: Decimal) -> str:
-    return f"{value:,.0f}"
-
-
-def _signed2(value: Decimal) -> str:
-    return f"{value:+.2f}" if value else "0.00"
-
-
-_env = jinja2.Environment(
-    loader=jinja2.PackageLoader("scrapers.demo_market", "templates"),
-    autoescape=jinja2.select_autoescape(["html"]),
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
-_env.filters.update(yuan2=_yuan2, yuan0=_yuan0, signed2=_signed2)
-
-
 def render_page(
     site: Site,
     path: str,
@@ -116,7 +91,7 @@ def render_page(
     template = PAGES[site][path]
     updated = market_moment(as_of, now)
     snapshot = price_model(seed).day(updated.date())
-    html = _env.get_template(template).render(
+    html = TEMPLATES.get_template(template).render(
         active=path.rsplit("/", 1)[-1],
         updated=updated.strftime("%Y-%m-%d %H:%M"),
         day=snapshot.day.isoformat(),
@@ -127,7 +102,7 @@ def render_page(
 
 
 def _error_page(status: HTTPStatus, message: str) -> bytes:
-    html = _env.get_template("error.html").render(
+    html = TEMPLATES.get_template("error.html").render(
         status=status.value, reason=status.phrase, message=message
     )
     return html.encode("utf-8")
@@ -236,7 +211,7 @@ def _as_of(query: str) -> date | None | _Answer:
 
 
 def _platforms_index() -> bytes:
-    html = _env.get_template("platforms_index.html").render(
+    html = TEMPLATES.get_template("platforms_index.html").render(
         platforms=[(p.name, p.title, p.example) for p in PLATFORMS.values()]
     )
     return html.encode("utf-8")
@@ -331,15 +306,22 @@ class _Site:
             return _error(HTTPStatus.METHOD_NOT_ALLOWED, f"不支持 {method} 请求", "GET, HEAD")
         if url.path not in PAGES[self.name]:
             return _error(HTTPStatus.NOT_FOUND, f"页面不存在:{url.path}")
-        as_of = _as_of(url.query)
+        day = self._requested_day(url.query)
+        if isinstance(day, _Answer):
+            return day
+        as_of, now = day
+        page = render_page(self.name, url.path, as_of, seed=self.market.seed, now=now)
+        return _Answer(200, HTML, page)
+
+    def _requested_day(self, query: str) -> tuple[date | None, datetime] | _Answer:
+        """The ``as_of`` asked for (None: today) and the market's clock, or the answer that
+        refuses the request (a malformed day, one in the future or outside the model)."""
+        as_of = _as_of(query)
         if isinstance(as_of, _Answer):
             return as_of
         now = self.market.clock()
         missing = self._missing_day(as_of, now)
-        if missing is not None:
-            return missing
-        page = render_page(self.name, url.path, as_of, seed=self.market.seed, now=now)
-        return _Answer(200, HTML, page)
+        return (as_of, now) if missing is None else missing
 
     def _missing_day(self, as_of: date | None, now: datetime) -> _Answer | None:
         today = now.astimezone(BEIJING).date()
@@ -365,13 +347,10 @@ class _Site:
                 allow = ", ".join(sorted({*allowed, *(("HEAD",) if "GET" in allowed else ())}))
                 return _error(HTTPStatus.METHOD_NOT_ALLOWED, f"{path} 不支持 {method}", allow)
             return _error(HTTPStatus.NOT_FOUND, f"页面不存在:{path}")
-        as_of = _as_of(query)
-        if isinstance(as_of, _Answer):
-            return as_of
-        now = self.market.clock()
-        missing = self._missing_day(as_of, now)
-        if missing is not None:
-            return missing
+        day = self._requested_day(query)
+        if isinstance(day, _Answer):
+            return day
+        as_of, now = day
         ctx = Ctx(
             self.market.seed,
             platform.name,

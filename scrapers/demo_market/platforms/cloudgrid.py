@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-import jinja2
-
 from scrapers.demo_market.platforms.base import Answer, Platform, PlatformRequest, route
 from scrapers.demo_market.platforms.model import Ctx
+from scrapers.demo_market.templating import TEMPLATES
 
 __all__ = ["CLOUDGRID"]
 
@@ -34,15 +33,6 @@ ROWS = (
 
 HEADERS = ("按量价格(元/时)", "包月价格(元/月)")
 
-_env = jinja2.Environment(
-    loader=jinja2.PackageLoader("scrapers.demo_market", "templates"),
-    autoescape=jinja2.select_autoescape(["html"]),
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-)
-
 
 def _pricing(ctx: Ctx, request: PlatformRequest) -> Answer:
     rows = []
@@ -59,7 +49,7 @@ def _pricing(ctx: Ctx, request: PlatformRequest) -> Answer:
     # On a layout-change day the redesigned table drops the units from its headers: a price
     # whose period is stated nowhere is an error for the extractor.
     headers = ("价格", "优惠价") if ctx.layout_changed else HEADERS
-    html = _env.get_template("cloudgrid_pricing.html").render(
+    html = TEMPLATES.get_template("cloudgrid_pricing.html").render(
         updated=ctx.moment.strftime("%Y-%m-%d %H:%M"), rows=rows, headers=headers
     )
     return Answer(200, "text/html; charset=utf-8", html.encode("utf-8"))
