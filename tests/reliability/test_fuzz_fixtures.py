@@ -22,11 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapers.fx import FxRate, FxRates
-from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.http import Request
-from scrapers.rows import UNKNOWN_GPU, OfferRow, ParseError, SpotQuoteRow, row_problem
+from scrapers.rows import ParseError
 from scrapers.sources import ADAPTERS, SourceAdapter, build_adapter
-from warehouse.ingest.load import _invalid
+from tests.support.valid_rows import assert_valid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 WHEN = datetime(2026, 9, 4, 2, 0)
@@ -111,15 +110,6 @@ def mutate(body: bytes, data: st.DataObject) -> bytes:
         at = data.draw(st.integers(0, len(body)))
         body = body[:at] + data.draw(st.binary(min_size=1, max_size=64)) + body[at:]
     return body
-
-
-def assert_valid(row: object, source: str) -> None:
-    assert isinstance(row, OfferRow | SpotQuoteRow)
-    assert row.source == source
-    assert row.gpu == UNKNOWN_GPU or row.gpu in CANONICAL_GPUS
-    assert row_problem(row) is None, row_problem(row)
-    problem = _invalid(row)  # what the load checks, too
-    assert problem is None, problem
 
 
 def test_every_capture_is_fuzzed() -> None:

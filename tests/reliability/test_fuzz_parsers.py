@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.http import Request
-from scrapers.rows import UNKNOWN_GPU, OfferRow, ParseError, SpotQuoteRow
+from scrapers.rows import ParseError
 from scrapers.sources import ADAPTERS
-from warehouse.ingest.load import _invalid
+from tests.support.valid_rows import assert_valid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 WHEN = datetime(2026, 9, 4, 2, 0)
@@ -73,15 +71,6 @@ def mutate(body: bytes, data: st.DataObject) -> bytes:
         at = data.draw(st.integers(0, len(body)))
         body = body[:at] + data.draw(st.binary(min_size=1, max_size=64)) + body[at:]
     return body
-
-
-def assert_valid(row: object, source: str) -> None:
-    assert isinstance(row, OfferRow | SpotQuoteRow)
-    assert row.source == source
-    assert row.gpu == UNKNOWN_GPU or row.gpu in CANONICAL_GPUS
-    assert isinstance(row.price, Decimal) and isinstance(row.cny_per_card_hour, Decimal)
-    problem = _invalid(row)
-    assert problem is None, problem
 
 
 @pytest.mark.parametrize(("source", "path"), CASES, ids=[p.name for _, p in CASES])
