@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from gpuprice.first_start import BackfillStatus, now_iso, read_status, write_status
 from gpuprice.settings import ConfigError, Settings, load_settings
+from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ def days_of_history(settings: Settings) -> int:
         frame = read_frame(
             settings.warehouse_path,
             "SELECT count(DISTINCT CAST(observed_at AS DATE)) AS days FROM offer "
-            "WHERE source NOT LIKE '%-published'",
+            "WHERE NOT ends_with(source, ?)",
+            [PUBLISHED_SUFFIX],
             wait_s=2.0,
         )
     except (WarehouseMissing, WarehouseBusy):

@@ -19,6 +19,10 @@ from scrapers.rows import HOURS_PER_MONTH, OfferRow, SpotQuoteRow
 from scrapers.units import parse_discount
 from warehouse.ingest.insert import insert_rows
 
+# The seeds' published prices are stored under "<source>-published": real, dated reference
+# history, which readers leave out where only scraped platforms belong.
+PUBLISHED_SUFFIX = "-published"
+
 SEED_000 = (
     "seed 000 (JYGPU《GPU选卡决策树》, undated; prices identical to seed 003's 2026-09-04 listing)"
 )
@@ -96,7 +100,7 @@ def _container(
     cpu, ram, disk = cfg or (None, None, None)
     common = dict(
         observed_at=day,
-        source="jygpu-published",
+        source=f"jygpu{PUBLISHED_SUFFIX}",
         gpu=gpu,
         gpu_name_raw=name,
         gpu_count=1,
@@ -138,7 +142,7 @@ def _bare_metal(day: datetime, gpu: str, name: str, vram: int, monthly: str) -> 
     price = Decimal(monthly)
     return OfferRow(
         observed_at=day,
-        source="jygpu-published",
+        source=f"jygpu{PUBLISHED_SUFFIX}",
         offer_id=f"pub-{gpu}-baremetal-8x",
         gpu=gpu,
         gpu_name_raw=name,
@@ -207,7 +211,7 @@ def published_rows() -> list[tuple[OfferRow | SpotQuoteRow, str]]:
     ):
         quote = SpotQuoteRow(
             observed_at=SEP_04,
-            source="smm-published",
+            source=f"smm{PUBLISHED_SUFFIX}",
             gpu=gpu,
             gpu_name_raw=name,
             region=region,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
+from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.read.dashboard import NO_REGION, price_trend
 from warehouse.store.db import read_frame
 from warehouse.store.serving import read_served
@@ -25,7 +26,6 @@ from warehouse.store.serving import read_served
 # As the cross-platform cheapest line counts it (warehouse.derive.metrics): a platform's
 # newest snapshot older than this, against the newest of all, is no longer today's price.
 FRESH_HOURS = 72
-PUBLISHED_SUFFIX = "-published"
 
 _TODAY = f"""
     WITH latest AS (

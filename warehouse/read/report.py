@@ -15,9 +15,8 @@ from pathlib import Path
 
 import polars as pl
 
+from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.store.db import read_frame
-
-PUBLISHED_SUFFIX = "-published"
 
 
 def month_start(month: date) -> date:
