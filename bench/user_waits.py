@@ -73,9 +73,7 @@ def fetch_alone(config: Path, home: Path) -> float:
     started = time.perf_counter()
     for name, source in settings.enabled_sources().items():
         adapter = build_adapter(name, source.adapter)
-        # as the demo profile's runs do: no per-host pause on the local market
-        http = settings.file.http.model_copy(update={"min_interval_s": 0})
-        with PoliteClient(http, respect_robots=False) as client:
+        with PoliteClient(settings.fetch_http(), respect_robots=False) as client:
             collect(adapter, client, settings.source_url(name), datetime.now(UTC), None)
     return time.perf_counter() - started
 

@@ -690,6 +690,13 @@ class Settings(_Strict):
             if src.enabled and src.url_for(self.profile) is not None
         }
 
+    def fetch_http(self) -> HttpConfig:
+        """The HTTP settings snapshots fetch with: ``[http]``, except that the demo profile
+        reads the bundled demo market, which is local and ours: no per-host pause."""
+        if self.profile == "demo":
+            return self.file.http.model_copy(update={"min_interval_s": 0})
+        return self.file.http
+
     def source_url(self, name: str) -> str:
         try:
             return self.file.sources[name].url(self.profile)

@@ -196,10 +196,9 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
             context.log.info(access.note)
         # The demo profile reads the demo market: that day's answers, every row SIMULATED.
         reader = DemoAdapter(current, as_of) if settings.profile == "demo" else current
-        http = settings.file.http
-        if settings.profile == "demo":  # the bundled market is ours: no politeness pause
-            http = http.model_copy(update={"min_interval_s": 0})
-        with PoliteClient(http, respect_robots=settings.profile == "live") as client:
+        with PoliteClient(
+            settings.fetch_http(), respect_robots=settings.profile == "live"
+        ) as client:
             snapshot = collect(
                 reader,
                 client,

@@ -205,3 +205,13 @@ def test_a_file_that_cannot_be_read_as_toml_is_a_config_error(
         config.write_bytes(content)
     with pytest.raises(ConfigError, match=re.escape(expected)):
         load_settings(config, home=tmp_path)
+
+
+def test_the_demo_profile_fetches_its_local_market_without_the_per_host_pause(
+    tmp_path: Path,
+) -> None:
+    demo = load_settings(home=tmp_path, profile="demo")
+    live = load_settings(home=tmp_path, profile="live")
+    assert demo.file.http.min_interval_s == live.file.http.min_interval_s == 1.0
+    assert demo.fetch_http().min_interval_s == 0
+    assert live.fetch_http() == live.file.http
