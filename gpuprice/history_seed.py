@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuprice.first_start import BackfillStatus, now_iso, read_status, write_status
+from gpuprice.first_start import BackfillStatus, State, now_iso, read_status, write_status
 from gpuprice.settings import ConfigError, Settings, load_settings
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
@@ -75,11 +75,11 @@ def seed_history(settings: Settings, days: int = HISTORY_DAYS) -> int:
     started = now_iso()
     home = settings.home
 
-    def status(state: str, done: int, error: str | None = None) -> None:
+    def status(state: State, done: int, error: str | None = None) -> None:
         write_status(
             home,
             BackfillStatus(
-                state=state,  # type: ignore[arg-type]
+                state=state,
                 days_done=done,
                 days_total=len(span),
                 started_at=started,
