@@ -15,10 +15,10 @@ from pathlib import Path
 
 import polars as pl
 
+from configuration.settings import load_settings
+from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import load_settings
 from scrapers.collect import Snapshot, parse_page
-from scrapers.demo_market import DemoMarket
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
 from warehouse.ingest.load import load_snapshot

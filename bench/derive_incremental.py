@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from demo.market.server import render_page
 from scrapers.collect import parse_page
-from scrapers.demo_market.server import render_page
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
 from warehouse.derive.metrics import derive_with

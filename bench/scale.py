@@ -464,7 +464,7 @@ def bench_parsing(rounds: int) -> None:
     from bs4 import BeautifulSoup
     from selectolax.lexbor import LexborHTMLParser
 
-    from scrapers.demo_market.server import render_page
+    from demo.market.server import render_page
     from scrapers.sources import get_adapter
 
     day = date(2026, 9, 10)
@@ -564,8 +564,8 @@ PIPELINE_RUN = """
 import sys
 from pathlib import Path
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import load_settings
-from scrapers.demo_market import DemoMarket
+from configuration.settings import load_settings
+from demo.market import DemoMarket
 home = Path(sys.argv[1])
 with DemoMarket().start() as market:
     cfg = home / "bench-gpuprice.toml"

@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gpuprice.settings import load_settings  # noqa: E402
+from configuration.settings import load_settings  # noqa: E402
+from demo.market import DemoMarket  # noqa: E402
 from scrapers.collect import collect  # noqa: E402
-from scrapers.demo_market import DemoMarket  # noqa: E402
 from scrapers.http import PoliteClient  # noqa: E402
 from scrapers.sources import build_adapter  # noqa: E402
 from warehouse.store.db import read_frame  # noqa: E402

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from configuration.settings import ConfigError, load_settings
 from dashboard.data import backfill_banner
 from dashboard.i18n import LANG_KEY, t
-from gpuprice.settings import ConfigError, load_settings
 
 st.set_page_config(
     page_title="gpuprice · GPU 租赁价格", page_icon=":material/trending_up:", layout="wide"

@@ -24,10 +24,10 @@ import warehouse.read.dashboard
 import warehouse.read.metrics
 import warehouse.read.prices
 import warehouse.read.report
+from configuration.first_start import read_status
+from configuration.recommender_feed import PriceInputs, UnknownSource, load_price_inputs
+from configuration.settings import Settings, load_settings
 from dashboard.i18n import t
-from gpuprice.first_start import read_status
-from gpuprice.recommender_feed import PriceInputs, UnknownSource, load_price_inputs
-from gpuprice.settings import Settings, load_settings
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 CACHE_TTL_S = 60
@@ -106,7 +106,7 @@ def simulated_banner() -> None:
 
 
 def backfill_banner() -> None:
-    """While the first start's history backfill runs (gpuprice.first_start), say how far it
+    """While the first start's history backfill runs (configuration.first_start), say how far it
     is: the charts are still filling in, not wrong."""
     status = read_status(settings().home)
     if status is None or not status.running:

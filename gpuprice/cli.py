@@ -12,6 +12,8 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from configuration.log_redaction import install as install_log_redaction
+from configuration.settings import valid_host
 from gpuprice.cli_common import (
     ConfigOption,
     console,
@@ -20,9 +22,7 @@ from gpuprice.cli_common import (
     settings_or_exit,
 )
 from gpuprice.commands import register_all
-from gpuprice.log_redaction import install as install_log_redaction
 from gpuprice.run_summary import print_run_summary
-from gpuprice.settings import valid_host
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
@@ -152,7 +152,7 @@ def demo_market(
     ] = None,
 ) -> None:
     """Serve the SIMULATED demo market (every source's format, one platform each) until Ctrl-C."""
-    from scrapers.demo_market import serve_forever
+    from demo.market import serve_forever
 
     cfg = settings_or_exit(config).file.demo_market
     if host is not None:

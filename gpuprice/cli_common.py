@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from gpuprice.settings import ConfigError, Settings, load_settings
+from configuration.settings import ConfigError, Settings, load_settings
 
 console = Console()
 # soft_wrap: a message stays one line (not broken at 80 columns when stderr is not a terminal),

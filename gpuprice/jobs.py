@@ -9,8 +9,8 @@ from datetime import date
 
 import dagster as dg
 
-from gpuprice.demo_autostart import demo_market_if_needed
-from gpuprice.settings import Settings
+from configuration.settings import Settings
+from demo.autostart import demo_market_if_needed
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
@@ -53,7 +53,7 @@ class JobRunner:
     """Executes the scrape job in this process against one Dagster instance, then what the
     daemon would do after it: deliver alerts the run left pending, apply retention. In the
     demo profile it serves the bundled demo market itself while it runs, when nothing else
-    does (gpuprice.demo_autostart); ``say`` gets that notice (default: stderr)."""
+    does (demo.autostart); ``say`` gets that notice (default: stderr)."""
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from gpuprice.settings import Settings
+from configuration.settings import Settings
 
 if TYPE_CHECKING:
     from gpuprice.jobs import RunResult

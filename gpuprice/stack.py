@@ -14,9 +14,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from gpuprice.demo_autostart import port_answers
-from gpuprice.history_seed import HISTORY_DAYS, needs_history, start_in_background
-from gpuprice.settings import PROJECT_ROOT, Settings
+from configuration.settings import PROJECT_ROOT, Settings
+from demo.autostart import port_answers
+from demo.history_seed import HISTORY_DAYS, needs_history
+from gpuprice.history_process import start_in_background
 
 console = Console()
 

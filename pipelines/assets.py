@@ -13,11 +13,11 @@ from datetime import date, timedelta
 
 import dagster as dg
 
-from gpuprice.log_redaction import install as install_log_redaction
-from gpuprice.settings import ConfigError, Settings
+from configuration.log_redaction import install as install_log_redaction
+from configuration.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from scrapers.collect import Snapshot, collect
-from scrapers.demo_market.demo_adapter import DemoAdapter
+from scrapers.dated_market import DatedMarketAdapter
 from scrapers.fx import parse_rates
 from scrapers.http import FetchError, PoliteClient, Request
 from scrapers.rows import ParseError
@@ -194,8 +194,8 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
             return dg.MaterializeResult(metadata=_metadata(summary, settings, config))
         if access.note:
             context.log.info(access.note)
-        # The demo profile reads the demo market: that day's answers, every row SIMULATED.
-        reader = DemoAdapter(current, as_of) if settings.profile == "demo" else current
+        market = settings.dated_market()
+        reader = DatedMarketAdapter(current, market, as_of) if market else current
         with PoliteClient(
             settings.fetch_http(), respect_robots=settings.profile == "live"
         ) as client:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from gpuprice.settings import Settings, load_settings
+from configuration.settings import Settings, load_settings
 from pipelines.assets import (
     fx_rate_asset,
     needs_fx,

@@ -16,7 +16,7 @@ import warnings
 
 import dagster as dg
 
-from gpuprice.settings import ConfigError, Settings
+from configuration.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from warehouse.derive.alerts import WatchRule, evaluate
 from warehouse.derive.metrics import (

@@ -6,7 +6,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
-from gpuprice.settings import Settings, load_settings
+from configuration.settings import Settings, load_settings
 
 # Resource field -> the environment variable `gpuprice up` and the deployment set for it.
 ENV_FIELDS = {

@@ -6,7 +6,7 @@ old raw pages (warehouse.store.backup.prune_raw_pages), once a day, not inside e
 
 import dagster as dg
 
-from gpuprice.settings import Settings
+from configuration.settings import Settings
 from pipelines.resources import GpupriceResource
 from warehouse.store.backup import prune_raw_pages
 

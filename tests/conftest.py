@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.settings import Settings, load_settings, warehouse_config
+from configuration.settings import Settings, load_settings, warehouse_config
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store import config as warehouse_store_config
 from warehouse.store.backup import MANIFEST

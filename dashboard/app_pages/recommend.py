@@ -13,15 +13,15 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard.app_pages import recommend_text as text
-from dashboard.data import price_inputs
-from dashboard.tables import show as show_table
-from gpuprice.recommender_feed import (
+from configuration.recommender_feed import (
     PriceInputs,
     hub_architecture,
     parse_config_text,
     shows_simulated,
 )
+from dashboard.app_pages import recommend_text as text
+from dashboard.data import price_inputs
+from dashboard.tables import show as show_table
 from recommender import (
     INFERENCE_METHODS,
     KV_PRECISIONS,

@@ -85,7 +85,7 @@ def recommend(
     Walks the seeds' 5-step decision tree at the warehouse's latest prices (falls back to
     the seeds' published prices when there is no warehouse yet). GB = 10^9 bytes; CNY.
     """
-    from gpuprice.recommender_feed import resolve_model
+    from configuration.recommender_feed import resolve_model
     from recommender import RecommenderInputError, Workload, recommend, render_text
     from warehouse.store.db import WarehouseBusy
 
@@ -109,7 +109,7 @@ def recommend(
     except RecommenderInputError as exc:
         _invalid(_as_options(str(exc)))
 
-    from gpuprice.recommender_feed import UnknownSource, load_price_inputs, shows_simulated
+    from configuration.recommender_feed import UnknownSource, load_price_inputs, shows_simulated
 
     settings = settings_or_exit(config)
     try:

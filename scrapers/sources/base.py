@@ -3,7 +3,7 @@
 An adapter may also declare the secret its live site needs (a login cookie, an API token)
 and the currency it lists prices in. An adapter whose secret only opens a better door (an
 API beside a public page) also has ``public_fetch_plan``: what to fetch without it. The secret's *value* never reaches the adapter: the
-pipeline reads it (``gpuprice.settings``) and adds it to the request headers at fetch time.
+pipeline reads it (``configuration.settings``) and adds it to the request headers at fetch time.
 """
 
 from __future__ import annotations

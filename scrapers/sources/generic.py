@@ -83,7 +83,7 @@ _STATED_UNIT = re.compile(r"单位\s*[:：]\s*(?P<unit>[^\s,，;；。)）]+)")
 
 @dataclass(frozen=True, slots=True)
 class GenericOptions:
-    """The ``[sources.<name>.extract]`` table (validated in ``gpuprice.settings``)."""
+    """The ``[sources.<name>.extract]`` table (validated in ``configuration.settings``)."""
 
     paths: tuple[str, ...] = ("",)
     jsonld: bool = True

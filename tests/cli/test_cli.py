@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from demo.market import DemoMarket
 from gpuprice.cli import app
-from scrapers.demo_market import DemoMarket
 from scrapers.gpu_names import CANONICAL_GPUS
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import read_frame, write_connection

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import duckdb
 
-from gpuprice.settings import load_settings
+from configuration.settings import load_settings
+from demo.market import render_page
 from scrapers.collect import parse_page
-from scrapers.demo_market import render_page
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, Row
 from scrapers.sources import get_adapter

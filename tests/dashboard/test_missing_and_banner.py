@@ -10,8 +10,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from configuration.first_start import BackfillStatus, status_path, write_status
 from dashboard import tables
-from gpuprice.first_start import BackfillStatus, status_path, write_status
 from tests.dashboard.conftest import PAGES, open_page, table
 from tests.dashboard.seeding import Seeded
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.data import _cached
-from scrapers.demo_market import DemoMarket
+from demo.market import DemoMarket
 from tests.dashboard.conftest import assert_clean, open_page, table, texts
 from tests.dashboard.seeding import build
 from warehouse.store.db import read_frame

@@ -76,7 +76,7 @@ def list_keys(bucket: str) -> None:
 
 
 def product(home: Path) -> None:
-    from gpuprice.settings import load_settings
+    from configuration.settings import load_settings
     from tests.support.seeded_warehouse import seed_demo_history
     from warehouse.derive.metrics import derive
     from warehouse.read.metrics import latest_breakeven

@@ -91,7 +91,7 @@ def test_compose_file_is_consistent() -> None:
     # service, on the ports it serves, and is valid for the product.
     from urllib.parse import urlsplit
 
-    from gpuprice.settings import load_settings
+    from configuration.settings import load_settings
 
     settings = load_settings(DEPLOY / "gpuprice.toml")
     market = settings.file.demo_market

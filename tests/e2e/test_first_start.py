@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.demo_autostart import bundled_market_ports, demo_market_if_needed, port_answers
-from gpuprice.first_start import read_status
-from gpuprice.history_seed import days_of_history, history_days, needs_history, seed_history
+from configuration.first_start import read_status
+from configuration.settings import Settings, load_settings
+from demo.autostart import bundled_market_ports, demo_market_if_needed, port_answers
+from demo.history_seed import days_of_history, history_days, needs_history
+from demo.market import DemoMarket
+from gpuprice.history_process import seed_with_jobs
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import Settings, load_settings
-from scrapers.demo_market import DemoMarket
 from tests.support.demo_settings import FAST_HTTP, demo_settings
 from tests.support.loopback import free_port
 
@@ -122,7 +123,7 @@ def test_seeding_fills_past_days_and_records_its_progress(tmp_path: Path) -> Non
     assert needs_history(settings)  # empty warehouse, no status yet
     assert read_status(settings.home) is None
 
-    assert seed_history(settings, days=3) == 0  # serves the demo market itself, too
+    assert seed_with_jobs(settings, days=3) == 0  # serves the demo market itself, too
 
     status = read_status(settings.home)
     assert status is not None and status.state == "done" and not status.running
@@ -138,7 +139,7 @@ def test_seeding_records_failed_days_for_the_dashboard(
     # smm points at a port nobody serves, so the bundled market is not started for it either
     settings, _ = bundled_settings(tmp_path, smm_url=f"http://127.0.0.1:{free_port()}")
     with DemoMarket(jygpu_port=settings.file.demo_market.jygpu_port, smm_port=0):
-        assert seed_history(settings, days=2) == 1
+        assert seed_with_jobs(settings, days=2) == 1
     status = read_status(settings.home)
     assert status is not None and status.state == "done"
     assert status.error is not None and "2 day(s) had failed sources" in status.error

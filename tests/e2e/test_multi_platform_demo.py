@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from configuration.settings import Settings
+from demo.market import PLATFORM_SOURCES, DemoMarket
+from demo.market.platforms import layout_change_days
+from demo.market.prices import ANCHOR_DAY, DEFAULT_SEED
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import Settings
-from scrapers.demo_market import PLATFORM_SOURCES, DemoMarket
-from scrapers.demo_market.platforms import layout_change_days
-from scrapers.demo_market.prices import ANCHOR_DAY, DEFAULT_SEED
 from tests.support.demo_settings import demo_settings
 from warehouse.store.db import read_frame
 

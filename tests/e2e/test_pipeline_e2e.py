@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from configuration.settings import Settings
+from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import Settings
-from scrapers.demo_market import DemoMarket
 from scrapers.gpu_names import CANONICAL_GPUS
 from tests.support.demo_settings import demo_settings
 from warehouse.store.db import read_frame

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gpuprice.first_start import read_status
+from configuration.first_start import read_status
 from tests.support.loopback import free_port
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gpuprice.settings import Settings, load_settings
+from configuration.settings import Settings, load_settings
 
 LIVE_SOURCES = (
     "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "gpushare", "ppio", "compshare",

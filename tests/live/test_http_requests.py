@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from gpuprice.settings import HttpConfig
+from configuration.settings import HttpConfig
 from scrapers.collect import collect
 from scrapers.http import FetchError, PoliteClient
 from scrapers.sources import AutodlAdapter, autodl

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from configuration.settings import load_settings
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import load_settings
 from scrapers.sources import lambda_cloud
 from tests.live.support import (
     FAST_HTTP,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.settings import ConfigError, load_settings
+from configuration.settings import ConfigError, load_settings
 from pipelines.definitions import build_defs
 from tests.live.support import LIVE_SOURCES, settings_from
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from demo.market.server import render_page
 from scrapers.collect import Snapshot, parse_page
-from scrapers.demo_market.server import render_page
 from scrapers.http import FetchedPage
 from scrapers.rows import Row
 from scrapers.sources import get_adapter

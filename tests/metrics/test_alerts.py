@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapers.demo_market.prices import price_model
+from demo.market.prices import price_model
 from tests.metrics.conftest import insert, insert_demo_day
 from tests.metrics.rows import listing
 from warehouse.derive.alerts import BARE_METAL, Point, WatchRule, evaluate, evaluate_with, step

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from configuration.settings import ConfigError, load_settings
 from gpuprice import cli_common
 from gpuprice.cli import app
 from gpuprice.commands.breakeven_alerts import parse_since
-from gpuprice.settings import ConfigError, load_settings
 from tests.metrics.conftest import insert
 from tests.metrics.rows import listing
 from warehouse.derive.alerts import WatchRule, evaluate

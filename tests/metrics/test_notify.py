@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.settings import PROJECT_ROOT, ConfigError, load_settings
+from configuration.settings import PROJECT_ROOT, ConfigError, load_settings
 from tests.metrics.conftest import insert
 from tests.metrics.receiver import Receiver, running_receiver
 from tests.metrics.rows import listing

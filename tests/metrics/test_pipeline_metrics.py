@@ -10,12 +10,12 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from configuration.settings import Settings
+from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import Settings
 from pipelines.definitions import build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
-from scrapers.demo_market import DemoMarket
 from tests.metrics.receiver import Receiver, running_receiver
 from tests.support.demo_settings import demo_settings
 from warehouse.read.dashboard import serving_freshness

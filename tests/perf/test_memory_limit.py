@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gpuprice.settings import MEMORY_LIMIT_ENV, ConfigError, load_settings
+from configuration.settings import MEMORY_LIMIT_ENV, ConfigError, load_settings
 from tests.metrics.conftest import warehouse as warehouse
 from warehouse.derive.metrics import derive
 from warehouse.store.config import configure, current

@@ -90,7 +90,7 @@ def test_retention_is_a_daily_job_of_its_own(make_settings) -> None:
 
 
 def test_the_live_profile_has_a_snapshot_asset_for_every_live_source(tmp_path) -> None:
-    from gpuprice.settings import load_settings
+    from configuration.settings import load_settings
 
     defs = build_defs(load_settings(None, home=tmp_path, profile="live"))
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}

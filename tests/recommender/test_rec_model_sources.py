@@ -111,7 +111,7 @@ def test_presets_still_resolve_by_name() -> None:
 
 
 def test_a_model_name_too_long_for_a_path_is_bad_input() -> None:
-    from gpuprice.recommender_feed import resolve_model
+    from configuration.recommender_feed import resolve_model
     from recommender.errors import RecommenderInputError
 
     with pytest.raises(RecommenderInputError, match="not a usable path"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.recommender_feed import (
+from configuration.recommender_feed import (
     SEED_FALLBACK,
     WAREHOUSE,
     UnknownSource,

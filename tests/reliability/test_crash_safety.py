@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapers.demo_market import DemoMarket
+from demo.market import DemoMarket
 from warehouse.ingest.load import PAUSE_BEFORE_COMMIT_ENV
 from warehouse.store.db import read_frame
 

@@ -17,9 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
+from configuration.settings import load_settings
+from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import load_settings
-from scrapers.demo_market import DemoMarket
 from scrapers.sources import ADAPTERS
 from warehouse.store.db import read_frame
 

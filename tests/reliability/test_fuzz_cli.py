@@ -29,9 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from configuration.settings import valid_host
 from gpuprice.cli import app
 from gpuprice.cli_common import FIRST_DAY, LAST_DAY
-from gpuprice.settings import valid_host
 from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.sources import ADAPTER_TYPES
 from tests.support.seeded_warehouse import seed_demo_history

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
+from configuration.settings import ConfigError, FileConfig, load_settings
 from gpuprice.cli import app
-from gpuprice.settings import ConfigError, FileConfig, load_settings
 from pipelines.definitions import build_defs
 
 runner = CliRunner()
@@ -199,7 +199,7 @@ def test_the_keys_cover_the_file(tmp_path: Path) -> None:
     """Every key the bundled gpuprice.toml sets is fuzzed (and the file itself loads)."""
     import tomllib
 
-    from gpuprice.settings import DEFAULT_CONFIG
+    from configuration.settings import DEFAULT_CONFIG
 
     def flat(table: dict[str, Any], path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
         return {

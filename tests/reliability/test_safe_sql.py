@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from configuration.settings import warehouse_config
 from gpuprice.cli import app
-from gpuprice.settings import warehouse_config
 from scrapers.gpu_names import CANONICAL_GPUS
 from tests.conftest import ducklake_env
 from warehouse.ingest.reference import load_reference

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from configuration.settings import PROJECT_ROOT, ConfigError, load_settings
+from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
-from gpuprice.settings import PROJECT_ROOT, ConfigError, load_settings
-from scrapers.demo_market import DemoMarket
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
 

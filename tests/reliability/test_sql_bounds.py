@@ -238,7 +238,7 @@ def test_the_child_caps_itself_and_ends_itself_when_its_parent_is_killed(
     """Nobody is left to kill it: it exits ORPHAN_GRACE_S after its timeout (the query would
     run for hours)."""
     script = (
-        "import sys; from pathlib import Path; from gpuprice.settings import warehouse_config; "
+        "import sys; from pathlib import Path; from configuration.settings import warehouse_config; "
         "from warehouse.store.config import configure; from warehouse.read import sql; "
         "configure(warehouse_config()); sql.run(Path(sys.argv[1]), sys.argv[2], timeout_s=2)"
     )

@@ -16,8 +16,8 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from configuration.settings import MEMORY_LIMIT_ENV
 from gpuprice.cli import app
-from gpuprice.settings import MEMORY_LIMIT_ENV
 from tests.reliability.test_safe_sql import _home as _home
 from tests.reliability.test_safe_sql import _warehouse_on_ducklake as _warehouse_on_ducklake
 from tests.reliability.test_safe_sql import warehouse as warehouse

@@ -163,7 +163,7 @@ def derive(base: bytes, replacements: list[tuple[str, str, int]], name: str) -> 
 
 def expected_pages() -> dict[str, bytes]:
     """Every fixture file's expected content, from the current demo market."""
-    from scrapers.demo_market.server import render_page
+    from demo.market.server import render_page
 
     pages = {name: render_page(site, path, DAY) for name, (site, path) in SAVED.items()}  # type: ignore[arg-type]
     for name, (base, replacements) in VARIANTS.items():

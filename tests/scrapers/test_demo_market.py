@@ -14,8 +14,8 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from scrapers.demo_market import PLATFORM_SOURCES, DemoMarket, render_page
-from scrapers.demo_market.prices import (
+from demo.market import PLATFORM_SOURCES, DemoMarket, render_page
+from demo.market.prices import (
     ANCHOR_DAY,
     DEFAULT_SEED,
     FIRST_DAY,
@@ -352,8 +352,7 @@ def test_start_is_idempotent_and_url_needs_start() -> None:
 
 def test_serve_forever_prints_urls_and_stops_on_ctrl_c() -> None:
     code = (
-        "from scrapers.demo_market import serve_forever; "
-        "serve_forever('127.0.0.1', 0, 0, platforms_port=0)"
+        "from demo.market import serve_forever; serve_forever('127.0.0.1', 0, 0, platforms_port=0)"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code],

@@ -11,11 +11,12 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from scrapers.demo_market import PLATFORM_SOURCES, DemoMarket
-from scrapers.demo_market.demo_adapter import DemoAdapter, with_as_of
-from scrapers.demo_market.platforms import layout_change_days
-from scrapers.demo_market.platforms.model import _ratio_walk
-from scrapers.demo_market.prices import ANCHOR_DAY, DEFAULT_SEED
+from configuration.settings import DEMO_MARKET
+from demo.market import PLATFORM_SOURCES, DemoMarket
+from demo.market.platforms import layout_change_days
+from demo.market.platforms.model import _ratio_walk
+from demo.market.prices import ANCHOR_DAY, DEFAULT_SEED
+from scrapers.dated_market import DatedMarketAdapter, with_as_of
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError, Row
@@ -34,10 +35,12 @@ def market() -> Iterator[DemoMarket]:
         yield running
 
 
-def adapter(source: str, day: date | None) -> DemoAdapter:
+def adapter(source: str, day: date | None) -> DatedMarketAdapter:
     if source == "cloudgrid":
-        return DemoAdapter(build_adapter(source, "generic", fx=FX, options=GENERIC), day)
-    return DemoAdapter(build_adapter(source, fx=FX), day)
+        return DatedMarketAdapter(
+            build_adapter(source, "generic", fx=FX, options=GENERIC), DEMO_MARKET, day
+        )
+    return DatedMarketAdapter(build_adapter(source, fx=FX), DEMO_MARKET, day)
 
 
 def fetch(market: DemoMarket, source: str, day: date | None) -> list[Row]:
@@ -134,7 +137,7 @@ def test_as_of_serves_that_day_and_the_same_day_is_byte_identical(market: DemoMa
 
 
 def test_prices_step_on_each_platforms_own_days_and_differ_across_platforms() -> None:
-    from scrapers.demo_market.platforms.model import ratio
+    from demo.market.platforms.model import ratio
 
     days = [ANCHOR_DAY + timedelta(days=k) for k in range(90)]
     changes = {}
@@ -262,13 +265,15 @@ def test_with_as_of_adds_or_replaces_the_day_and_keeps_the_fragment() -> None:
 
 def test_demo_adapter_plan_and_stamp() -> None:
     plain = build_adapter("autodl")
-    reader = DemoAdapter(plain, date(2026, 9, 1))
+    reader = DatedMarketAdapter(plain, DEMO_MARKET, date(2026, 9, 1))
     (step,) = reader.fetch_plan("http://h/autodl", date(2026, 9, 1))
     assert isinstance(step, Request) and step.method == "POST"
     assert step.url == "http://h/autodl/api/v1/machine/search?as_of=2026-09-01"
-    assert DemoAdapter(plain).fetch_plan("http://h/autodl") == plain.fetch_plan("http://h/autodl")
-    # without as_of: the current hour (Beijing), as naive UTC
-    assert DemoAdapter(plain).answer_time(datetime(2026, 9, 4, 4, 34, 56)) == datetime(
-        2026, 9, 4, 4, 0
+    assert DatedMarketAdapter(plain, DEMO_MARKET).fetch_plan("http://h/autodl") == plain.fetch_plan(
+        "http://h/autodl"
     )
+    # without as_of: the current hour (Beijing), as naive UTC
+    assert DatedMarketAdapter(plain, DEMO_MARKET).answer_time(
+        datetime(2026, 9, 4, 4, 34, 56)
+    ) == datetime(2026, 9, 4, 4, 0)
     assert reader.answer_time(datetime(2026, 12, 1)) == datetime(2026, 9, 1, 2, 0)

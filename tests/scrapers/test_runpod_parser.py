@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from configuration.settings import DEFAULT_SOURCES
 from gpuprice.cli import app
-from gpuprice.settings import DEFAULT_SOURCES
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import Request
 from scrapers.rows import BILLING_MODES, ParseError

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuprice.settings import Settings, load_settings
-from scrapers.demo_market import PLATFORM_SOURCES, DemoMarket
+from configuration.settings import Settings, load_settings
+from demo.market import PLATFORM_SOURCES, DemoMarket
 
 # Short timeouts and no per-host pause: the market is on loopback and tests must be quick.
 FAST_HTTP = """

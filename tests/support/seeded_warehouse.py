@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from demo.market import render_page
 from scrapers.collect import Snapshot, parse_page
-from scrapers.demo_market import render_page
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
 from warehouse.ingest.load import load_snapshot

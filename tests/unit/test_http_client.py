@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from gpuprice.settings import HttpConfig
+from configuration.settings import HttpConfig
 from scrapers.http import FetchError, PoliteClient
 from tests.support.loopback import LoopbackServer, reply
 

@@ -14,14 +14,14 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from gpuprice.cli import app
-from gpuprice.settings import (
+from configuration.settings import (
     ConfigError,
     LakeTarget,
     S3Access,
     ducklake_target,
     load_settings,
 )
+from gpuprice.cli import app
 from warehouse.ingest.reference import load_reference
 from warehouse.store import lake
 from warehouse.store.backup import BackupError, backup, restore

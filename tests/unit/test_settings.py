@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuprice.settings import ConfigError, load_settings
+from configuration.settings import ConfigError, load_settings
 
 
 def test_defaults_from_the_bundled_file(tmp_path: Path) -> None:

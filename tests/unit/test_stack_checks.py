@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from gpuprice.settings import Settings
+from configuration.settings import Settings
 from gpuprice.stack import run_stack
 
 

@@ -3,7 +3,7 @@ plain webhooks: any apprise URL).
 
 It lives in ``warehouse`` because it is the other half of the ``alert`` table's life cycle
 (pending → delivered) and the Dagster assets and sensor may import ``warehouse`` but not
-``gpuprice``. The URLs are secrets: the caller passes them in (``gpuprice.settings`` reads
+``gpuprice``. The URLs are secrets: the caller passes them in (``configuration.settings`` reads
 them from ``GPUPRICE_NOTIFY_URLS`` or a file outside the repository); they are never
 stored, logged or put into an error message. A target is recorded only as a hash.
 

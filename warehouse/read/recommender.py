@@ -1,7 +1,7 @@
 """Read-only inputs for the GPU recommender: latest price per card, mode and source, and specs.
 
 Plain Polars frames, so this layer knows nothing of the recommender's types; the
-conversion lives in ``gpuprice.recommender_feed``.
+conversion lives in ``configuration.recommender_feed``.
 """
 
 from __future__ import annotations

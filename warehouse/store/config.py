@@ -3,7 +3,7 @@ warehouse is a DuckLake instead of the DuckDB file, where the lake is.
 
 The warehouse never reads the environment or the TOML itself. Each entry point (the CLI, the
 Dagster definitions, the dashboard) builds a :class:`WarehouseConfig` once from its settings
-(``gpuprice.settings.warehouse_config``) and hands it over with :func:`configure`; every
+(``configuration.settings.warehouse_config``) and hands it over with :func:`configure`; every
 connection :mod:`warehouse.store.db` opens afterwards uses it. Without a call, the default
 applies: the DuckDB file at the path each caller passes, with the default memory limit.
 """
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 # The deployment's environment variables, named in messages that say what to fix
-# (gpuprice.settings reads them).
+# (configuration.settings reads them).
 DUCKLAKE_ENV = "GPUPRICE_DUCKLAKE"
 DUCKLAKE_DATA_PATH_ENV = "GPUPRICE_DUCKLAKE_DATA_PATH"
 S3_ENDPOINT_ENV = "GPUPRICE_S3_ENDPOINT"

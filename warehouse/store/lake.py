@@ -1,7 +1,7 @@
 """The warehouse on DuckLake (docs/SCALING.md): attaching it, its writer lock, and the few
 statements that differ from the DuckDB file.
 
-``GPUPRICE_DUCKLAKE`` (warehouse.store.config.WarehouseConfig.lake, built by gpuprice.settings) switches every warehouse
+``GPUPRICE_DUCKLAKE`` (warehouse.store.config.WarehouseConfig.lake, built by configuration.settings) switches every warehouse
 connection (warehouse.store.db) from the DuckDB file to a DuckLake: catalog in PostgreSQL (or a
 DuckDB file), rows as Parquet under a data path. The code above warehouse.store.db is the same
 for both. What DuckLake lacks, and what is done instead:

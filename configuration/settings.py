@@ -6,6 +6,7 @@ and what is allowed, never with a traceback deep inside a run.
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import os
 import re
@@ -32,6 +33,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
+from scrapers.dated_market import DatedMarket
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.rows import HOURS_PER_MONTH, ParseError
@@ -56,6 +58,9 @@ from warehouse.store.config import (
 
 Profile = Literal["demo", "live"]
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The demo market (demo.market) answers for any day asked, as of 10:00 Beijing time, and
+# serves only SIMULATED prices.
+DEMO_MARKET = DatedMarket(dt.time(10, 0), zoneinfo.ZoneInfo("Asia/Shanghai"), simulated=True)
 DEFAULT_CONFIG = PROJECT_ROOT / "gpuprice.toml"
 # Notification URLs are secrets: only from the environment or a file outside the repository.
 NOTIFY_URLS_ENV = "GPUPRICE_NOTIFY_URLS"
@@ -690,6 +695,11 @@ class Settings(_Strict):
             if src.enabled and src.url_for(self.profile) is not None
         }
 
+    def dated_market(self) -> DatedMarket | None:
+        """The market the profile reads when it answers for a day asked: the demo market in
+        the demo profile (a backfill fetches past days, every row SIMULATED); None live."""
+        return DEMO_MARKET if self.profile == "demo" else None
+
     def fetch_http(self) -> HttpConfig:
         """The HTTP settings snapshots fetch with: ``[http]``, except that the demo profile
         reads the bundled demo market, which is local and ours: no per-host pause."""
@@ -711,7 +721,9 @@ class Settings(_Strict):
         never logged."""
         inline = os.environ.get(env, "").strip()
         if inline:
-            from gpuprice.log_redaction import register_secret  # masked in log records from here on
+            from configuration.log_redaction import (
+                register_secret,  # masked in log records from here on
+            )
 
             register_secret(inline)
             return inline
@@ -733,7 +745,9 @@ class Settings(_Strict):
                 f"secret file {path} of source {name} cannot be read: {exc.strerror or exc}"
             ) from None
         if secret:
-            from gpuprice.log_redaction import register_secret  # masked in log records from here on
+            from configuration.log_redaction import (
+                register_secret,  # masked in log records from here on
+            )
 
             register_secret(secret)
         return secret or None
@@ -743,7 +757,9 @@ class Settings(_Strict):
         whitespace or commas), else the file ``GPUPRICE_NOTIFY_URLS_FILE`` or ``[notify].urls_file``.
         Secrets: read when needed, never kept in the settings, never logged."""
         urls = self._notify_urls()
-        from gpuprice.log_redaction import register_secret  # masked in log records from here on
+        from configuration.log_redaction import (
+            register_secret,  # masked in log records from here on
+        )
 
         for url in urls:
             register_secret(url)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
-from gpuprice.settings import Settings
+from configuration.settings import Settings
 
 
 def port_answers(host: str, port: int) -> bool:
@@ -50,7 +50,7 @@ def demo_market_if_needed(settings: Settings, say: Callable[[str], None]) -> Ite
         yield False
         return
     # Imported here: only a demo run that has to serve the market pays for its price model.
-    from scrapers.demo_market import DemoMarket
+    from demo.market import DemoMarket
 
     cfg = settings.file.demo_market
     market = DemoMarket(

@@ -10,7 +10,7 @@
 Pages are Chinese HTML rendered from Jinja2 templates in ``templates/``, each carrying the
 visible banner "模拟数据 SIMULATED …" and ``<meta name="gpuprice-simulated" content="true">``;
 the JSON and CSV answers cannot say so, and the pipeline marks every row of the demo profile
-simulated instead (:mod:`.demo_adapter`). ``?as_of=YYYY-MM-DD`` serves that day (updated
+simulated instead (scrapers.dated_market, chosen by the demo profile's settings). ``?as_of=YYYY-MM-DD`` serves that day (updated
 10:00 Beijing time) on every site and platform; without it, today's prices, stamped with the
 current hour, so two fetches in one hour get identical bytes.
 
@@ -29,7 +29,7 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -37,9 +37,10 @@ from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
-from scrapers.demo_market.platforms import PLATFORMS, Ctx, PlatformRequest, find_route
-from scrapers.demo_market.prices import DEFAULT_SEED, FIRST_DAY, LAST_DAY, price_model
-from scrapers.demo_market.templating import TEMPLATES
+from configuration.settings import DEMO_MARKET
+from demo.market.platforms import PLATFORMS, Ctx, PlatformRequest, find_route
+from demo.market.prices import DEFAULT_SEED, FIRST_DAY, LAST_DAY, price_model
+from demo.market.templating import TEMPLATES
 
 __all__ = ["PLATFORM_SOURCES", "SITES", "DemoMarket", "render_page", "serve_forever"]
 
@@ -52,7 +53,7 @@ PLATFORM_SOURCES: tuple[str, ...] = tuple(PLATFORMS)
 MAX_BODY_BYTES = 1_000_000
 
 BEIJING = ZoneInfo("Asia/Shanghai")
-UPDATE_CLOCK = time(10, 0)  # the time of day an ``as_of`` page says it was updated
+UPDATE_CLOCK = DEMO_MARKET.publication_clock  # the time of day an ``as_of`` page is of
 
 # path -> template, per site
 PAGES: dict[str, dict[str, str]] = {
@@ -368,10 +369,7 @@ class _Site:
 def market_moment(as_of: date | None, now: datetime | None = None) -> datetime:
     """The Beijing time (naive) an answer is of: the as_of day at 10:00, else the current
     hour of ``now`` (default: the wall clock)."""
-    if as_of is not None:
-        return datetime.combine(as_of, UPDATE_CLOCK)
-    current = (now or datetime.now(UTC)).astimezone(BEIJING)
-    return current.replace(minute=0, second=0, microsecond=0, tzinfo=None)
+    return DEMO_MARKET.answer_moment(as_of, now or datetime.now(UTC))
 
 
 class DemoMarket:

@@ -4,7 +4,7 @@ stock-outs and its layout-change days. Pure and deterministic from ``(seed, plat
 * **Price level**: every platform lists each card at its own anchor price (stated, with its
   evidence, where the platform is defined) and moves it by its own step changes: a ratio to
   the anchor walks from 1 on the anchor day by 5–15 % cuts and rises (the walk of
-  :mod:`scrapers.demo_market.prices`, biased back towards the anchor) at gaps the platform
+  :mod:`demo.market.prices`, biased back towards the anchor) at gaps the platform
   chooses: a marketplace of hosts re-prices every few days, a cloud's list price every month
   or two. So the same card differs across platforms, and each platform's line steps on its
   own days.
@@ -25,7 +25,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 
-from scrapers.demo_market.prices import (
+from demo.market.prices import (
     _N_DAYS,
     ANCHOR_DAY,
     FIRST_DAY,

@@ -6,12 +6,12 @@ changes): :mod:`.model`."""
 
 from __future__ import annotations
 
-from scrapers.demo_market.platforms.base import Answer, Platform, PlatformRequest, Route
-from scrapers.demo_market.platforms.catalogs import SKYPILOT
-from scrapers.demo_market.platforms.cloudgrid import CLOUDGRID
-from scrapers.demo_market.platforms.cn_apis import AUTODL, COMPSHARE, GPUSHARE, MATPOOL, PPIO
-from scrapers.demo_market.platforms.model import Ctx, layout_change_days
-from scrapers.demo_market.platforms.usd_apis import LAMBDA, RUNPOD, VASTAI
+from demo.market.platforms.base import Answer, Platform, PlatformRequest, Route
+from demo.market.platforms.catalogs import SKYPILOT
+from demo.market.platforms.cloudgrid import CLOUDGRID
+from demo.market.platforms.cn_apis import AUTODL, COMPSHARE, GPUSHARE, MATPOOL, PPIO
+from demo.market.platforms.model import Ctx, layout_change_days
+from demo.market.platforms.usd_apis import LAMBDA, RUNPOD, VASTAI
 
 __all__ = [
     "PLATFORMS",

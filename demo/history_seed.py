@@ -1,7 +1,7 @@
 """The first start's demo history: `gpuprice up` on a demo warehouse with little history
-backfills 90 days of it in a background process (``python -m gpuprice.history_seed``), while
+backfills 90 days of it in a background process (``python -m gpuprice.history_process``), while
 Dagster and the dashboard are already up. Progress goes to the terminal and to the status
-file the dashboard reads (gpuprice.first_start).
+file the dashboard reads (configuration.first_start).
 
 Days are filled oldest first, as a backfill run does: the derived metrics then extend
 incrementally instead of recomputing for each day that lands before the newest one.
@@ -10,20 +10,17 @@ incrementally instead of recomputing for each day that lands before the newest o
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from gpuprice.first_start import BackfillStatus, State, now_iso, read_status, write_status
-from gpuprice.settings import ConfigError, Settings, load_settings
+from configuration.first_start import BackfillStatus, State, now_iso, read_status, write_status
+from configuration.settings import Settings
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
-
-if TYPE_CHECKING:
-    from gpuprice.jobs import RunResult
 
 HISTORY_DAYS = 90
 # A warehouse with this many days of prices already has a history worth charting: seeding
@@ -67,113 +64,120 @@ def history_days(today: date, days: int = HISTORY_DAYS) -> list[date]:
     return [today - timedelta(days=offset) for offset in range(days, 0, -1)]
 
 
-def seed_history(settings: Settings, days: int = HISTORY_DAYS) -> int:
-    """Backfill the days, writing the status after each; 0 when every day ran, 1 otherwise."""
-    from gpuprice.jobs import JobRunner  # Dagster: only the seeding process pays for it
+class SourceOutcome(Protocol):
+    source: str
+    reason: str | None
+    rows_added: int
 
-    span = history_days(datetime.now(UTC).date(), days)
-    started = now_iso()
-    home = settings.home
 
-    def status(state: State, done: int, error: str | None = None) -> None:
+class DayOutcome(Protocol):
+    """What one backfilled day reports (gpuprice.jobs.RunResult is one)."""
+
+    as_of: date | None
+
+    @property
+    def sources(self) -> Sequence[SourceOutcome]: ...
+
+    @property
+    def failed(self) -> Sequence[SourceOutcome]: ...
+
+
+# Runs the days' job, calling back after each day; the entry point hands it in (it launches
+# Dagster jobs), so the demo needs no knowledge of how a job is run.
+Backfill = Callable[[list[date], Callable[[DayOutcome], None]], None]
+
+
+class _Progress:
+    """The seeding's status file and terminal lines, one day at a time."""
+
+    def __init__(self, home: Path, span: list[date]) -> None:
+        self.home, self.span = home, span
+        self.started = now_iso()
+        self.done = 0
+        self.failed_days: list[str] = []
+        self.stop = threading.Event()
+
+    def status(self, state: State, error: str | None = None) -> None:
         write_status(
-            home,
+            self.home,
             BackfillStatus(
                 state=state,
-                days_done=done,
-                days_total=len(span),
-                started_at=started,
+                days_done=self.done,
+                days_total=len(self.span),
+                started_at=self.started,
                 updated_at=now_iso(),
-                first_day=span[0].isoformat() if done else None,
+                first_day=self.span[0].isoformat() if self.done else None,
                 error=error,
             ),
         )
 
-    status("running", 0)
+    def on_day(self, result: DayOutcome) -> None:
+        self.done += 1
+        if result.failed:
+            self.failed_days.append(str(result.as_of))
+        rows = sum(s.rows_added for s in result.sources)
+        print(
+            f"history: {self.done}/{len(self.span)} days ({result.as_of}, +{rows} rows)", flush=True
+        )
+        for source in result.failed:  # e.g. a platform's simulated layout-change day
+            why = f" ({source.reason})" if source.reason else ""
+            print(f"history: {result.as_of} {source.source} failed{why}", flush=True)
+        self.status("running")
+        if self.stop.is_set():
+            raise _Stopped
+
+
+def _run_on_worker(progress: _Progress, backfill: Backfill) -> BaseException | None:
+    """Run the backfill on a worker thread and return what it raised, if anything.
+
+    A worker thread, because Dagster then leaves the signal handlers alone (it installs its
+    own only on the main thread): SIGTERM and Ctrl-C from `gpuprice up` reach this thread's
+    handler, and the worker stops after the day it is loading."""
+    errors: list[BaseException] = []
+
+    def fill() -> None:
+        try:
+            backfill(progress.span, progress.on_day)
+        except BaseException as exc:  # handed to the main thread, which reports it
+            errors.append(exc)
+
+    worker = threading.Thread(target=fill, name="history-seed")
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda signum, frame: progress.stop.set())
+    worker.start()
+    while worker.is_alive():
+        worker.join(timeout=0.5)
+    return errors[0] if errors else None
+
+
+def seed_history(settings: Settings, backfill: Backfill, days: int = HISTORY_DAYS) -> int:
+    """Backfill the days, writing the status after each; 0 when every day ran, 1 otherwise
+    (130 when stopped)."""
+    progress = _Progress(settings.home, history_days(datetime.now(UTC).date(), days))
+    span = progress.span
+    progress.status("running")
     print(
         f"history: seeding {len(span)} days of SIMULATED demo history "
         f"({span[0]} .. {span[-1]}) in the background",
         flush=True,
     )
-    failed_days: list[str] = []
-    done = 0
-    stop = threading.Event()
-
-    def on_day(result: RunResult) -> None:
-        nonlocal done
-        done += 1
-        if result.failed:
-            failed_days.append(str(result.as_of))
-        rows = sum(s.rows_added for s in result.sources)
-        print(f"history: {done}/{len(span)} days ({result.as_of}, +{rows} rows)", flush=True)
-        for source in result.failed:  # e.g. a platform's simulated layout-change day
-            why = f" ({source.reason})" if source.reason else ""
-            print(f"history: {result.as_of} {source.source} failed{why}", flush=True)
-        status("running", done)
-        if stop.is_set():
-            raise _Stopped
-
-    errors: list[BaseException] = []
-
-    def fill() -> None:
-        try:
-            runner = JobRunner(
-                settings,
-                say=lambda line: print(f"history: {line}", flush=True),
-                console_level="CRITICAL",  # the lines above say what failed; Dagster's own
-            )  # records (and the health page) keep the details
-            runner.backfill(span, on_day)
-        except BaseException as exc:  # handed to the main thread, which reports it
-            errors.append(exc)
-
-    # The days run on a worker thread: Dagster then leaves the signal handlers alone (it
-    # installs its own only on the main thread), so SIGTERM and Ctrl-C from `gpuprice up`
-    # reach this thread's handler, and the worker stops after the day it is loading.
-    worker = threading.Thread(target=fill, name="history-seed")
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda signum, frame: stop.set())
-    worker.start()
-    while worker.is_alive():
-        worker.join(timeout=0.5)
-    error = errors[0] if errors else None
+    error = _run_on_worker(progress, backfill)
+    done = progress.done
     if isinstance(error, _Stopped):
-        status("failed", done, "stopped before the end; the next `make up` seeds again")
+        progress.status("failed", "stopped before the end; the next `make up` seeds again")
         print(f"history: stopped after {done} days", flush=True)
         return 130
     if error is not None:  # recorded for the dashboard; the UI keeps running without it
-        status("failed", done, f"{type(error).__name__}: {error}")
+        progress.status("failed", f"{type(error).__name__}: {error}")
         print(f"history: seeding stopped after {done} days: {error}", file=sys.stderr, flush=True)
         return 1
-    if failed_days:
-        note = f"{len(failed_days)} day(s) had failed sources: {', '.join(failed_days[:5])}"
-        status("done", done, note)
+    if progress.failed_days:
+        failed = progress.failed_days
+        note = f"{len(failed)} day(s) had failed sources: {', '.join(failed[:5])}"
+        progress.status("done", note)
         print(f"history: done, {note} (see the health page)", flush=True)
         return 1
-    status("done", done)
+    progress.status("done")
     print(f"history: done, {done} days seeded", flush=True)
     return 0
-
-
-def start_in_background(settings: Settings) -> subprocess.Popen:
-    """Start ``seed_history`` as its own process, its progress lines on this terminal, so
-    `gpuprice up` and the UI never wait for it."""
-    argv = [sys.executable, "-m", "gpuprice.history_seed", str(settings.home.resolve())]
-    if settings.config_path:
-        argv.append(str(Path(settings.config_path).resolve()))
-    return subprocess.Popen(argv, start_new_session=True)
-
-
-def main(argv: list[str]) -> int:
-    home = Path(argv[0]) if argv else None
-    config = Path(argv[1]) if len(argv) > 1 else None
-    try:
-        settings = load_settings(config, home=home, profile="demo")
-    except ConfigError as exc:
-        print(f"history: {exc}", file=sys.stderr)
-        return 2
-    return seed_history(settings)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from scrapers.demo_market.platforms.base import Answer, Platform, PlatformRequest, route
-from scrapers.demo_market.platforms.model import Ctx
-from scrapers.demo_market.templating import TEMPLATES
+from demo.market.platforms.base import Answer, Platform, PlatformRequest, route
+from demo.market.platforms.model import Ctx
+from demo.market.templating import TEMPLATES
 
 __all__ = ["CLOUDGRID"]
 

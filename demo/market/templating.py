@@ -20,7 +20,7 @@ def _signed2(value: Decimal) -> str:
 
 
 TEMPLATES = jinja2.Environment(
-    loader=jinja2.PackageLoader("scrapers.demo_market", "templates"),
+    loader=jinja2.PackageLoader("demo.market", "templates"),
     autoescape=jinja2.select_autoescape(["html"]),
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,

@@ -17,14 +17,14 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from scrapers.demo_market.platforms.base import (
+from demo.market.platforms.base import (
     Answer,
     Platform,
     PlatformRequest,
     json_answer,
     route,
 )
-from scrapers.demo_market.platforms.model import Ctx
+from demo.market.platforms.model import Ctx
 
 __all__ = ["AUTODL", "COMPSHARE", "GPUSHARE", "MATPOOL", "PPIO"]
 

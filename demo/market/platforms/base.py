@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scrapers.demo_market.platforms.model import Ctx
+from demo.market.platforms.model import Ctx
 
 __all__ = ["Answer", "Platform", "PlatformRequest", "Route", "json_answer"]
 

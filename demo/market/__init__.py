@@ -5,8 +5,8 @@ Everything it serves is labelled SIMULATED; on the anchor day 2026-09-04 it show
 seeds' published prices exactly.
 """
 
-from scrapers.demo_market.prices import ANCHOR_DAY, DEFAULT_SEED, PriceModel, price_model
-from scrapers.demo_market.server import PLATFORM_SOURCES, DemoMarket, render_page, serve_forever
+from demo.market.prices import ANCHOR_DAY, DEFAULT_SEED, PriceModel, price_model
+from demo.market.server import PLATFORM_SOURCES, DemoMarket, render_page, serve_forever
 
 __all__ = [
     "ANCHOR_DAY",

@@ -15,8 +15,8 @@ import csv
 import io
 from decimal import Decimal
 
-from scrapers.demo_market.platforms.base import Answer, Platform, PlatformRequest, route
-from scrapers.demo_market.platforms.model import Ctx
+from demo.market.platforms.base import Answer, Platform, PlatformRequest, route
+from demo.market.platforms.model import Ctx
 
 __all__ = ["SKYPILOT"]
 

@@ -1,0 +1,47 @@
+"""The process that seeds the first start's demo history (demo.history_seed) with this
+entry point's job runner: `gpuprice up` starts it in the background so neither it nor the UI
+waits for the 90 days."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from configuration.settings import ConfigError, Settings, load_settings
+from demo.history_seed import HISTORY_DAYS, seed_history
+
+
+def start_in_background(settings: Settings) -> subprocess.Popen:
+    """Start the seeding as its own process, its progress lines on this terminal."""
+    argv = [sys.executable, "-m", "gpuprice.history_process", str(settings.home.resolve())]
+    if settings.config_path:
+        argv.append(str(Path(settings.config_path).resolve()))
+    return subprocess.Popen(argv, start_new_session=True)
+
+
+def seed_with_jobs(settings: Settings, days: int = HISTORY_DAYS) -> int:
+    """Seed the history, one backfill job run a day (Dagster: only this process pays for it)."""
+    from gpuprice.jobs import JobRunner
+
+    runner = JobRunner(
+        settings,
+        say=lambda line: print(f"history: {line}", flush=True),
+        console_level="CRITICAL",  # the seeding's own lines say what failed; Dagster's
+    )  # records (and the health page) keep the details
+    return seed_history(settings, runner.backfill, days)
+
+
+def main(argv: list[str]) -> int:
+    home = Path(argv[0]) if argv else None
+    config = Path(argv[1]) if len(argv) > 1 else None
+    try:
+        settings = load_settings(config, home=home, profile="demo")
+    except ConfigError as exc:
+        print(f"history: {exc}", file=sys.stderr)
+        return 2
+    return seed_with_jobs(settings)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
