@@ -23,6 +23,7 @@ from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
 from warehouse.ingest.load import load_snapshot
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 
 
 def main() -> None:
@@ -55,9 +56,7 @@ def main() -> None:
         print(f"  rows loaded per second (end to end, incl. HTTP + Dagster): {rows / elapsed:,.0f}")
         print(f"  seconds per backfilled day: {elapsed / args.days:.2f}")
 
-        pages = read_frame(
-            settings.warehouse_path, "SELECT source, url, body, fetched_at FROM raw_page"
-        )
+        pages = read_frame(settings.warehouse, "SELECT source, url, body, fetched_at FROM raw_page")
         for source in sorted(set(pages["source"])):
             adapter = get_adapter(source)
             subset = pages.filter(pages["source"] == source).rows()
@@ -85,8 +84,12 @@ def _load_only(pages: pl.DataFrame, target: Path) -> None:
             parse_page(adapter, FetchedPage(url, 200, body, "text/html", fetched_at))
         )
         snapshots.append(snapshot)
+    defaults = load_settings().fx_defaults()  # USD pages are priced at load, as in a run
     started = time.perf_counter()
-    rows = sum(load_snapshot(target, s, profile="demo").rows_added for s in snapshots)
+    rows = sum(
+        load_snapshot(Warehouse(target), s, profile="demo", fx_defaults=defaults).rows_added
+        for s in snapshots
+    )
     elapsed = time.perf_counter() - started
     print(
         f"load only: {rows} rows from {len(snapshots)} pages in {elapsed:.2f} s = "

@@ -25,7 +25,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -36,8 +35,10 @@ from warehouse.derive.metrics import derive  # noqa: E402
 from warehouse.ingest.reference import load_reference  # noqa: E402
 from warehouse.read import dashboard as dashboard_queries  # noqa: E402
 from warehouse.read import prices as queries  # noqa: E402
-from warehouse.store.config import configure, current  # noqa: E402
+from warehouse.read.filters import OfferFilter  # noqa: E402
+from warehouse.store.config import WarehouseConfig  # noqa: E402
 from warehouse.store.db import read_frame, write_connection  # noqa: E402
+from warehouse.store.handle import Warehouse  # noqa: E402
 from warehouse.store.serving import serving_path  # noqa: E402
 
 END = datetime(2026, 9, 10, 23, 0)
@@ -68,24 +69,20 @@ def build(path: Path, years: int) -> tuple[int, int]:
     regions = ", ".join(f"('{r}')" for r in REGIONS)
     # Years generated in a few statements is not what the product does: give it room (the
     # pages measured afterwards open the warehouse with the product's own limit).
-    configured = current()
-    configure(replace(configured, memory_limit="8GB"))
-    try:
-        _generate(path, start, platforms, cards, billing, regions)
-        # As the pipeline leaves it: derived (rollups, newest rows) and the serving copy the
-        # pages read (warehouse.store.serving); without it they read the raw history.
-        print(derive(path).line())
-    finally:
-        configure(configured)
-    offers = read_frame(path, "SELECT count(*) FROM offer").item()
-    quotes = read_frame(path, "SELECT count(*) FROM spot_quote").item()
+    roomy = Warehouse(path, WarehouseConfig(memory_limit="8GB"))
+    _generate(roomy, start, platforms, cards, billing, regions)
+    # As the pipeline leaves it: derived (rollups, newest rows) and the serving copy the
+    # pages read (warehouse.store.serving); without it they read the raw history.
+    print(derive(roomy).line())
+    offers = read_frame(Warehouse(path), "SELECT count(*) FROM offer").item()
+    quotes = read_frame(Warehouse(path), "SELECT count(*) FROM spot_quote").item()
     return offers, quotes
 
 
 def _generate(
-    path: Path, start: datetime, platforms: str, cards: str, billing: str, regions: str
+    warehouse: Warehouse, start: datetime, platforms: str, cards: str, billing: str, regions: str
 ) -> None:
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         load_reference(con)
         con.execute(
             f"""
@@ -208,7 +205,8 @@ def page_figures(path: Path, rounds: int) -> None:
 
 
 def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
-    opts = dashboard_queries.trend_options(path)
+    warehouse = Warehouse(path)  # the product's default memory limit, as the pages open it
+    opts = dashboard_queries.trend_options(warehouse)
     first, last = opts["first_day"].min(), opts["last_day"].max()
     cards = tuple(sorted(CARDS))
     sources = tuple(sorted(PLATFORMS))
@@ -229,10 +227,14 @@ def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
             "end": last,
         }
         calls: dict[str, Callable[[], object]] = {
-            "price_trend": lambda f=filters, g=grain: dashboard_queries.price_trend(path, g, **f),
-            "price_band": lambda f=filters, g=grain: dashboard_queries.price_band(path, g, **f),
+            "price_trend": lambda f=filters, g=grain: dashboard_queries.price_trend(
+                warehouse, g, OfferFilter(**f)
+            ),
+            "price_band": lambda f=filters, g=grain: dashboard_queries.price_band(
+                warehouse, g, OfferFilter(**f)
+            ),
             "quote_trend": lambda s=start, g=grain: dashboard_queries.quote_trend(
-                path, g, cards, s, last
+                warehouse, g, OfferFilter(gpus=cards, start=s, end=last)
             ),
         }
         for name, call in calls.items():
@@ -240,10 +242,14 @@ def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
             out.append((f"{name} ({label})", timed(call, rounds), rows))
         if grain == "day":
             calls = {
-                "trend_options": lambda: dashboard_queries.trend_options(path),
-                "card_changes": lambda f=filters: dashboard_queries.card_changes(path, **f),
-                "monthly_changes": lambda f=filters: dashboard_queries.monthly_changes(path, **f),
-                "latest_offers": lambda: queries.latest_offers(path),
+                "trend_options": lambda: dashboard_queries.trend_options(warehouse),
+                "card_changes": lambda f=filters: dashboard_queries.card_changes(
+                    warehouse, OfferFilter(**f)
+                ),
+                "monthly_changes": lambda f=filters: dashboard_queries.monthly_changes(
+                    warehouse, OfferFilter(**f)
+                ),
+                "latest_offers": lambda: queries.latest_offers(warehouse),
             }
             for name, call in calls.items():
                 rows = len(call())  # type: ignore[arg-type]

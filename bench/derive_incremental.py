@@ -27,6 +27,7 @@ from scrapers.sources import get_adapter
 from warehouse.derive.metrics import derive_with
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import read_frame, write_connection
+from warehouse.store.handle import Warehouse
 
 PAGES = {"jygpu": ("/market/container", "/market/baremetal"), "smm": ("/compute/quotes",)}
 
@@ -73,7 +74,7 @@ def main() -> None:
     days = [first + timedelta(days=k) for k in range(args.days)]
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "gpuprice.duckdb"
+        path = Warehouse(Path(tmp) / "gpuprice.duckdb")
         started = time.perf_counter()
         with write_connection(path) as con:
             load_reference(con)

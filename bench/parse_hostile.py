@@ -25,21 +25,18 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from datetime import date, datetime
-from decimal import Decimal
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scrapers.fx import FxRate, FxRates  # noqa: E402
 from scrapers.rows import ParseError  # noqa: E402
 from scrapers.sources import SourceAdapter, build_adapter  # noqa: E402
 from scrapers.sources._limits import MAX_HTML_DEPTH, MAX_PAGE_BYTES, html_depth  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 WHEN = datetime(2026, 9, 4, 2, 0)
-FX = FxRates((), (FxRate(date(2000, 1, 1), "USD", Decimal("7.10"), "bench default"),))
 DEEP = 200_000
 
 # (adapter, capture, url, a price as the capture prints it): one page per adapter.
@@ -63,7 +60,7 @@ _PRICE = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _adapter(name: str) -> SourceAdapter:
-    return build_adapter(name, fx=FX) if name != "generic" else build_adapter(name, name, fx=FX)
+    return build_adapter(name) if name != "generic" else build_adapter(name, name)
 
 
 def _with_price(text: str, price: str, value: str) -> str:

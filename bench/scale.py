@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -35,15 +34,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scrapers.fx import FxRates  # noqa: E402
 from scrapers.rows import OfferRow  # noqa: E402
 from warehouse.derive.metrics import derive_with  # noqa: E402
 from warehouse.ingest.insert import insert_rows  # noqa: E402
+from warehouse.ingest.money import convert_rows, table_dict  # noqa: E402
 from warehouse.ingest.reference import load_reference  # noqa: E402
 from warehouse.read import dashboard as dashboard_queries  # noqa: E402
 from warehouse.read import metrics as metric_queries  # noqa: E402
 from warehouse.read import prices as queries  # noqa: E402
-from warehouse.store.config import configure, current  # noqa: E402
+from warehouse.read.filters import OfferFilter  # noqa: E402
+from warehouse.store.config import WarehouseConfig  # noqa: E402
 from warehouse.store.db import read_frame, write_connection  # noqa: E402
+from warehouse.store.handle import Warehouse  # noqa: E402
 from warehouse.store.serving import serving_path, sync  # noqa: E402
 
 END = datetime(2026, 11, 1)  # the history ends here (after the seeds' 2026-09-04 prices)
@@ -164,7 +167,7 @@ def snapshot_rows(at: datetime, source: str) -> list[OfferRow]:
                     currency="CNY",
                     unit=unit,
                     unit_raw=raw,
-                    cny_per_card_hour=per,
+                    per_card_hour=per,
                     list_price=(per / Decimal("0.8")).quantize(Decimal("0.01"))
                     if billing == "monthly"
                     else None,
@@ -176,9 +179,9 @@ def snapshot_rows(at: datetime, source: str) -> list[OfferRow]:
 
 
 def row_by_row(con, rows: list[OfferRow]) -> int:
-    """The naive baseline: one INSERT statement per row."""
-    for row in rows:
-        d = row.to_dict() | {"page_id": None, "run_id": "bench-naive"}
+    """The naive baseline: one INSERT statement per row (priced in CNY as the load does)."""
+    for row in convert_rows(rows, FxRates()):
+        d = table_dict(row) | {"page_id": None, "run_id": "bench-naive"}
         cols = ", ".join(d)
         con.execute(
             f"INSERT INTO offer ({cols}) VALUES ({', '.join('?' * len(d))}) ON CONFLICT DO NOTHING",
@@ -213,7 +216,7 @@ def report(section: str, what: str, value: str, baseline: str, ratio: float | No
 
 
 def bench_ingest(path: Path, end: datetime) -> None:
-    with write_connection(path) as con:
+    with write_connection(Warehouse(path)) as con:
         one = snapshot_rows(end, "sim-new")
         t = timed(lambda: insert_rows(con, one, page=None, run_id="b1"), 1)[0]
         naive = snapshot_rows(end, "sim-naive")
@@ -249,7 +252,8 @@ def bench_ingest(path: Path, end: datetime) -> None:
 
 
 def bench_derive(path: Path, end: datetime, label: str, rounds: int, history: float) -> None:
-    with write_connection(path) as con:
+    warehouse = Warehouse(path)
+    with write_connection(warehouse) as con:
         report(
             "derive", f"{label}: derive all history, month by month (s)", f"{history:.1f}", "", None
         )
@@ -263,7 +267,7 @@ def bench_derive(path: Path, end: datetime, label: str, rounds: int, history: fl
             s = derive_with(con)
             assert s.offer_snapshots == 1, s.line()
             one.append(s.seconds)
-            copy = sync(con, path)
+            copy = sync(con, warehouse)
             assert not copy.full and copy.days == 1, copy.line()
             copies.append(copy.seconds)
         med = statistics.median(one)
@@ -301,7 +305,8 @@ def bench_open(path: Path, label: str) -> None:
 
 def bench_queries(path: Path, label: str, rounds: int) -> None:
     bench_open(path, label)
-    opts = dashboard_queries.trend_options(path)
+    warehouse = Warehouse(path)  # the product's default memory limit
+    opts = dashboard_queries.trend_options(warehouse)
     first, last = opts["first_day"].min(), opts["last_day"].max()
     filters = {
         "gpus": tuple(CARDS),
@@ -332,40 +337,46 @@ def bench_queries(path: Path, label: str, rounds: int) -> None:
         cases.append(
             (
                 f"trend {view}",
-                lambda f=f, g=grain: dashboard_queries.price_trend(path, g, **f),
-                lambda p=naive_params, g=grain: read_frame(path, naive_sql, p | {"grain": g}),
+                lambda f=f, g=grain: dashboard_queries.price_trend(warehouse, g, OfferFilter(**f)),
+                lambda p=naive_params, g=grain: read_frame(warehouse, naive_sql, p | {"grain": g}),
             )
         )
     cases.append(
-        ("trend filter lists (trend_options)", lambda: dashboard_queries.trend_options(path), None)
+        (
+            "trend filter lists (trend_options)",
+            lambda: dashboard_queries.trend_options(warehouse),
+            None,
+        )
     )
     cases.append(
-        ("value board (newest card_value)", lambda: dashboard_queries.value_board(path), None)
+        ("value board (newest card_value)", lambda: dashboard_queries.value_board(warehouse), None)
     )
-    cases.append(("newest offer per listing", lambda: queries.latest_offers(path), None))
+    cases.append(("newest offer per listing", lambda: queries.latest_offers(warehouse), None))
     cases.append(
         (
             "market quotes, last 90 days",
             lambda: dashboard_queries.quote_trend(
-                path, "day", tuple(CARDS), last - timedelta(days=89), last
+                warehouse,
+                "day",
+                OfferFilter(gpus=tuple(CARDS), start=last - timedelta(days=89), end=last),
             ),
             None,
         )
     )
     cases.append(
-        ("breakeven: newest per line", lambda: metric_queries.latest_breakeven(path), None)
+        ("breakeven: newest per line", lambda: metric_queries.latest_breakeven(warehouse), None)
     )
     cases.append(
         (
             "breakeven: one card's history",
-            lambda: metric_queries.breakeven_history(path, "h100-80g", "cheapest"),
+            lambda: metric_queries.breakeven_history(warehouse, "h100-80g", "cheapest"),
             None,
         )
     )
     cases.append(
         (
             "breakeven: one card's daily history (page chart)",
-            lambda: metric_queries.breakeven_daily(path, "h100-80g", "cheapest"),
+            lambda: metric_queries.breakeven_daily(warehouse, "h100-80g", "cheapest"),
             None,
         )
     )
@@ -451,13 +462,11 @@ PER_PAGE = {"runpod", "generic"}
 
 
 def live_adapter(source: str):
-    from scrapers.fx import FxRate, FxRates
     from scrapers.sources import build_adapter
 
-    fx = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
     if source == "generic":
-        return build_adapter("examplecloud", "generic", fx=fx, options={})
-    return build_adapter(source, fx=fx)
+        return build_adapter("examplecloud", "generic", {})
+    return build_adapter(source)
 
 
 def bench_parsing(rounds: int) -> None:
@@ -642,10 +651,11 @@ def main() -> None:
     print("SIMULATED warehouse (generated in DuckDB, sources sim-*), 2 cores expected")
     print(f"  {'section':<8} {'what':<52} {'value':>20}     {'baseline':>20}  {'ratio':>9}")
     if args.queries_only:
-        with write_connection(args.queries_only) as con:  # migrated, serving copy current
-            copied = sync(con, args.queries_only)
+        given = Warehouse(args.queries_only)
+        with write_connection(given) as con:  # migrated, serving copy current
+            copied = sync(con, given)
             print(f"{args.queries_only}: {copied.line()}")
-        n = read_frame(args.queries_only, "SELECT count(*) FROM offer").item()
+        n = read_frame(given, "SELECT count(*) FROM offer").item()
         print(f"{args.queries_only}: {n:,} offer rows")
         bench_queries(args.queries_only, f"{n / 1e6:.0f}M rows", args.rounds)
         bench_memory(args.queries_only, f"{n / 1e6:.0f}M rows")
@@ -662,15 +672,11 @@ def main() -> None:
             t = time.perf_counter()
             # Bulk-generating years in a few statements is not what the product does: give
             # it room (the pipeline run measured below uses the product's default limit).
-            configured = current()
-            configure(replace(configured, memory_limit="8GB"))
-            try:
-                with write_connection(path) as con:
-                    load_reference(con)
-                    history = gen(con, days)
-                    copied = sync(con, path)
-            finally:
-                configure(configured)
+            roomy = Warehouse(path, WarehouseConfig(memory_limit="8GB"))
+            with write_connection(roomy) as con:
+                load_reference(con)
+                history = gen(con, days)
+                copied = sync(con, roomy)
             report(
                 "derive",
                 f"{label}: serving copy, full build (s)",
@@ -678,7 +684,7 @@ def main() -> None:
                 f"{serving_path(path).stat().st_size / 1e6:,.0f} MB",
                 None,
             )
-            n = read_frame(path, "SELECT count(*) FROM offer").item()
+            n = read_frame(Warehouse(path), "SELECT count(*) FROM offer").item()
             print(
                 f"{label}: {n:,} offer rows generated in {time.perf_counter() - t:.0f} s, "
                 f"{path.stat().st_size / 1e9:.1f} GB",

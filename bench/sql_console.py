@@ -31,6 +31,7 @@ from pathlib import Path
 from warehouse.ingest.reference import load_reference
 from warehouse.read import sql as safe_sql
 from warehouse.store.db import write_connection
+from warehouse.store.handle import Warehouse
 
 SMALL = ["SELECT count(*) FROM gpu_spec", "SELECT * FROM gpu_spec ORDER BY gpu"]
 ISSUE_22 = [
@@ -41,14 +42,15 @@ ISSUE_22 = [
 ]
 BASELINE = (
     "import sys; from pathlib import Path; from warehouse.read import sql; "
-    "con = sql._sandbox(Path(sys.argv[1]), 5); "
+    "from warehouse.store.handle import Warehouse; "
+    "con = sql._sandbox(Warehouse(Path(sys.argv[1])), 5); "
     "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmSize')))"
 )
 
 
 def _in_process(path: Path, query: str, timeout_s: float = 30.0) -> list[tuple]:
     """The query as run() ran it before the child: in this process, interrupted by a timer."""
-    con = safe_sql._sandbox(path, 15)
+    con = safe_sql._sandbox(Warehouse(path), 15)
     timer = threading.Timer(timeout_s, con.interrupt)
     timer.start()
     try:
@@ -99,13 +101,13 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "gpuprice.duckdb"
-        with write_connection(path) as con:
+        with write_connection(Warehouse(path)) as con:
             load_reference(con)
 
         print(f"1. ms per query ({args.rounds} rounds; median / p90)")
         for query in SMALL:
             before = _ms(lambda q=query: _in_process(path, q), args.rounds)
-            after = _ms(lambda q=query: safe_sql.run(path, q), args.rounds)
+            after = _ms(lambda q=query: safe_sql.run(Warehouse(path), q), args.rounds)
             print(f"   {query!r}")
             print(f"     in-process (before): {before[0]:7.1f} / {before[1]:7.1f}")
             print(f"     child process (now): {after[0]:7.1f} / {after[1]:7.1f}")

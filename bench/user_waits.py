@@ -38,6 +38,7 @@ from scrapers.collect import collect  # noqa: E402
 from scrapers.http import PoliteClient  # noqa: E402
 from scrapers.sources import build_adapter  # noqa: E402
 from warehouse.store.db import read_frame  # noqa: E402
+from warehouse.store.handle import Warehouse  # noqa: E402
 
 # `gpuprice` as a user runs it, from this checkout (so the bench can time another one too).
 GPUPRICE = [
@@ -102,7 +103,9 @@ def bench_run_and_backfill(runs: int, days: int) -> None:
         backfill = timed(
             [*GPUPRICE, "backfill", "--days", str(days)], env | {"GPUPRICE_HOME": str(home)}
         )
-        offers = read_frame(home / "gpuprice.duckdb", "SELECT count(*) AS n FROM offer").item()
+        offers = read_frame(
+            Warehouse(home / "gpuprice.duckdb"), "SELECT count(*) AS n FROM offer"
+        ).item()
         print(f"gpuprice backfill --days {days}: {backfill:.1f} s ({backfill / days:.2f} s a day, "
               f"{offers:,} offer rows)")  # fmt: skip
         print(f"  baseline, {days} hourly runs: {days * run:.1f} s; backfill / baseline "

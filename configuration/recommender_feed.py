@@ -40,6 +40,7 @@ from recommender import (
 from warehouse.ingest.reference import gpu_specs as shipped_gpu_specs
 from warehouse.read.recommender import gpu_specs, latest_card_prices, price_sources
 from warehouse.store.db import WarehouseMissing
+from warehouse.store.handle import Warehouse
 
 CONFIG_FILE = "config.json"
 INDEX_FILE = "model.safetensors.index.json"
@@ -93,7 +94,7 @@ def shows_simulated(rec: Recommendation) -> bool:
     return any(o.price.simulated for o in rec.options)
 
 
-def load_price_inputs(warehouse_path: Path, source: str | None = None) -> PriceInputs:
+def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceInputs:
     """Latest prices per card, mode and source, and the specs, from the warehouse.
 
     Falls back to the seeds' published prices only when the warehouse is missing or has
@@ -101,20 +102,20 @@ def load_price_inputs(warehouse_path: Path, source: str | None = None) -> PriceI
     the warehouse does not list, and lets `WarehouseBusy` through.
     """
     try:
-        frame = latest_card_prices(warehouse_path, source)
+        frame = latest_card_prices(warehouse, source)
     except WarehouseMissing:
-        return _fallback(f"no warehouse at {warehouse_path} yet", source)
+        return _fallback(f"no warehouse at {warehouse.path} yet", source)
     if frame.is_empty():
         if source is not None:
-            known = price_sources(warehouse_path)["source"].to_list()
+            known = price_sources(warehouse)["source"].to_list()
             if known:
                 raise UnknownSource(
                     f"no prices from source {source!r} in the warehouse; allowed: "
                     + ", ".join(known)
                 )
-        return _fallback(f"the warehouse at {warehouse_path} holds no prices yet", source)
+        return _fallback(f"the warehouse at {warehouse.path} holds no prices yet", source)
 
-    spec_frame = gpu_specs(warehouse_path)
+    spec_frame = gpu_specs(warehouse)
     specs = specs_from_frame(spec_frame) if not spec_frame.is_empty() else []
     specs_from = "gpu_spec"
     if not specs:
@@ -288,9 +289,17 @@ def hf_offline() -> bool:
 def hub_architecture(repo_id: str) -> Architecture:
     """config.json of a Hub model: from the local cache, else fetched when online."""
     from huggingface_hub import hf_hub_download, try_to_load_from_cache
+    from huggingface_hub.errors import HFValidationError
 
     cache_dir = hf_cache_dir()
-    cached = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache_dir)
+    try:
+        cached = try_to_load_from_cache(repo_id, CONFIG_FILE, cache_dir=cache_dir)
+    except HFValidationError as exc:  # e.g. "0/¹": not an id the Hub could hold
+        reason = str(exc).split(":")[0]
+        raise RecommenderInputError(
+            f"--model {repo_id[:80]}: not a Hugging Face id ({reason}); give a preset, an id "
+            "such as Qwen/Qwen3-32B, or the path to a config.json"
+        ) from None
     if isinstance(cached, str):
         return _cached_architecture(repo_id, Path(cached), cache_dir)
     if hf_offline():

@@ -4,15 +4,15 @@ Every page reads through the typed functions at the end of this module (``value_
 ``price_trend``, ...). Each is a read function of ``warehouse.read.prices``,
 ``warehouse.read.dashboard`` or ``warehouse.read.metrics`` (which opens the file read-only
 for one query and retries while the pipeline holds the lock) wrapped by ``page_query``:
-the wrapper supplies the warehouse path, caches the frame for ``CACHE_TTL_S`` and turns
+the wrapper supplies the warehouse handle, caches the frame for ``CACHE_TTL_S`` and turns
 every way the warehouse can be not-ready (no file, locked, table not created or not
 derived yet) into an empty state on the page instead of a traceback.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
 import duckdb
@@ -29,6 +29,7 @@ from configuration.recommender_feed import PriceInputs, UnknownSource, load_pric
 from configuration.settings import Settings, load_settings
 from dashboard.i18n import t
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
+from warehouse.store.handle import Warehouse
 
 CACHE_TTL_S = 60
 # Retry budget per query while the pipeline writes: its transactions last well under a
@@ -38,25 +39,43 @@ READ_WAIT_S = 15.0
 P = ParamSpec("P")
 
 
-def settings() -> Settings:
-    # Not cached: reading one small TOML per rerun is cheap, and a cached copy would
-    # outlive a change of GPUPRICE_HOME or of the file.
+# What the settings are read from besides the TOML: a process (a test) that changes them gets
+# settings and a warehouse handle of its own.
+_ENVIRONMENT_PREFIXES = ("GPUPRICE_", "AWS_")
+
+
+@st.cache_resource(show_spinner=False)
+def _settings_of(environment: tuple[tuple[str, str], ...]) -> Settings:
     return load_settings()
 
 
+def settings() -> Settings:
+    """The dashboard's settings, loaded once per environment (an edited gpuprice.toml is
+    read when the dashboard restarts)."""
+    environment = tuple(
+        sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENVIRONMENT_PREFIXES))
+    )
+    return _settings_of(environment)
+
+
+def warehouse_handle() -> Warehouse:
+    """The one warehouse handle every query of the dashboard reads through."""
+    return settings().warehouse
+
+
 # One cache for every query (so one ``_cached.clear()`` empties it, and max_entries bounds
-# them all together). The key is the query's name, the warehouse path and the parameters;
+# them all together). The key is the query's name, the warehouse handle and the parameters;
 # ``_read`` is what runs, and its leading underscore keeps Streamlit from hashing it: the
 # name already says which function it is.
 @st.cache_data(ttl=CACHE_TTL_S, show_spinner=False, max_entries=512)
 def _cached(
     name: str,
-    path: str,
+    handle: Warehouse,
     args: tuple[Any, ...],
     kwargs: tuple[tuple[str, Any], ...],
     _read: Callable[..., pl.DataFrame],
 ) -> pl.DataFrame:
-    return _read(Path(path), *args, **dict(kwargs))
+    return _read(handle, *args, **dict(kwargs))
 
 
 def _missing_table(exc: duckdb.CatalogException) -> str:
@@ -68,9 +87,9 @@ def _missing_table(exc: duckdb.CatalogException) -> str:
 
 
 def page_query(
-    read: Callable[Concatenate[Path, P], pl.DataFrame], *, quiet: bool = False
+    read: Callable[Concatenate[Warehouse, P], pl.DataFrame], *, quiet: bool = False
 ) -> Callable[P, pl.DataFrame | None]:
-    """``read(path, **params)`` as the page calls it: ``query(**params)``, the frame for
+    """``read(warehouse, **params)`` as the page calls it: ``query(**params)``, the frame for
     the configured warehouse (cached), or None after telling the user, in place, why there
     is nothing to show yet. Parameters must be hashable (tuples, not lists).
 
@@ -79,9 +98,8 @@ def page_query(
     name = f"{read.__module__}.{read.__qualname__}"
 
     def query(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame | None:
-        path = settings().warehouse_path
         try:
-            return _cached(name, str(path), args, tuple(sorted(kwargs.items())), read)
+            return _cached(name, warehouse_handle(), args, tuple(sorted(kwargs.items())), read)
         except WarehouseMissing:
             st.info(t("empty.warehouse"))
         except WarehouseBusy:
@@ -121,15 +139,15 @@ def data_label(column: str = "simulated") -> pl.Expr:
 
 
 @st.cache_data(ttl=CACHE_TTL_S, show_spinner=False)
-def _price_inputs(path: str, source: str | None) -> PriceInputs:
-    return load_price_inputs(Path(path), source)
+def _price_inputs(handle: Warehouse, source: str | None) -> PriceInputs:
+    return load_price_inputs(handle, source)
 
 
 def price_inputs(source: str | None = None) -> PriceInputs | None:
     """The recommender's specs and latest prices (seed fallback when the warehouse is
     empty), or None after telling the user why they cannot be read now."""
     try:
-        return _price_inputs(str(settings().warehouse_path), source)
+        return _price_inputs(warehouse_handle(), source)
     except UnknownSource as exc:
         st.error(str(exc))
     except WarehouseBusy:
@@ -138,7 +156,7 @@ def price_inputs(source: str | None = None) -> PriceInputs | None:
 
 
 # The queries the pages use, one each; parameters as in the warehouse function, less
-# ``path``. The quiet ones read a table the page can do without (migration 002 adds it).
+# the handle. The quiet ones read a table the page can do without (migration 002 adds it).
 # Full module names: inside this package a bare `dashboard` would read as the dashboard,
 # not as the warehouse's dashboard queries.
 

@@ -287,6 +287,121 @@ STRINGS: dict[str, tuple[str, str]] = {
     "health.no_unknown": ("没有未识别的 GPU 名称。", "No unknown GPU names."),
     "health.no_runs": ("还没有抓取记录。", "No scrape runs recorded yet."),
     "axis.rows": ("行数", "rows"),
+    # recommend
+    "rec.title": ("选卡推荐", "GPU recommender"),
+    "rec.caption": (
+        "种子文章的五步决策树（种子 000 §四，种子 003 §五）：任务 → 显存 → 卡型与数量 → "
+        "租用方式 → 预算。GB = 10^9 字节；金额为元/月。",
+        "The seeds' 5-step decision tree (seed 000 §四, seed 003 §五): task → memory → cards "
+        "and count → rent mode → budget. GB = 10^9 bytes; money in CNY per month.",
+    ),
+    "rec.task": ("任务", "Task"),
+    "rec.method": ("方法", "Method"),
+    "rec.model": ("模型", "Model"),
+    "rec.model.help": (
+        "预设模型带有真实架构（引用其 config.json）；自定义规模按说明的估算；也可粘贴 "
+        "config.json，或填写 Hugging Face id。",
+        "Presets carry their real architecture (config.json cited); custom sizes use a stated "
+        "estimate; or paste a config.json, or give a Hugging Face id.",
+    ),
+    "rec.model.custom": ("custom (parameter count)", "custom (parameter count)"),
+    "rec.model.paste": ("config.json (paste)", "config.json (paste)"),
+    "rec.model.hf": ("Hugging Face id", "Hugging Face id"),
+    "rec.config": ("config.json 内容", "Paste a config.json"),
+    "rec.config.help": (
+        "随权重发布的模型 config.json；从中读取参数量、注意力头、KV 头、MLA 秩、专家、滑动窗口"
+        "和量化。",
+        "The model's config.json as published with its weights; parameters, heads, KV heads, "
+        "MLA ranks, experts, sliding window and quantization are read from it.",
+    ),
+    "rec.hf": ("Hugging Face id（如 Qwen/Qwen3-8B）", "Hugging Face id (e.g. Qwen/Qwen3-8B)"),
+    "rec.hf.help": (
+        "从本地 Hugging Face 缓存（HF_HUB_CACHE）读取；联网时用 huggingface_hub 下载。",
+        "Read from the local Hugging Face cache (HF_HUB_CACHE); fetched with huggingface_hub "
+        "when online.",
+    ),
+    "rec.params": ("参数量（十亿，自定义时）", "Parameters (billions, for custom)"),
+    "rec.precision": ("精度", "Precision"),
+    "rec.precision.help": (
+        "default：bf16（QLoRA 为 int4）。全参微调只能用 bf16 / fp16。",
+        "default: bf16 (int4 for QLoRA). Full fine-tune takes bf16 / fp16 only.",
+    ),
+    "rec.context": ("上下文（每条序列的 token 数）", "Context (tokens per sequence)"),
+    "rec.batch": ("每卡 micro-batch", "micro-batch per card"),
+    "rec.concurrency": ("并发序列数", "Concurrent sequences"),
+    "rec.hours": ("每卡每月使用小时", "Hours per month per card"),
+    "rec.hours.help": (
+        "720 = 全天候。决定按时、包月还是裸金属（种子 003 §六）。",
+        "720 = always on. Decides hourly vs monthly plan vs bare metal (seed 003 §六).",
+    ),
+    "rec.budget": ("每月预算，元（0 = 不限）", "Monthly budget, CNY (0 = none)"),
+    "rec.domestic": ("信创：仅国产卡（昇腾）", "Domestic cards only (Ascend)"),
+    "rec.source": ("价格来源", "Price source"),
+    "rec.source.default": ("cheapest source per card", "cheapest source per card"),
+    "rec.source.help": (
+        "默认：每张卡取对该负载最便宜的来源。",
+        "Default: per card, the source that is cheapest for this workload.",
+    ),
+    "rec.kv": ("KV cache 精度（推理）", "KV cache dtype (inference)"),
+    "rec.dataset": ("数据集，GB（磁盘检查）", "Dataset, GB (disk check)"),
+    "rec.rank": ("LoRA rank", "LoRA rank"),
+    "rec.submit": ("推荐", "Recommend"),
+    "rec.prompt": (
+        "填写上面的表单并点击 **推荐**：例如 Llama-3.1-70B-Instruct、推理、fp16、4,096 "
+        "token、8 条序列。",
+        "Describe the workload above and press **Recommend**: e.g. Llama-3.1-70B-Instruct, "
+        "inference, fp16, 4,096 tokens, 8 sequences.",
+    ),
+    "rec.seed_prices": ("使用种子价格：{note}", "Seed prices: {note}"),
+    "rec.no_config": ("请先粘贴模型的 config.json。", "Paste the model's config.json first."),
+    "rec.no_hf_id": (
+        "请填写 Hugging Face id，如 Qwen/Qwen3-8B。",
+        "Give a Hugging Face id such as Qwen/Qwen3-8B.",
+    ),
+    "rec.invalid": ("输入有误：{error}", "Invalid input: {error}"),
+    "rec.simulated": (
+        "**模拟数据 SIMULATED** — 标为 SIMULATED 的方案按内置演示市场定价，不是真实报价。",
+        "**SIMULATED** — options marked SIMULATED are priced by the bundled demo market, not "
+        "real quotes.",
+    ),
+    "rec.memory": ("显存：两种算法", "Memory, two ways"),
+    "rec.memory.rule": ("**种子文章的经验法则**", "**Seeds' rule of thumb**"),
+    "rec.memory.exact": ("**精确模型**", "**Exact model**"),
+    "rec.memory.counts": (
+        "种子的卡数 = 经验法则下限 ÷ 单卡显存，不留余量；精确卡数 = 总量分摊到各卡（每卡各有运行时）"
+        "+ {margin:.0%} 余量。",
+        "seeds' card count = rule-of-thumb low end ÷ card VRAM, no margin; exact count = total "
+        "split across cards (runtime on each) + {margin:.0%} margin.",
+    ),
+    "rec.steps": ("决策树：五个步骤", "The five steps"),
+    "rec.step": ("第 {n} 步：{title}", "Step {n}: {title}"),
+    "rec.options": (
+        "方案，最便宜在前（每月 {hours:g} 小时）",
+        "Options, cheapest first (at {hours:g} h/month)",
+    ),
+    "rec.none": (
+        "没有合适的卡：所列价格的卡都放不下这个负载。下方的调整项显示怎样可行（更低精度、LoRA、"
+        "更短上下文、更少序列）。",
+        "None of the priced cards fits this workload. The levers below show what would (lower "
+        "precision, LoRA, shorter context, fewer sequences).",
+    ),
+    "rec.recommended": (
+        "推荐：{count} × {gpu}，{mode}，¥{cost:,.2f}/月（{price}）",
+        "Recommended: {count} x {gpu}, {mode}, ¥{cost:,.2f}/month ({price})",
+    ),
+    "rec.budget_title": ("预算与调整项", "Budget and levers"),
+    "rec.levers": (
+        "调整项（种子 000 §四第 5 步，种子 003 §二），每项都重新走一遍决策树：",
+        "Levers (seed 000 §四 step 5, seed 003 §二), each recomputed through the tree:",
+    ),
+    "rec.no_budget": (
+        "填写每月预算即可检查；成本超出预算时会列出调整项。",
+        "Give a monthly budget to check it; levers appear when the cost is over it.",
+    ),
+    "rec.alternatives": (
+        "需要多张卡；更小的占用，重新计算：",
+        "Needs several cards; smaller footprints, recomputed:",
+    ),
 }
 
 

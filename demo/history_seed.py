@@ -37,7 +37,7 @@ def days_of_history(settings: Settings) -> int:
     loaded with the reference data, do not count); 0 for a missing or busy warehouse."""
     try:
         frame = read_frame(
-            settings.warehouse_path,
+            settings.warehouse,
             "SELECT count(DISTINCT CAST(observed_at AS DATE)) AS days FROM offer "
             "WHERE NOT ends_with(source, ?)",
             [PUBLISHED_SUFFIX],

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from configuration.log_redaction import install as install_log_redaction
-from configuration.settings import valid_host
+from configuration.schema import valid_host
 from gpuprice.cli_common import (
     ConfigOption,
     console,
@@ -26,6 +26,8 @@ from gpuprice.run_summary import print_run_summary
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
+    from scrapers.fx import FxRates
+    from scrapers.rows import Row
 
 install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 
@@ -107,21 +109,19 @@ def parse(
 ) -> None:
     """Print the rows a saved page parses into, one JSON object per line.
 
-    USD prices are converted at the warehouse's rate of the file's day (its modification
-    time), else at the configured default ([fx]); a source configured with adapter =
-    "generic" uses its [sources.NAME.extract] settings."""
+    Prices are printed as listed; no warehouse is opened or written. A row listed in another
+    currency also shows a CNY figure at the configured default ([fx]), labelled as such (the
+    warehouse converts at the rate of the row's own day when it loads it). A source
+    configured with adapter = "generic" uses its [sources.NAME.extract] settings."""
+    from scrapers.fx import FxRates
     from scrapers.rows import ParseError
     from scrapers.sources import build_adapter
-    from warehouse.ingest.fx_rates import read_fx_rates
 
     settings = settings_or_exit(config)
     src = settings.file.sources.get(source)
     try:
         adapter = build_adapter(
-            source,
-            src.adapter if src else None,
-            fx=read_fx_rates(settings.warehouse_path, settings.fx_defaults()),
-            options=src.adapter_options() if src else None,
+            source, src.adapter if src else None, src.adapter_options() if src else None
         )
     except KeyError as exc:
         err.print(f"[red]{escape(str(exc.args[0]))}[/red]")
@@ -132,8 +132,29 @@ def parse(
     except ParseError as exc:
         err.print(f"[red]parse error: {escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
+    defaults = FxRates((), tuple(settings.fx_defaults()))
     for row in rows:
-        sys.stdout.write(json.dumps(row.to_dict(), ensure_ascii=False, default=str) + "\n")
+        line = row.to_dict() | _at_default(row, defaults)
+        sys.stdout.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+
+
+def _at_default(row: Row, defaults: FxRates) -> dict[str, str]:
+    """For a row not listed in CNY: its CNY per card-hour at the configured default, labelled
+    (``gpuprice parse`` reads no stored rate)."""
+    from scrapers.rows import ParseError
+    from warehouse.ingest.money import convert
+
+    if row.currency.upper() == "CNY":
+        return {}
+    try:
+        priced = convert(row, defaults)
+    except ParseError as exc:
+        return {"cny_note": f"no CNY figure: {exc}"}
+    rate = f"{priced.fx.cny_per_unit.normalize()} CNY/{priced.fx.currency}"
+    return {
+        "cny_per_card_hour_at_default": str(priced.cny_per_card_hour),
+        "cny_note": f"≈ ¥{priced.cny_per_card_hour} at the configured default {rate}",
+    }
 
 
 @app.command("demo-market")

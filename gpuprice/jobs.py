@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import dagster as dg
 
@@ -16,7 +17,7 @@ from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
 from pipelines.retention import RETENTION_JOB
 from warehouse.read.metrics import pending_alert_signature
-from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
+from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 ALERT_ASSET = dg.AssetKey("alert")
 
@@ -94,14 +95,14 @@ class JobRunner:
             self._deliver_pending()
         if self.settings.file.retention.raw_page_days:
             self._run(RETENTION_JOB)
-        return RunResult(result.run_id, result.success, as_of, self._summaries(result.run_id))
+        return RunResult(result.run_id, result.success, as_of, self._summaries(result))
 
     def _deliver_pending(self) -> None:
         """A failed source skips the `alert` asset (it is downstream of every snapshot), so
         a scraper-broken alert the run raised would wait for the daemon's delivery sensor;
         without a daemon it goes out now, by the same job the sensor runs."""
         try:
-            pending, _ = pending_alert_signature(self.settings.warehouse_path)
+            pending, _ = pending_alert_signature(self.settings.warehouse)
         except (WarehouseMissing, WarehouseBusy):
             return  # nothing stored, or the next run's `alert` step delivers it
         if pending:
@@ -113,33 +114,8 @@ class JobRunner:
             run_config=self.quiet, instance=self.instance, raise_on_error=False
         )
 
-    def _summaries(self, dagster_run_id: str) -> list[SourceResult]:
-        try:
-            frame = read_frame(
-                self.settings.warehouse_path,
-                "SELECT source, status, pages, rows, error, reason FROM scrape_run "
-                "WHERE starts_with(run_id, ?) QUALIFY row_number() OVER "
-                "(PARTITION BY source ORDER BY finished_at DESC) = 1 ORDER BY source",
-                [f"{dagster_run_id}-"],
-            )
-            found = {row["source"]: row for row in frame.iter_rows(named=True)}
-        except (WarehouseMissing, WarehouseBusy):  # the steps could not write: their logs say why
-            found = {}
-        results = []
-        for source in self.sources:
-            row = found.get(source)
-            if row is None:  # the asset died before it could record anything
-                results.append(
-                    SourceResult(source, "failed", 0, 0, "no run record; see Dagster logs")
-                )
-            else:
-                results.append(
-                    SourceResult(
-                        source, row["status"], row["pages"], row["rows"], row["error"],
-                        row["reason"],
-                    )
-                )  # fmt: skip
-        return results
+    def _summaries(self, result: dg.ExecuteInProcessResult) -> list[SourceResult]:
+        return source_results(result, self.sources)
 
     def backfill(
         self, days: Iterable[date], on_done: Callable[[RunResult], None] | None = None
@@ -152,3 +128,36 @@ class JobRunner:
                 if on_done:
                     on_done(result)
         return results
+
+
+def source_results(result: dg.ExecuteInProcessResult, sources: list[str]) -> list[SourceResult]:
+    """Each source's outcome as its snapshot step reported it: the metadata of its
+    materialization, or of the Failure it raised (the same keys, pipelines/assets.py)."""
+    reported: dict[str, dict[str, Any]] = {}
+    for event in result.all_events:
+        if event.is_step_materialization:
+            metadata = event.step_materialization_data.materialization.metadata
+        elif event.is_step_failure:
+            failure = event.step_failure_data.user_failure_data
+            metadata = failure.metadata if failure else {}
+        else:
+            continue
+        if "status" in metadata:
+            reported[event.step_key or ""] = {k: v.value for k, v in metadata.items()}
+    results = []
+    for source in sources:
+        meta = reported.get(f"{source}_snapshot")
+        if meta is None:  # the step died before it could report: its log says why
+            results.append(SourceResult(source, "failed", 0, 0, "no run record; see Dagster logs"))
+            continue
+        results.append(
+            SourceResult(
+                source,
+                str(meta["status"]),
+                int(meta["pages"]),
+                int(meta["rows_added"]),
+                str(meta["error"]) or None,
+                str(meta["reason"]) or None,
+            )
+        )
+    return results

@@ -35,4 +35,4 @@ def print_run_summary(result: RunResult, settings: Settings, console: Console) -
         console.print(
             "[yellow]SIMULATED: demo-market prices are simulated, not real quotes.[/yellow]"
         )
-    console.print(f"warehouse: {escape(settings.warehouse_label)}")
+    console.print(f"warehouse: {escape(settings.warehouse.describe())}")

@@ -14,7 +14,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from configuration.settings import PROJECT_ROOT, Settings
+from configuration.secrets import PROJECT_ROOT
+from configuration.settings import Settings
 from demo.autostart import port_answers
 from demo.history_seed import HISTORY_DAYS, needs_history
 from gpuprice.history_process import start_in_background
@@ -51,8 +52,8 @@ def _stop_on_signals() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def run_stack(settings: Settings) -> int:
-    bin_dir = Path(sys.executable).parent
+def _wanted_ports(settings: Settings) -> list[tuple[str, int, str]]:
+    """The (host, port, service) of everything `up` serves."""
     services = settings.file.services
     demo = settings.file.demo_market
     wanted = [
@@ -65,31 +66,32 @@ def run_stack(settings: Settings) -> int:
             (demo.host, demo.smm_port, "demo market"),
             (demo.host, demo.platforms_port, "demo market"),
         ]
+    return wanted
+
+
+def _cannot_start(wanted: list[tuple[str, int, str]]) -> str | None:
+    """Why `up` cannot serve on these ports (a host it cannot resolve, a port in use), if so."""
     for host in sorted({host for host, _, _ in wanted}):
         try:
             socket.getaddrinfo(host, None)
         except OSError as exc:
-            message = (
+            return (
                 f"cannot serve on {host}: {exc.strerror or exc}. Set [services] host / "
                 "[demo_market] host in gpuprice.toml to an address of this machine."
             )
-            console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
-            return 2
     busy = [f"{name} port {host}:{port}" for host, port, name in wanted if port_answers(host, port)]
     if busy:
-        message = (
+        return (
             f"already in use: {', '.join(busy)}. Stop what holds them or change "
             "[services]/[demo_market] ports in gpuprice.toml."
         )
-        console.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
-        return 2
+    return None
 
-    settings.dagster_home.mkdir(parents=True, exist_ok=True)
-    shutil.copy(PROJECT_ROOT / "dagster.yaml", settings.dagster_home / "dagster.yaml")
-    env = _environment(settings)
-    logs = settings.home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
 
+def _commands(settings: Settings) -> list[tuple[str, list[str]]]:
+    """Each service child's name and command line, in the order they start."""
+    bin_dir = Path(sys.executable).parent
+    services = settings.file.services
     commands: list[tuple[str, list[str]]] = []
     if settings.profile == "demo":
         commands.append(("demo-market", [str(bin_dir / "gpuprice"), "demo-market"]))
@@ -126,55 +128,86 @@ def run_stack(settings: Settings) -> int:
             ],
         )
     )
+    return commands
+
+
+def _start(name: str, argv: list[str], env: dict[str, str], logs: Path) -> subprocess.Popen:
+    log = (logs / f"{name}.log").open("ab")
+    child = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    console.print(f"started {name} (log: {logs / f'{name}.log'})")
+    return child
+
+
+def _first_scrape(settings: Settings) -> subprocess.Popen | None:
+    """Scrape once now, and start seeding the history in the background when there is none:
+    the seeder's process, which may end any time."""
+    console.print("first scrape, so the warehouse is not empty while the hourly schedule waits...")
+    # Imported here: Dagster is heavy and only this step of `up` needs it in this process.
+    from gpuprice.jobs import JobRunner
+    from gpuprice.run_summary import print_run_summary
+
+    print_run_summary(JobRunner(settings).run(), settings, console)
+    if not needs_history(settings):
+        return None
+    console.print(
+        f"no history yet: seeding {HISTORY_DAYS} days of SIMULATED demo history in the "
+        "background (the dashboard says how far it is; the UI is usable meanwhile)"
+    )
+    return start_in_background(settings)
+
+
+def _print_addresses(settings: Settings) -> None:
+    services = settings.file.services
+    console.print(
+        f"\n[bold]Dagster UI[/bold]  http://{services.host}:{services.dagster_port}   "
+        f"[bold]Dashboard[/bold]  http://{services.host}:{services.dashboard_port}\n"
+        f"schedule: {settings.file.schedule.cron} ({settings.file.schedule.timezone})   "
+        "Ctrl-C stops everything."
+    )
+
+
+def _until_one_stops(names: list[str], children: list[subprocess.Popen], logs: Path) -> int:
+    """Wait while every child runs; say which stopped (exit 1)."""
+    while all(child.poll() is None for child in children):
+        time.sleep(1)
+    dead = [name for name, child in zip(names, children, strict=True) if child.poll() is not None]
+    console.print(f"[red]{', '.join(dead)} stopped unexpectedly; see {logs}[/red]")
+    return 1
+
+
+def run_stack(settings: Settings) -> int:
+    problem = _cannot_start(_wanted_ports(settings))
+    if problem is not None:
+        console.print(f"[red]{escape(problem)}[/red]", soft_wrap=True)
+        return 2
+
+    settings.dagster_home.mkdir(parents=True, exist_ok=True)
+    shutil.copy(PROJECT_ROOT / "dagster.yaml", settings.dagster_home / "dagster.yaml")
+    env = _environment(settings)
+    logs = settings.home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    commands = _commands(settings)
+    demo = settings.file.demo_market
+
     children: list[subprocess.Popen] = []
     seeder: subprocess.Popen | None = None  # the first start's history; it may end any time
     _stop_on_signals()
     try:
         for name, argv in commands:
-            log = (logs / f"{name}.log").open("ab")
-            children.append(
-                subprocess.Popen(
-                    argv,
-                    env=env,
-                    cwd=PROJECT_ROOT,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            )
-            console.print(f"started {name} (log: {logs / f'{name}.log'})")
+            children.append(_start(name, argv, env, logs))
         if settings.profile == "demo" and not _wait_for_port(demo.host, demo.jygpu_port, 30):
             console.print("[red]demo market did not come up; see its log[/red]")
             return 1
-        console.print(
-            "first scrape, so the warehouse is not empty while the hourly schedule waits..."
-        )
-        # Imported here: Dagster is heavy and only this step of `up` needs it in this process.
-        from gpuprice.jobs import JobRunner
-        from gpuprice.run_summary import print_run_summary
-
-        print_run_summary(JobRunner(settings).run(), settings, console)
-        if needs_history(settings):
-            console.print(
-                f"no history yet: seeding {HISTORY_DAYS} days of SIMULATED demo history in the "
-                "background (the dashboard says how far it is; the UI is usable meanwhile)"
-            )
-            seeder = start_in_background(settings)
-        console.print(
-            f"\n[bold]Dagster UI[/bold]  http://{services.host}:{services.dagster_port}   "
-            f"[bold]Dashboard[/bold]  http://{services.host}:{services.dashboard_port}\n"
-            f"schedule: {settings.file.schedule.cron} ({settings.file.schedule.timezone})   "
-            "Ctrl-C stops everything."
-        )
-        while all(child.poll() is None for child in children):
-            time.sleep(1)
-        dead = [
-            name
-            for (name, _), child in zip(commands, children, strict=True)
-            if child.poll() is not None
-        ]
-        console.print(f"[red]{', '.join(dead)} stopped unexpectedly; see {logs}[/red]")
-        return 1
+        seeder = _first_scrape(settings)
+        _print_addresses(settings)
+        return _until_one_stops([name for name, _ in commands], children, logs)
     except KeyboardInterrupt:
         console.print("stopping...")
         return 0

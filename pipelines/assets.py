@@ -29,7 +29,7 @@ from scrapers.sources import (
     produces_quotes,
     public_fetch_plan,
 )
-from warehouse.ingest.fx_rates import fx_rates, has_recent_rate, store_rates
+from warehouse.ingest.fx_rates import has_recent_rate, store_rates
 from warehouse.ingest.load import LoadSummary, load_snapshot, record_skipped
 from warehouse.ingest.reference import load_reference
 from warehouse.read.stats import table_stats
@@ -46,20 +46,20 @@ class SnapshotConfig(dg.Config):
 
 @dg.asset(group_name="reference", description="GPU specs and the seeds' published prices (cited).")
 def reference_data(gpuprice: GpupriceResource) -> dg.MaterializeResult:
-    with write_connection(gpuprice.settings().warehouse_path) as con:
+    with write_connection(gpuprice.warehouse()) as con:
         counts = load_reference(con)
     return dg.MaterializeResult(metadata=counts)
 
 
-def source_adapter(settings: Settings, source: str, *, with_fx: bool = False) -> SourceAdapter:
-    """The adapter of one configured source (with the warehouse's FX rates when asked)."""
+def source_adapter(settings: Settings, source: str) -> SourceAdapter:
+    """The adapter of one configured source (it parses prices as listed; the load converts)."""
     src = settings.file.sources[source]
-    fx = fx_rates(settings.warehouse_path, settings.fx_defaults()) if with_fx else None
-    return build_adapter(source, src.adapter, fx=fx, options=src.adapter_options())
+    return build_adapter(source, src.adapter, src.adapter_options())
 
 
 def needs_fx(adapter: SourceAdapter) -> bool:
-    """Lists in a currency other than CNY (or may: the generic extractor reads $ too)."""
+    """Lists in a currency other than CNY (or may: the generic extractor reads $ too), so its
+    load reads fx_rate: the snapshot runs after the rate asset."""
     return adapter.currency != "CNY" or isinstance(adapter, GenericAdapter)
 
 
@@ -68,32 +68,33 @@ def needs_fx(adapter: SourceAdapter) -> bool:
     group_name="reference",
     description="USD→CNY in fx_rate: the configured default ([fx] usd_cny, labelled as such) "
     "and, when [fx].source_url is set, the day's rate from it (at most once a day; a failure "
-    "only warns: conversions then use the latest rate known).",
+    "only warns: the load then converts at the latest rate known).",
 )
 def fx_rate_asset(
     context: dg.AssetExecutionContext, gpuprice: GpupriceResource
 ) -> dg.MaterializeResult:
     settings = gpuprice.settings()
-    path = settings.warehouse_path
+    warehouse = gpuprice.warehouse()
     defaults = settings.fx_defaults()
-    with write_connection(path) as con:
-        store_rates(con, defaults)
     url = settings.file.fx.source_url
     fetched = "no [fx].source_url configured"
+    rates = []
     if url:
-        if has_recent_rate(path, "USD", utcnow().date() - timedelta(days=1), url):
+        if has_recent_rate(warehouse, "USD", utcnow().date() - timedelta(days=1), url):
             fetched = "today's rate is already stored"
         else:
             try:
                 with PoliteClient(settings.file.http, respect_robots=False) as client:
                     page = client.get(url)
                 rates = parse_rates(page.body, url)
-                with write_connection(path) as con:
-                    store_rates(con, rates)
                 fetched = ", ".join(f"{r.currency} {r.cny_per_unit} on {r.day}" for r in rates)
             except (FetchError, ParseError) as exc:
                 fetched = f"not fetched: {exc}"
                 context.log.warning(f"fx rate {fetched}; conversions use the latest known rate")
+    # One write connection for the step, opened after the fetch: the defaults first, so that
+    # a fetched rate of the same day replaces its default.
+    with write_connection(warehouse) as con:
+        store_rates(con, [*defaults, *rates])
     default = defaults[0]
     return dg.MaterializeResult(
         metadata={
@@ -120,15 +121,16 @@ def source_access(
 ) -> SourceAccess:
     """The secrets a live source needs, read when its snapshot runs (never logged):
 
-    * one secret sent in a header (``SecretSpec``: SMM's cookie, AutoDL's token);
-    * a key pair the requests are signed with (a spec with ``envs`` and ``sign``: UCloud's
-      public and private key for 优云智算), each from its variable or ``<VAR>_FILE``;
+    * one secret sent in a header (``adapter.secret``: SMM's cookie, AutoDL's token);
+    * a key pair the requests are signed with (``adapter.key_pair``: UCloud's public and
+      private key for 优云智算), each from its variable or ``<VAR>_FILE``;
     * none set, and the adapter has public pages (``public_fetch_plan``: Lambda): those.
     """
-    spec = adapter.secret
+    header, pair = adapter.secret, adapter.key_pair
+    spec = pair or header
     if settings.profile != "live" or spec is None:
         return SourceAccess()
-    envs: tuple[str, ...] = getattr(spec, "envs", (spec.env,))
+    envs: tuple[str, ...] = spec.envs
     values = []
     for env in envs:
         try:
@@ -136,15 +138,17 @@ def source_access(
         except ConfigError as exc:
             return SourceAccess(not_configured=str(exc))
     if all(values):
-        if hasattr(spec, "sign"):
+        if pair is not None:
+            public_key, private_key = values
             steps = adapter.fetch_plan(settings.source_url(source), as_of)
             requests = [s if isinstance(s, Request) else Request(s) for s in steps]
-            return SourceAccess(plan=[spec.sign(r, *values) for r in requests])
-        return SourceAccess(headers=spec.headers(values[0]))
+            return SourceAccess(plan=[pair.sign(r, public_key, private_key) for r in requests])
+        if header is not None:
+            return SourceAccess(headers=header.headers(values[0]))
     if not any(values):
         public = public_fetch_plan(adapter, settings.source_url(source), as_of)
         if public is not None:
-            note = f"{source}: no {spec.what} ({spec.env}): fetching its public pages"
+            note = f"{source}: no {spec.what} ({', '.join(envs)}): fetching its public pages"
             return SourceAccess(plan=public, note=note)
     missing = [env for env, value in zip(envs, values, strict=True) if not value]
     if len(envs) == 1:
@@ -180,11 +184,11 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
         as_of = date.fromisoformat(config.as_of) if config.as_of else None
         run_id = f"{context.run.run_id}-{source}-{context.retry_number}"
         started = utcnow()
-        current = source_adapter(settings, source, with_fx=needs_fx(adapter))
+        current = source_adapter(settings, source)
         access = source_access(settings, source, current, as_of)
         if access.not_configured is not None:
             summary = record_skipped(
-                settings.warehouse_path,
+                settings.warehouse,
                 Snapshot(source, current.kind, started, as_of),
                 settings.profile,
                 run_id,
@@ -209,11 +213,12 @@ def snapshot_asset(source: str, settings: Settings) -> dg.AssetsDefinition:
                 plan=access.plan,
             )
         summary = load_snapshot(
-            settings.warehouse_path,
+            settings.warehouse,
             snapshot,
             profile=settings.profile,
             run_id=run_id,
             quarantine=settings.file.quarantine.policy(),
+            fx_defaults=settings.fx_defaults(),
         )
         (context.log.info if summary.status == "ok" else context.log.warning)(summary.line())
         metadata = _metadata(summary, settings, config)
@@ -238,6 +243,7 @@ def _metadata(summary: LoadSummary, settings: Settings, config: SnapshotConfig) 
         "scraper_broken_alert": summary.broken_alert or "",
         "quarantined": summary.quarantined,
         "released_from_quarantine": summary.released,
+        "fx": summary.fx_note or "",
     }
 
 
@@ -256,5 +262,5 @@ def _tables_metadata(settings: Settings, adapter: SourceAdapter) -> dict:
     return {
         f"{table}.{key}": value
         for table in written_tables(adapter)
-        for key, value in table_stats(settings.warehouse_path, table).items()
+        for key, value in table_stats(settings.warehouse, table).items()
     }

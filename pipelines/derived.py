@@ -73,7 +73,7 @@ def deliver(settings: Settings, log) -> DeliverySummary:
     except ConfigError as exc:
         log.warning(f"alerts stay pending: {exc}")
         return DeliverySummary(note=str(exc))
-    summary = deliver_pending(settings.warehouse_path, urls)
+    summary = deliver_pending(settings.warehouse, urls)
     (log.warning if summary.failed else log.info)(summary.line())
     return summary
 
@@ -115,7 +115,7 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
     )
     def derived_metrics(context: dg.AssetExecutionContext, gpuprice: GpupriceResource):
         """Derive the snapshots loaded since the last derive (incremental)."""
-        summary = derive_tables(gpuprice.settings().warehouse_path)
+        summary = derive_tables(gpuprice.warehouse())
         context.log.info(summary.line())
         for table in DERIVED_TABLES:
             yield dg.MaterializeResult(
@@ -144,7 +144,7 @@ def serving_copy_asset(
     context: dg.AssetExecutionContext, gpuprice: GpupriceResource
 ) -> dg.MaterializeResult:
     try:
-        summary = sync_serving(gpuprice.settings().warehouse_path)
+        summary = sync_serving(gpuprice.warehouse())
     except SYNC_ERRORS as exc:
         # Not a failure: the derived tables stand, the dashboard shows the copy as of its
         # last sync, and failing here would skip the alerts (and re-run the scrape).
@@ -174,7 +174,7 @@ def alert_asset(
     context: dg.AssetExecutionContext, gpuprice: GpupriceResource
 ) -> dg.MaterializeResult:
     settings = gpuprice.settings()
-    evaluation = evaluate(settings.warehouse_path, watch_rules(settings))
+    evaluation = evaluate(settings.warehouse, watch_rules(settings))
     context.log.info(evaluation.line())
     delivery = deliver(settings, context.log)
     return dg.MaterializeResult(
@@ -195,7 +195,7 @@ def _check_result(outcome: CheckOutcome, severity: dg.AssetCheckSeverity) -> dg.
 def _check(asset: str, name: str, run, severity: dg.AssetCheckSeverity, description: str):
     @dg.asset_check(asset=asset, name=name, description=description)
     def _asset_check(gpuprice: GpupriceResource) -> dg.AssetCheckResult:
-        return _check_result(run(gpuprice.settings().warehouse_path), severity)
+        return _check_result(run(gpuprice.warehouse()), severity)
 
     return _asset_check
 
@@ -244,7 +244,7 @@ def delivery_sensor(settings: Settings) -> dg.SensorDefinition:
     def alert_delivery_sensor(context: dg.SensorEvaluationContext, gpuprice: GpupriceResource):
         current = gpuprice.settings()
         try:
-            pending, attempts = pending_alert_signature(current.warehouse_path)
+            pending, attempts = pending_alert_signature(current.warehouse)
         except WarehouseMissing:
             return dg.SkipReason("no warehouse yet")
         except WarehouseBusy:

@@ -1,4 +1,4 @@
-"""The one Dagster resource: where the settings come from."""
+"""The one Dagster resource: where the settings, and the warehouse handle, come from."""
 
 import os
 from pathlib import Path
@@ -7,6 +7,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from configuration.settings import Settings, load_settings
+from warehouse.store.handle import Warehouse
 
 # Resource field -> the environment variable `gpuprice up` and the deployment set for it.
 ENV_FIELDS = {
@@ -20,8 +21,9 @@ class GpupriceResource(dg.ConfigurableResource):
     """Settings for a run; empty fields fall back to GPUPRICE_* and the TOML file.
 
     The settings are loaded once per resource instance (Dagster makes one per run, or per
-    step process), when Dagster sets the resource up: ``load_settings`` also configures this
-    process's warehouse connections, so that happens before any step touches the warehouse."""
+    step process), when Dagster sets the resource up, so that a bad environment fails before
+    any step runs; every step opens the warehouse through :meth:`warehouse`, the one handle
+    built from them."""
 
     home: str | None = None
     profile: str | None = None
@@ -37,6 +39,10 @@ class GpupriceResource(dg.ConfigurableResource):
         if self._settings is None:
             self._settings = self._load()
         return self._settings
+
+    def warehouse(self) -> Warehouse:
+        """The warehouse handle of these settings."""
+        return self.settings().warehouse
 
     def _load(self) -> Settings:
         home, profile, config_path = (

@@ -22,7 +22,7 @@ def prune_old_raw_pages(context: dg.OpExecutionContext, gpuprice: GpupriceResour
     if not days:
         context.log.info("retention is off ([retention] raw_page_days = 0): nothing pruned")
         return
-    pruned = prune_raw_pages(settings.warehouse_path, days)
+    pruned = prune_raw_pages(settings.warehouse, days)
     context.log.info(
         f"retention: emptied {pruned.pages} raw page(s) fetched before "
         f"{pruned.before:%Y-%m-%d} ({pruned.bytes_freed} bytes)"

@@ -11,7 +11,7 @@ engines load them only for speculative decoding. Llama-3.3-70B counts to
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from recommender.architecture import Architecture, WeightFormat
@@ -45,56 +45,15 @@ def architecture_from_config(
 ) -> Architecture:
     """Read the figures the recommender needs; a missing or malformed one raises
     RecommenderInputError naming the key and where it came from."""
-    if not isinstance(config, Mapping):
-        raise RecommenderInputError(
-            f"{source}: config.json must be a JSON object, got {type(config).__name__}"
-        )
-    c: Mapping[str, Any] = config
-    if "text_config" in c and not _has(c, "layers"):
-        c = c["text_config"]  # multimodal wrappers keep the language model here
-        if not isinstance(c, Mapping):
-            raise RecommenderInputError(f"{source}: text_config must be a JSON object")
-    sources: dict[str, str] = {}
-
-    def need(figure: str) -> int:
-        for key in _ALIASES[figure]:
-            if key in c:
-                sources[figure] = key
-                return _positive_int(c[key], key, source)
-        raise RecommenderInputError(
-            f"{source}: config.json has no {' / '.join(_ALIASES[figure])}; give the model's "
-            "complete config.json (as in its Hugging Face repository)"
-        )
-
-    layers, hidden, heads, vocab = need("layers"), need("hidden"), need("heads"), need("vocab")
+    c = _language_model(config, source)
+    sources: dict[str, str] = {}  # figure -> the key (or rule) it came from, in reading order
+    layers, hidden, heads, vocab = (
+        _need(c, figure, source, sources) for figure in ("layers", "hidden", "heads", "vocab")
+    )
     kv_heads = _kv_heads(c, heads, source, sources)
-    head_dim = _opt_int(c, "head_dim", source) or _opt_int(c, "kv_channels", source)
-    if head_dim:
-        sources["head_dim"] = "head_dim" if "head_dim" in c else "kv_channels"
-    else:
-        if hidden % heads:
-            raise RecommenderInputError(
-                f"{source}: hidden_size {hidden} is not a multiple of num_attention_heads "
-                f"{heads} and there is no head_dim; give a config.json with head_dim"
-            )
-        head_dim = hidden // heads
-        sources["head_dim"] = "hidden_size / num_attention_heads"
-
-    kv_lora = _opt_int(c, "kv_lora_rank", source)
-    mla = bool(kv_lora)
-    rope = _opt_int(c, "qk_rope_head_dim", source) if mla else 0
-    if mla:
-        for key in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"):
-            if not _opt_int(c, key, source):
-                raise RecommenderInputError(
-                    f"{source}: MLA config (kv_lora_rank {kv_lora}) has no {key}; give the "
-                    "model's complete config.json"
-                )
-        attention = "mla"
-        sources["attention"] = "kv_lora_rank present: MLA"
-    else:
-        attention = "mha" if kv_heads == heads else "gqa"
-        sources["attention"] = f"num_key_value_heads {kv_heads} vs {heads} heads"
+    head_dim = _head_dim(c, hidden, heads, source, sources)
+    attention, kv_lora, rope = _attention_kind(c, heads, kv_heads, source, sources)
+    mla = attention == "mla"
 
     moe = _moe(c, layers, source)
     tied = bool(c.get("tie_word_embeddings", False))
@@ -152,6 +111,66 @@ def architecture_from_config(
         torch_dtype=dtype if isinstance(dtype, str) else None,
         figure_sources=tuple(sources.items()),
     )
+
+
+def _language_model(config: object, source: str) -> Mapping[str, Any]:
+    """The language model's config: the file itself, or a multimodal wrapper's text_config."""
+    if not isinstance(config, Mapping):
+        raise RecommenderInputError(
+            f"{source}: config.json must be a JSON object, got {type(config).__name__}"
+        )
+    c: Mapping[str, Any] = config
+    if "text_config" in c and not _has(c, "layers"):
+        c = c["text_config"]  # multimodal wrappers keep the language model here
+        if not isinstance(c, Mapping):
+            raise RecommenderInputError(f"{source}: text_config must be a JSON object")
+    return c
+
+
+def _need(c: Mapping[str, Any], figure: str, source: str, sources: dict[str, str]) -> int:
+    """A figure the count cannot do without, under whichever of its names the config uses."""
+    for key in _ALIASES[figure]:
+        if key in c:
+            sources[figure] = key
+            return _positive_int(c[key], key, source)
+    raise RecommenderInputError(
+        f"{source}: config.json has no {' / '.join(_ALIASES[figure])}; give the model's "
+        "complete config.json (as in its Hugging Face repository)"
+    )
+
+
+def _head_dim(
+    c: Mapping[str, Any], hidden: int, heads: int, source: str, sources: dict[str, str]
+) -> int:
+    head_dim = _opt_int(c, "head_dim", source) or _opt_int(c, "kv_channels", source)
+    if head_dim:
+        sources["head_dim"] = "head_dim" if "head_dim" in c else "kv_channels"
+        return head_dim
+    if hidden % heads:
+        raise RecommenderInputError(
+            f"{source}: hidden_size {hidden} is not a multiple of num_attention_heads "
+            f"{heads} and there is no head_dim; give a config.json with head_dim"
+        )
+    sources["head_dim"] = "hidden_size / num_attention_heads"
+    return hidden // heads
+
+
+def _attention_kind(
+    c: Mapping[str, Any], heads: int, kv_heads: int, source: str, sources: dict[str, str]
+) -> tuple[str, int, int]:
+    """(mha / gqa / mla, kv_lora_rank, qk_rope_head_dim): MLA when kv_lora_rank is set."""
+    kv_lora = _opt_int(c, "kv_lora_rank", source)
+    if not kv_lora:
+        sources["attention"] = f"num_key_value_heads {kv_heads} vs {heads} heads"
+        return ("mha" if kv_heads == heads else "gqa"), 0, 0
+    for key in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"):
+        if not _opt_int(c, key, source):
+            raise RecommenderInputError(
+                f"{source}: MLA config (kv_lora_rank {kv_lora}) has no {key}; give the "
+                "model's complete config.json"
+            )
+    sources["attention"] = "kv_lora_rank present: MLA"
+    return "mla", kv_lora, _opt_int(c, "qk_rope_head_dim", source)
 
 
 def _has(c: Mapping[str, Any], figure: str) -> bool:
@@ -264,7 +283,11 @@ def _count_params(
     mla: bool,
     source: str,
 ) -> tuple[int, int, int]:
-    """(total, all routed-expert params, routed-expert params active per token)."""
+    """(total, all routed-expert params, routed-expert params active per token).
+
+    A decoder layer is its attention, its two norms and its MLP: the dense one, or on the
+    layers ``moe["layer_is_moe"]`` marks, the MoE block. Each part is counted by a function
+    of its own, so a new kind of layer is one more function."""
     model_type = str(c.get("model_type", ""))
     embed = vocab * hidden * (1 if tied else 2)
     attention = _attention_params(c, model_type, hidden, heads, kv_heads, head_dim, mla)
@@ -272,44 +295,54 @@ def _count_params(
     intermediate = next((c[k] for k in _ALIASES["intermediate"] if c.get(k)), None)
     dense_mlp = 3 * hidden * int(intermediate) if intermediate else 0
     total = embed + hidden  # + final norm
-    routed_total = routed_active = 0
-    if moe["routed"]:
-        expert_inter = int(c.get("moe_intermediate_size") or intermediate or 0)
-        if not expert_inter:
-            raise RecommenderInputError(
-                f"{source}: MoE config has no moe_intermediate_size / intermediate_size; give "
-                "the model's complete config.json"
-            )
-        expert = 3 * hidden * expert_inter
-        if model_type == "gpt_oss":  # gate_up and down projections carry biases
-            expert += 2 * expert_inter + hidden
-        shared_inter = c.get("shared_expert_intermediate_size")
-        shared = 3 * hidden * int(shared_inter) if shared_inter else moe["shared"] * expert
-        router = hidden * moe["routed"]
-        if (
-            model_type == "gpt_oss"
-            or c.get("topk_method") == "noaux_tc"
-            or model_type == ("glm4_moe")
-        ):
-            router += moe["routed"]  # router bias / e_score_correction_bias
-        if shared_inter:
-            router += hidden  # Qwen2-MoE's shared_expert_gate
-        per_routed = expert * moe["routed"]
-        for is_moe in moe["layer_is_moe"]:
-            if is_moe:
-                total += attention + norms + per_routed + shared + router
-                routed_total += per_routed
-                routed_active += expert * moe["per_token"]
-            else:
-                total += attention + norms + dense_mlp
-    else:
+    if not moe["routed"]:
         if not dense_mlp:
             raise RecommenderInputError(
                 f"{source}: config.json has no intermediate_size; give the model's complete "
                 "config.json"
             )
-        total += layers * (attention + norms + dense_mlp)
+        return total + layers * (attention + norms + dense_mlp), 0, 0
+    block, routed, active = _moe_block(c, model_type, hidden, intermediate, moe, source)
+    routed_total = routed_active = 0
+    for is_moe in moe["layer_is_moe"]:
+        if is_moe:
+            total += attention + norms + block
+            routed_total += routed
+            routed_active += active
+        else:
+            total += attention + norms + dense_mlp
     return total, routed_total, routed_active
+
+
+def _moe_block(
+    c: Mapping[str, Any],
+    model_type: str,
+    hidden: int,
+    intermediate: object,
+    moe: dict[str, Any],
+    source: str,
+) -> tuple[int, int, int]:
+    """One MoE layer's MLP: (all its params, its routed experts', those active per token).
+    Routed experts, shared experts (or Qwen2-MoE's shared expert of its own size) and the
+    router with its bias or gate."""
+    expert_inter = int(c.get("moe_intermediate_size") or intermediate or 0)
+    if not expert_inter:
+        raise RecommenderInputError(
+            f"{source}: MoE config has no moe_intermediate_size / intermediate_size; give "
+            "the model's complete config.json"
+        )
+    expert = 3 * hidden * expert_inter
+    if model_type == "gpt_oss":  # gate_up and down projections carry biases
+        expert += 2 * expert_inter + hidden
+    shared_inter = c.get("shared_expert_intermediate_size")
+    shared = 3 * hidden * int(shared_inter) if shared_inter else moe["shared"] * expert
+    router = hidden * moe["routed"]
+    if model_type in ("gpt_oss", "glm4_moe") or c.get("topk_method") == "noaux_tc":
+        router += moe["routed"]  # router bias / e_score_correction_bias
+    if shared_inter:
+        router += hidden  # Qwen2-MoE's shared_expert_gate
+    routed = expert * moe["routed"]
+    return routed + shared + router, routed, expert * moe["per_token"]
 
 
 def _attention_params(
@@ -358,56 +391,86 @@ def weight_format(quant: object, source: str = "config.json") -> WeightFormat | 
     if not isinstance(quant, Mapping):
         raise RecommenderInputError(f"{source}: quantization_config must be a JSON object")
     method = str(quant.get("quant_method", "")).lower()
-    if method == "fp8":
-        block = quant.get("weight_block_size")
-        if isinstance(block, list) and len(block) == 2 and all(isinstance(b, int) for b in block):
-            extra = 4 / (block[0] * block[1])
-            detail = f"FP8 e4m3 + one FP32 scale per {block[0]}x{block[1]} block"
-        else:
-            extra, detail = 0.0, "FP8 with per-tensor / per-channel scales"
-        return WeightFormat("fp8", 1 + extra, method, detail)
-    if method in ("awq", "gptq"):
-        bits = quant.get("bits", quant.get("w_bit"))
-        group = quant.get("group_size", quant.get("q_group_size")) or DEFAULT_GROUP_SIZE
-        if bits not in (4, 8) or not isinstance(group, int):
-            raise RecommenderInputError(
-                f"{source}: {method} quantization_config needs bits 4 or 8 and an integer "
-                f"group_size, got bits {bits!r}, group_size {group!r}"
-            )
-        if group <= 0:  # -1: one scale per output channel
-            group = 1_000_000
-        symmetric = method == "gptq" and quant.get("sym", True)
-        overhead = (_SCALE_BYTES + (0 if symmetric else _ZERO_BYTES)) / group
-        zeros = "" if symmetric else " and a 4-bit zero"
-        detail = f"{bits}-bit {method.upper()}, an FP16 scale{zeros} per group of {group}"
-        return WeightFormat("int4" if bits == 4 else "int8", bits / 8 + overhead, method, detail)
-    if method == "mxfp4":
-        not_converted = " ".join(str(m) for m in quant.get("modules_to_not_convert") or [])
-        return WeightFormat(
-            "int4",
-            0.5 + 1 / 32,
-            method,
-            "MXFP4: 4-bit values with one E8M0 scale per 32",
-            experts_only="self_attn" in not_converted,
-        )
-    if method == "bitsandbytes":
-        if quant.get("load_in_4bit"):
-            return WeightFormat("int4", 0.5 + 1 / 64, method, "NF4, one 8-bit absmax per 64")
-        if quant.get("load_in_8bit"):
-            return WeightFormat("int8", 1.0, method, "LLM.int8()")
-    if method == "compressed-tensors":
-        for group in (quant.get("config_groups") or {}).values():
-            weights = group.get("weights") if isinstance(group, Mapping) else None
-            if isinstance(weights, Mapping) and weights.get("num_bits") in (4, 8):
-                bits = weights["num_bits"]
-                if weights.get("type") == "float" and bits == 8:
-                    return WeightFormat("fp8", 1.0, method, "FP8 (compressed-tensors)")
-                size = weights.get("group_size") or DEFAULT_GROUP_SIZE
-                precision = "int4" if bits == 4 else "int8"
-                detail = f"{bits}-bit integer (compressed-tensors), scale per {size}"
-                return WeightFormat(precision, bits / 8 + _SCALE_BYTES / size, method, detail)
+    read = _QUANT_METHODS.get(method)
+    found = read(quant, method, source) if read is not None else None
+    if found is not None:
+        return found
     raise RecommenderInputError(
         f"{source}: quantization_config.quant_method {method or '(missing)'!r} is not one this "
         "recommender knows (fp8, awq, gptq, mxfp4, bitsandbytes, compressed-tensors); remove "
         "quantization_config and pass --precision"
     )
+
+
+# Each reader: (quantization_config, quant_method, source) -> the format, or None when the
+# config does not say a format this recommender knows.
+
+
+def _fp8(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
+    block = quant.get("weight_block_size")
+    if isinstance(block, list) and len(block) == 2 and all(isinstance(b, int) for b in block):
+        extra = 4 / (block[0] * block[1])
+        detail = f"FP8 e4m3 + one FP32 scale per {block[0]}x{block[1]} block"
+    else:
+        extra, detail = 0.0, "FP8 with per-tensor / per-channel scales"
+    return WeightFormat("fp8", 1 + extra, method, detail)
+
+
+def _awq_gptq(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
+    bits = quant.get("bits", quant.get("w_bit"))
+    group = quant.get("group_size", quant.get("q_group_size")) or DEFAULT_GROUP_SIZE
+    if bits not in (4, 8) or not isinstance(group, int):
+        raise RecommenderInputError(
+            f"{source}: {method} quantization_config needs bits 4 or 8 and an integer "
+            f"group_size, got bits {bits!r}, group_size {group!r}"
+        )
+    if group <= 0:  # -1: one scale per output channel
+        group = 1_000_000
+    symmetric = method == "gptq" and quant.get("sym", True)
+    overhead = (_SCALE_BYTES + (0 if symmetric else _ZERO_BYTES)) / group
+    zeros = "" if symmetric else " and a 4-bit zero"
+    detail = f"{bits}-bit {method.upper()}, an FP16 scale{zeros} per group of {group}"
+    return WeightFormat("int4" if bits == 4 else "int8", bits / 8 + overhead, method, detail)
+
+
+def _mxfp4(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
+    not_converted = " ".join(str(m) for m in quant.get("modules_to_not_convert") or [])
+    return WeightFormat(
+        "int4",
+        0.5 + 1 / 32,
+        method,
+        "MXFP4: 4-bit values with one E8M0 scale per 32",
+        experts_only="self_attn" in not_converted,
+    )
+
+
+def _bitsandbytes(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
+    if quant.get("load_in_4bit"):
+        return WeightFormat("int4", 0.5 + 1 / 64, method, "NF4, one 8-bit absmax per 64")
+    if quant.get("load_in_8bit"):
+        return WeightFormat("int8", 1.0, method, "LLM.int8()")
+    return None
+
+
+def _compressed_tensors(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
+    for group in (quant.get("config_groups") or {}).values():
+        weights = group.get("weights") if isinstance(group, Mapping) else None
+        if isinstance(weights, Mapping) and weights.get("num_bits") in (4, 8):
+            bits = weights["num_bits"]
+            if weights.get("type") == "float" and bits == 8:
+                return WeightFormat("fp8", 1.0, method, "FP8 (compressed-tensors)")
+            size = weights.get("group_size") or DEFAULT_GROUP_SIZE
+            precision = "int4" if bits == 4 else "int8"
+            detail = f"{bits}-bit integer (compressed-tensors), scale per {size}"
+            return WeightFormat(precision, bits / 8 + _SCALE_BYTES / size, method, detail)
+    return None
+
+
+_QUANT_METHODS: dict[str, Callable[[Mapping[str, Any], str, str], WeightFormat | None]] = {
+    "fp8": _fp8,
+    "awq": _awq_gptq,
+    "gptq": _awq_gptq,
+    "mxfp4": _mxfp4,
+    "bitsandbytes": _bitsandbytes,
+    "compressed-tensors": _compressed_tensors,
+}

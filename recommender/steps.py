@@ -5,7 +5,7 @@ from __future__ import annotations
 from recommender.layout import tp_degrees
 from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
 from recommender.plan import Fit, Plan
-from recommender.result import Lever, Step
+from recommender.result import Lever, Option, Step
 from recommender.sizing import layout_need_gb, smaller_layout
 from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY
 from recommender.workload import Workload
@@ -133,28 +133,45 @@ def _rule_low_what(w: Workload) -> str:
 
 
 def _cards(plan: Plan, alternatives: list[Lever]) -> str:
+    lines = [_layout_rule(plan), *_fit_lines(plan), *_left_out_lines(plan, alternatives)]
+    rec = plan.recommended
+    if rec is None:
+        lines.append("No priced card fits this workload.")
+        return "\n".join(lines)
+    lines.extend(_chosen_lines(plan, rec))
+    return "\n".join(lines)
+
+
+def _layout_rule(plan: Plan) -> str:
+    """How the card count is chosen: data parallel for training, valid TP x PP layouts for
+    inference."""
     mem = plan.memory
     w = plan.workload
     if w.is_training:
-        lines = [
+        return (
             "One card when it fits with the 20% margin, else the smallest data-parallel count "
             f"(any count in one 8-card server, whole servers beyond): ZeRO-{w.zero_stage} "
             "shards " + _ZERO_SHARDS[w.zero_stage] + f"; the {mem.replicated_gb:.2f} GB "
             "runtime and activations stay on each card."
-        ]
-    else:
-        degrees, why_not = tp_degrees(mem.arch)
-        lines = [
-            "Valid layouts only: tensor parallel (TP) over 1, 2, 4 or 8 cards of one server, "
-            "the degree dividing the attention heads and dividing (or a multiple of) the KV "
-            "heads; beyond one server, pipeline stages (PP) over whole 8-card servers. "
-            f"{mem.arch.name}: {mem.arch.query_heads} heads, {mem.arch.kv_heads} KV heads "
-            f"({mem.arch.attention.upper()}) -> TP {', '.join(map(str, degrees))}"
-            + (f" ({'; '.join(why_not)})" if why_not else "")
-            + ". Weights split over all cards, KV cache over the KV heads (MLA: every TP card "
-            f"keeps the whole latent), the {mem.replicated_gb:.2f} GB runtime and activations "
-            "stay on each card."
-        ]
+        )
+    degrees, why_not = tp_degrees(mem.arch)
+    return (
+        "Valid layouts only: tensor parallel (TP) over 1, 2, 4 or 8 cards of one server, "
+        "the degree dividing the attention heads and dividing (or a multiple of) the KV "
+        "heads; beyond one server, pipeline stages (PP) over whole 8-card servers. "
+        f"{mem.arch.name}: {mem.arch.query_heads} heads, {mem.arch.kv_heads} KV heads "
+        f"({mem.arch.attention.upper()}) -> TP {', '.join(map(str, degrees))}"
+        + (f" ({'; '.join(why_not)})" if why_not else "")
+        + ". Weights split over all cards, KV cache over the KV heads (MLA: every TP card "
+        f"keeps the whole latent), the {mem.replicated_gb:.2f} GB runtime and activations "
+        "stay on each card."
+    )
+
+
+def _fit_lines(plan: Plan) -> list[str]:
+    """One line per card: the count that fits, or why it is not offered or does not fit."""
+    mem = plan.memory
+    lines = []
     for fit in plan.fits:
         s = fit.spec
         per = layout_need_gb(mem, fit.layout)
@@ -177,6 +194,12 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
             + "; ".join(_shortfall(mem, f) for f in differ)
             + ". The seeds' count is a floor, not a safe size (seed 000 建议4)."
         )
+    return lines
+
+
+def _left_out_lines(plan: Plan, alternatives: list[Lever]) -> list[str]:
+    """What the filter, the listings or the specs left out, and the smaller footprints."""
+    lines = []
     if plan.excluded:
         lines.append("Left out by the domestic filter: " + ", ".join(plan.excluded) + ".")
     if plan.unpriced:
@@ -192,10 +215,12 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
     if alternatives:
         lines.append("Needs more than one card; smaller footprints (seed 003 §二), recomputed:")
         lines.extend(f"- {_lever_line(a)}" for a in alternatives)
-    rec = plan.recommended
-    if rec is None:
-        lines.append("No priced card fits this workload.")
-        return "\n".join(lines)
+    return lines
+
+
+def _chosen_lines(plan: Plan, rec: Option) -> list[str]:
+    """The pick, why it beat a cheaper PCIe fit, and its companion check (CPU, RAM, disk)."""
+    lines = []
     if plan.options[0] is not rec:
         lines.append(
             f"Cheapest fit {plan.options[0].count} x {plan.options[0].gpu} needs multi-card "
@@ -212,7 +237,7 @@ def _cards(plan: Plan, alternatives: list[Lever]) -> str:
     )
     for warning in rec.warnings:
         lines.append(f"  ! {warning}")
-    return "\n".join(lines)
+    return lines
 
 
 _ZERO_SHARDS = {

@@ -65,6 +65,7 @@ class DatedMarketAdapter:
         self.kind = adapter.kind
         self.currency = adapter.currency
         self.secret = adapter.secret
+        self.key_pair = adapter.key_pair
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         day = as_of or self.as_of

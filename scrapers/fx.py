@@ -1,9 +1,10 @@
-"""Currency conversion for sources that list in another currency (vast.ai, RunPod: USD).
+"""The rate lookup for sources that list in another currency (vast.ai, RunPod: USD).
 
-Pure: :class:`FxRates` is a table of daily rates handed to an adapter; nothing here does
-I/O. A figure observed on day D is converted at the latest rate on or before D; a day older
-than every known rate uses the configured default (``[fx]`` in ``gpuprice.toml``), which is
-labelled as such wherever it is stored. A currency with no rate at all is a
+Pure: :class:`FxRates` is a table of daily rates; nothing here does I/O. Adapters convert
+nothing: the warehouse prices each row at load (``warehouse.ingest.money``) with this lookup
+over the rates it reads. A figure observed on day D is converted at the latest rate on or
+before D; a day older than every known rate uses the configured default (``[fx]`` in
+``gpuprice.toml``), which is labelled as such wherever it is stored. A currency with no rate at all is a
 :class:`~scrapers.rows.ParseError`, never a guess.
 
 The optional daily source is parsed by :func:`parse_rates`: the JSON of an

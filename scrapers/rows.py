@@ -39,8 +39,9 @@ class OfferRow:
     """One listing in one billing mode, as observed on one page.
 
     ``price`` and ``unit_raw`` are exactly what the page shows; ``unit`` is the
-    normalised unit (``CNY/card-hour``, ``CNY/server-month`` ...) and
-    ``cny_per_card_hour`` the price converted to CNY per card-hour.
+    normalised unit (``USD/card-hour``, ``CNY/server-month`` ...) and ``per_card_hour``
+    the same price per card-hour, still in the listed ``currency``: no money is converted
+    here (the warehouse converts to CNY at load, at the rate of the observation's day).
     ``observed_at`` is naive UTC.
     """
 
@@ -56,7 +57,7 @@ class OfferRow:
     currency: str
     unit: str
     unit_raw: str
-    cny_per_card_hour: Decimal
+    per_card_hour: Decimal  # in ``currency``, not converted
     list_price: Decimal | None = None
     stated_discount: Decimal | None = None
     discount_label: str | None = None
@@ -82,7 +83,8 @@ QUOTE_KINDS: tuple[str, ...] = ("market_average", "interruptible_floor")
 class SpotQuoteRow:
     """A market quote (not a listing), e.g. SMM's monthly-average CNY per card-hour by region.
 
-    ``price`` is in ``currency`` as the source gives it; ``cny_per_card_hour`` is converted.
+    ``price`` is in ``currency`` as the source gives it, and ``per_card_hour`` is that price
+    per card-hour, in ``currency`` too (the warehouse converts at load).
     """
 
     observed_at: datetime
@@ -93,7 +95,7 @@ class SpotQuoteRow:
     basis: str
     price: Decimal
     unit_raw: str
-    cny_per_card_hour: Decimal
+    per_card_hour: Decimal  # in ``currency``, not converted
     simulated: bool = False
     currency: str = "CNY"
     quote_kind: str = "market_average"
@@ -107,10 +109,12 @@ Row = OfferRow | SpotQuoteRow
 
 # -- what a row must be ----------------------------------------------------------------------
 
-# The warehouse keeps listed prices to 4 decimals (DECIMAL(14, 4)) and CNY per card-hour to 6
-# (DECIMAL(18, 6)), each > 0: a value that rounds to 0 there is no price.
+# The warehouse keeps listed prices to 4 decimals (DECIMAL(14, 4)) and prices per card-hour
+# to 6 (DECIMAL(18, 6)), each > 0: a value that rounds to 0 there is no price. The same
+# limits hold for a per-card-hour figure in any currency.
 PRICE_QUANTUM = Decimal("0.0001")
-CNY_PER_CARD_HOUR_QUANTUM = Decimal("0.000001")
+PER_CARD_HOUR_QUANTUM = Decimal("0.000001")
+CNY_PER_CARD_HOUR_QUANTUM = PER_CARD_HOUR_QUANTUM
 # The same ceiling as the load's validation (warehouse.ingest.load): ten million a listing
 # (a year of an 8-card H100 server is about 1.4 million yuan).
 MAX_PRICE = Decimal(10_000_000)
@@ -150,7 +154,7 @@ def row_problem(row: Row) -> str | None:
     """What makes ``row`` implausible, or ``None`` for a row a parser may give."""
     problems = [
         _price_problem("price", row.price, PRICE_QUANTUM),
-        _price_problem("cny_per_card_hour", row.cny_per_card_hour, CNY_PER_CARD_HOUR_QUANTUM),
+        _price_problem("per_card_hour", row.per_card_hour, PER_CARD_HOUR_QUANTUM),
     ]
     if isinstance(row, OfferRow):
         problems += [

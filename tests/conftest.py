@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from configuration.settings import Settings, load_settings, warehouse_config
+from configuration.settings import Settings, load_settings
 from tests.support.loopback import LoopbackServer, reply
-from warehouse.store import config as warehouse_store_config
 from warehouse.store.backup import MANIFEST
 
 # tests/deploy/test_ducklake_product.py runs chosen warehouse tests again with the warehouse
@@ -50,20 +49,16 @@ def ducklake_env(directory: Path) -> dict[str, str]:
 def _warehouse_on_ducklake(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[None]:
-    # Entry points configure the warehouse once from their settings (load_settings); a test
-    # that calls the warehouse directly gets the environment's configuration the same way,
-    # and the next test starts from it again whatever this one configured.
+    # Entry points build their warehouse handle from their settings (Settings.warehouse); a
+    # test that calls the warehouse directly builds it from the environment the same way
+    # (tests.support.handles.warehouse_at), so a lake set here is the test's warehouse.
     if not os.environ.get(TEST_DUCKLAKE_ENV):
-        warehouse_store_config.configure(warehouse_config())
         yield  # the usual run: warehouse files, nothing more to set up
-        warehouse_store_config.configure(warehouse_store_config.WarehouseConfig())
         return
     tmp_path: Path = request.getfixturevalue("tmp_path")
     for name, value in ducklake_env(tmp_path / "ducklake").items():
         monkeypatch.setenv(name, value)
-    warehouse_store_config.configure(warehouse_config())
     yield
-    warehouse_store_config.configure(warehouse_store_config.WarehouseConfig())
     # The test's warehouse was the lake: no warehouse file was written (a backup of the
     # lake, a DuckDB file beside its manifest, is one by design).
     written = [p for p in tmp_path.rglob("gpuprice.duckdb") if not (p.parent / MANIFEST).exists()]

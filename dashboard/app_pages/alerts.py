@@ -6,7 +6,8 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data
-from dashboard.data import data_label, settings, simulated_banner
+from dashboard.alert_table import alert_table
+from dashboard.data import settings, simulated_banner
 from dashboard.i18n import both, t
 from dashboard.tables import show
 from warehouse.derive.metrics import CHEAPEST
@@ -56,22 +57,14 @@ def feed() -> None:
         st.info(t("empty.filters"))
         return
     show(
-        shown.select(
-            pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
-            "kind",
-            "rule",
-            pl.col("gpu").alias("card"),
-            pl.col("source").alias("line"),
-            pl.col("old_value").round(1).alias("from h/month"),
-            pl.col("new_value").round(1).alias("to h/month"),
+        alert_table(
+            shown,
             "old_mode",
             "new_mode",
             pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
             pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
             "attempts",
             "last_error",
-            "message",
-            data_label(),
         ),
     )
 

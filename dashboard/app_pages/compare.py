@@ -4,25 +4,28 @@ the USD platforms were converted at."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
-from typing import Any
 
 import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
-from dashboard.data import data_label, simulated_banner
+from dashboard.data import data_label
 from dashboard.i18n import t
+from dashboard.page_start import open_page
 from dashboard.tables import show
 from warehouse.read.compare import FRESH_HOURS
+from warehouse.read.filters import OfferFilter
 
 UNIT = "CNY per card-hour"
 DEFAULT_BILLING = "hourly"
 DEFAULT_WINDOW_DAYS = 30
 
 
-def filters(options: pl.DataFrame) -> dict[str, Any] | None:
-    """The filter widgets; None (after saying so) when a choice leaves nothing to show."""
+def filters(options: pl.DataFrame) -> tuple[OfferFilter, bool] | None:
+    """The filter widgets: the offers chosen and whether only domestic cards; None (after
+    saying so) when a choice leaves nothing to show."""
 
     def values(frame: pl.DataFrame, column: str) -> list[str]:
         return sorted(frame[column].unique().to_list())
@@ -45,12 +48,7 @@ def filters(options: pl.DataFrame) -> dict[str, Any] | None:
     if not (gpus and billing and region):
         st.info(t("empty.filters"))
         return None
-    return {
-        "gpus": tuple(gpus),
-        "billing": tuple(billing),
-        "regions": tuple(region),
-        "domestic_only": domestic,
-    }
+    return OfferFilter(gpus=tuple(gpus), billing=tuple(billing), regions=tuple(region)), domestic
 
 
 def fx_caption(prices: pl.DataFrame) -> None:
@@ -112,7 +110,7 @@ def prices_table(prices: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def moves(chosen: dict[str, Any], prices: pl.DataFrame) -> None:
+def moves(chosen: OfferFilter, prices: pl.DataFrame) -> None:
     """How each platform of today's comparison moved over a window the user picks."""
     newest = prices["observed_at"].max().date()
     span = st.date_input(
@@ -124,21 +122,21 @@ def moves(chosen: dict[str, Any], prices: pl.DataFrame) -> None:
     if len(span) != 2:
         st.info(t("empty.filters"))
         return
-    query = {
-        "gpus": tuple(sorted(prices["gpu"].unique().to_list())),
-        "sources": tuple(sorted(prices["source"].unique().to_list())),
-        "billing": chosen["billing"],
-        "regions": chosen["regions"],
-        "start": span[0],
-        "end": span[1],
-    }
-    daily = data.price_trend(grain="day", **query)
+    # Today's cards and platforms (the domestic choice already applied) over the window.
+    query = replace(
+        chosen,
+        gpus=tuple(sorted(prices["gpu"].unique().to_list())),
+        sources=tuple(sorted(prices["source"].unique().to_list())),
+        start=span[0],
+        end=span[1],
+    )
+    daily = data.price_trend("day", query)
     if daily is None or daily.is_empty():
         st.info(t("empty.filters"))
         return
     title = t("compare.moves", start=f"{span[0]:%Y-%m-%d}", end=f"{span[1]:%Y-%m-%d}")
     st.altair_chart(charts.platform_moves(daily.with_columns(data_label()), title), width="content")
-    changes = data.platform_moves(**query)
+    changes = data.platform_moves(query)
     if changes is None or changes.is_empty():
         return
     st.subheader(t("compare.moves_table"))
@@ -161,18 +159,14 @@ def moves(chosen: dict[str, Any], prices: pl.DataFrame) -> None:
 
 
 def main() -> None:
-    st.title(t("compare.title"))
-    simulated_banner()
-    options = data.compare_options()
+    options = open_page("compare.title", data.compare_options, "compare.none")
     if options is None:
         return
-    if options.is_empty():
-        st.info(t("compare.none"))
+    choice = filters(options)
+    if choice is None:
         return
-    chosen = filters(options)
-    if chosen is None:
-        return
-    prices = data.platform_prices(**chosen)
+    chosen, domestic = choice
+    prices = data.platform_prices(chosen, domestic_only=domestic)
     if prices is None:
         return
     if prices.is_empty():
@@ -182,7 +176,7 @@ def main() -> None:
     at = f"{prices['observed_at'].max():%Y-%m-%d %H:%M}"
     st.caption(t("compare.caption", at=at, hours=FRESH_HOURS))
     fx_caption(prices)
-    billing = ", ".join(chosen["billing"])
+    billing = ", ".join(chosen.billing or ())
     st.altair_chart(
         charts.compare_heatmap(prices, t("compare.heatmap", billing=billing, at=at)),
         width="stretch",

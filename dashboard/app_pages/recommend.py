@@ -2,11 +2,14 @@
 
 The same inputs as `gpuprice recommend`, the seeds' 5-step decision tree (recommender
 package) at the warehouse's latest prices, with the seeds' published prices standing in
-when the warehouse holds none yet.
+when the warehouse holds none yet. The figures keep their English names (metric labels, as
+table columns do: they are the names the JSON export and the CLI use); the prose follows the
+language switch (dashboard/i18n.py).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -19,8 +22,8 @@ from configuration.recommender_feed import (
     parse_config_text,
     shows_simulated,
 )
-from dashboard.app_pages import recommend_text as text
 from dashboard.data import price_inputs
+from dashboard.i18n import both, t
 from dashboard.tables import show as show_table
 from recommender import (
     INFERENCE_METHODS,
@@ -35,9 +38,14 @@ from recommender import (
     recommend,
 )
 
-CUSTOM = "custom (parameter count)"
+# Choice labels stay the same in both languages (i18n.both): Streamlit keeps a choice by
+# its label, so one that changed with the language would drop the user's choice.
+CUSTOM = both("rec.model.custom")
+PASTE = both("rec.model.paste")
+HF_ID = both("rec.model.hf")
+CHEAPEST = both("rec.source.default")
 DEFAULT = "default"
-CHEAPEST = "cheapest source per card"
+LAYOUT = "layout"
 REQUEST = "recommend_request"
 METHOD_HELP = {
     "online": "online serving",
@@ -48,146 +56,146 @@ METHOD_HELP = {
     "pretrain": "pretraining",
 }
 
-st.title("选卡推荐 · GPU recommender")
-st.caption(
-    "The seeds' 5-step decision tree (seed 000 §四, seed 003 §五): task → memory → cards and "
-    "count → rent mode → budget. GB = 10^9 bytes; money in CNY per month."
-)
-
-available = price_inputs()
-sources = available.sources if available is not None and not available.fallback else []
-
 
 def _forget_result() -> None:
     st.session_state.pop(REQUEST, None)
 
 
-task = st.radio(
-    "任务 / Task",
-    ["inference", "training"],
-    horizontal=True,
-    key="rec_task",
-    on_change=_forget_result,
-)
-training = task == "training"
-
-with st.form("recommend_form"):
-    left, middle, right = st.columns(3)
-    with left:
-        methods = TRAINING_METHODS if training else INFERENCE_METHODS
-        method = st.selectbox(
-            "方法 / Method",
+def _model_inputs(training: bool) -> dict[str, Any]:
+    methods = TRAINING_METHODS if training else INFERENCE_METHODS
+    return {
+        "method": st.selectbox(
+            t("rec.method"),
             methods,
             index=methods.index("lora") if training else 0,
             format_func=lambda m: f"{m} · {METHOD_HELP[m]}",
             key="rec_method",
-        )
-        model = st.selectbox(
-            "模型 / Model",
-            [*PRESETS, CUSTOM, text.PASTE, text.HF_ID],
+        ),
+        "model": st.selectbox(
+            t("rec.model"),
+            [*PRESETS, CUSTOM, PASTE, HF_ID],
             index=0,
             key="rec_model",
-            help="Presets carry their real architecture (config.json cited); custom sizes "
-            "use a stated estimate; or paste a config.json, or give a Hugging Face id.",
-        )
-        config_text = st.text_area(
-            text.CONFIG_LABEL, key="rec_config", height=120, help=text.CONFIG_HELP
-        )
-        hf_id = st.text_input(text.HF_LABEL, key="rec_hf_id", help=text.HF_HELP)
-        params = st.number_input(
-            "参数量 / Parameters (billions, for custom)",
+            help=t("rec.model.help"),
+        ),
+        "config_text": st.text_area(
+            t("rec.config"), key="rec_config", height=120, help=t("rec.config.help")
+        ),
+        "hf_id": st.text_input(t("rec.hf"), key="rec_hf_id", help=t("rec.hf.help")),
+        "params": st.number_input(
+            t("rec.params"),
             min_value=0.1,
             max_value=10_000.0,
             value=7.0,
             step=1.0,
             key="rec_params",
-        )
-        precision = st.selectbox(
-            "精度 / Precision",
+        ),
+        "precision": st.selectbox(
+            t("rec.precision"),
             [DEFAULT, *PRECISION_BYTES],
             key="rec_precision",
-            help="default: bf16 (int4 for QLoRA). Full fine-tune takes bf16 / fp16 only.",
-        )
-    with middle:
-        context = st.number_input(
-            "上下文 / Context (tokens per sequence)",
+            help=t("rec.precision.help"),
+        ),
+    }
+
+
+def _usage_inputs(training: bool) -> dict[str, Any]:
+    return {
+        "context": st.number_input(
+            t("rec.context"),
             min_value=1,
             max_value=10_000_000,
             value=2048 if training else 4096,
             step=1024,
             key="rec_context",
-        )
-        concurrency = st.number_input(
-            "micro-batch per card" if training else "并发 / Concurrent sequences",
+        ),
+        "concurrency": st.number_input(
+            t("rec.batch") if training else t("rec.concurrency"),
             min_value=1,
             max_value=100_000,
             value=1,
             key="rec_concurrency",
-        )
-        hours = st.number_input(
-            "每月使用 / Hours per month per card",
+        ),
+        "hours": st.number_input(
+            t("rec.hours"),
             min_value=1.0,
             max_value=744.0,
             value=720.0,
             step=10.0,
             key="rec_hours",
-            help="720 = always on. Decides hourly vs monthly plan vs bare metal (seed 003 §六).",
-        )
-        budget = st.number_input(
-            "预算 / Monthly budget, CNY (0 = none)",
-            min_value=0.0,
-            value=0.0,
-            step=500.0,
-            key="rec_budget",
-        )
-    with right:
-        domestic = st.checkbox("信创 / Domestic cards only (Ascend)", key="rec_domestic")
-        source = st.selectbox(
-            "价格来源 / Price source",
+            help=t("rec.hours.help"),
+        ),
+        "budget": st.number_input(
+            t("rec.budget"), min_value=0.0, value=0.0, step=500.0, key="rec_budget"
+        ),
+    }
+
+
+def _market_inputs(training: bool, sources: list[str]) -> dict[str, Any]:
+    return {
+        "domestic": st.checkbox(t("rec.domestic"), key="rec_domestic"),
+        "source": st.selectbox(
+            t("rec.source"),
             [CHEAPEST, *sources],
             key="rec_source",
-            help="Default: per card, the source that is cheapest for this workload.",
-        )
-        kv_precision = st.selectbox(
-            "KV cache dtype (inference)",
-            [DEFAULT, *KV_PRECISIONS],
-            key="rec_kv",
-            disabled=training,
-        )
-        dataset_gb = st.number_input(
-            "数据集 / Dataset, GB (disk check)", min_value=0.0, value=0.0, key="rec_dataset"
-        )
-        lora_rank = st.number_input(
-            "LoRA rank",
+            help=t("rec.source.help"),
+        ),
+        "kv_precision": st.selectbox(
+            t("rec.kv"), [DEFAULT, *KV_PRECISIONS], key="rec_kv", disabled=training
+        ),
+        "dataset_gb": st.number_input(
+            t("rec.dataset"), min_value=0.0, value=0.0, key="rec_dataset"
+        ),
+        "lora_rank": st.number_input(
+            t("rec.rank"),
             min_value=1,
             max_value=1024,
             value=32,
             key="rec_rank",
             disabled=not training,
-        )
-    submitted = st.form_submit_button("推荐 / Recommend", type="primary")
+        ),
+    }
 
-if submitted:
-    st.session_state[REQUEST] = {
+
+def form(task: str, sources: list[str]) -> dict[str, Any] | None:
+    """The workload form; the request to compute when it was just sent, else None."""
+    training = task == "training"
+    with st.form("recommend_form"):
+        left, middle, right = st.columns(3)
+        with left:
+            chosen = _model_inputs(training)
+        with middle:
+            chosen |= _usage_inputs(training)
+        with right:
+            chosen |= _market_inputs(training, sources)
+        submitted = st.form_submit_button(t("rec.submit"), type="primary")
+    return request_of(task, chosen) if submitted else None
+
+
+def request_of(task: str, chosen: dict[str, Any]) -> dict[str, Any]:
+    """What the form asked for, kept in the session so the result outlives a rerun."""
+    training, model = task == "training", chosen["model"]
+    kv_precision = chosen["kv_precision"]
+    return {
         "workload": {
             "task": task,
-            "method": method,
-            "model": None if model in (CUSTOM, text.PASTE, text.HF_ID) else model,
-            "params_b": float(params) if model == CUSTOM else None,
-            "precision": None if precision == DEFAULT else precision,
+            "method": chosen["method"],
+            "model": None if model in (CUSTOM, PASTE, HF_ID) else model,
+            "params_b": float(chosen["params"]) if model == CUSTOM else None,
+            "precision": None if chosen["precision"] == DEFAULT else chosen["precision"],
             "kv_precision": None if training or kv_precision == DEFAULT else kv_precision,
-            "context": int(context),
-            "concurrency": int(concurrency),
-            "hours_per_month": float(hours),
-            "budget_cny": float(budget) if budget > 0 else None,
-            "domestic": bool(domestic),
-            "dataset_gb": float(dataset_gb),
-            "lora_rank": int(lora_rank),
+            "context": int(chosen["context"]),
+            "concurrency": int(chosen["concurrency"]),
+            "hours_per_month": float(chosen["hours"]),
+            "budget_cny": float(chosen["budget"]) if chosen["budget"] > 0 else None,
+            "domestic": bool(chosen["domestic"]),
+            "dataset_gb": float(chosen["dataset_gb"]),
+            "lora_rank": int(chosen["lora_rank"]),
         },
-        "source": None if source == CHEAPEST else source,
-        "model_from": {text.PASTE: "config", text.HF_ID: "hf"}.get(model),
-        "config_text": config_text,
-        "hf_id": hf_id.strip(),
+        "source": None if chosen["source"] == CHEAPEST else chosen["source"],
+        "model_from": {PASTE: "config", HF_ID: "hf"}.get(model),
+        "config_text": chosen["config_text"],
+        "hf_id": chosen["hf_id"].strip(),
     }
 
 
@@ -205,10 +213,10 @@ def _gb(value: float) -> str:
 
 def show_memory(rec: Recommendation) -> None:
     mem = rec.memory
-    st.subheader("显存 / Memory, two ways")
+    st.subheader(t("rec.memory"))
     rule_col, exact_col = st.columns(2)
     with rule_col:
-        st.markdown("**Seeds' rule of thumb**")
+        st.markdown(t("rec.memory.rule"))
         if mem.rule_low_gb == mem.rule_high_gb:
             st.metric("rule of thumb", _gb(mem.rule_high_gb))
         else:
@@ -218,7 +226,7 @@ def show_memory(rec: Recommendation) -> None:
         st.metric(f"+{MARGIN:.0%} margin", _gb(mem.rule_high_gb * (1 + MARGIN)))
         st.caption(_md(mem.rule_basis))
     with exact_col:
-        st.markdown("**Exact model**")
+        st.markdown(t("rec.memory.exact"))
         a, b, c = st.columns(3)
         a.metric("weights", _gb(mem.weights_gb))
         if rec.workload.is_training:
@@ -232,16 +240,14 @@ def show_memory(rec: Recommendation) -> None:
         d, e = st.columns(2)
         d.metric("total", _gb(mem.total_gb))
         e.metric(f"+{MARGIN:.0%} margin, one card", _gb(mem.total_gb * (1 + MARGIN)))
-        st.caption(
-            "seeds' card count = rule-of-thumb low end ÷ card VRAM, no margin; exact count = "
-            f"total split across cards (runtime on each) + {MARGIN:.0%} margin."
-        )
+        st.caption(t("rec.memory.counts", margin=MARGIN))
 
 
 def show_steps(rec: Recommendation) -> None:
-    st.subheader("决策树 / The five steps")
+    st.subheader(t("rec.steps"))
     for step in rec.steps:
-        with st.expander(f"Step {step.step}: {step.title}", expanded=step.step in (2, 3)):
+        label = t("rec.step", n=step.step, title=step.title)
+        with st.expander(label, expanded=step.step in (2, 3)):
             for line in step.reasoning.splitlines():
                 bullet = line.startswith(("- ", "  "))
                 st.markdown(("- " if bullet else "") + _md(line.lstrip(" -!") if bullet else line))
@@ -257,7 +263,7 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
                 "card": o.gpu,
                 "count (exact)": o.count,
                 "count (seeds' rule)": o.rule_of_thumb_count,
-                text.LAYOUT: None if o.layout is None else o.layout.label,
+                LAYOUT: None if o.layout is None else o.layout.label,
                 "mode": o.chosen.label,
                 "CNY / month": round(o.monthly_cny, 2),
                 "per card GB": round(o.per_card_gb, 1),
@@ -280,19 +286,22 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
 
 
 def show_options(rec: Recommendation) -> None:
-    st.subheader(f"方案 / Options, cheapest first (at {rec.workload.hours_per_month:g} h/month)")
+    st.subheader(t("rec.options", hours=rec.workload.hours_per_month))
     if not rec.options:
-        st.info(
-            "没有合适的卡 / None of the priced cards fits this workload. The levers below show "
-            "what would (lower precision, LoRA, shorter context, fewer sequences)."
-        )
+        st.info(t("rec.none"))
         return
     show_table(_options_frame(rec))
     best = rec.recommended
     if best is not None:
         st.success(
-            f"推荐 / Recommended: {best.count} x {best.gpu}, {best.chosen.label}, "
-            f"¥{best.monthly_cny:,.2f}/month ({best.price.label})"
+            t(
+                "rec.recommended",
+                count=best.count,
+                gpu=best.gpu,
+                mode=best.chosen.label,
+                cost=best.monthly_cny,
+                price=best.price.label,
+            )
         )
         for warning in best.warnings:
             st.warning(warning)
@@ -319,15 +328,15 @@ def _levers_frame(levers: tuple[Any, ...]) -> pl.DataFrame:
 
 
 def show_budget(rec: Recommendation) -> None:
-    st.subheader("预算 / Budget and levers")
+    st.subheader(t("rec.budget_title"))
     st.markdown(_md(rec.steps[4].reasoning.splitlines()[0]))
     if rec.levers:
-        st.markdown("Levers (seed 000 §四 step 5, seed 003 §二), each recomputed through the tree:")
+        st.markdown(t("rec.levers"))
         show_table(_levers_frame(rec.levers))
     elif rec.workload.budget_cny is None:
-        st.caption("Give a monthly budget to check it; levers appear when the cost is over it.")
+        st.caption(t("rec.no_budget"))
     if rec.alternatives:
-        st.markdown("Needs several cards; smaller footprints, recomputed:")
+        st.markdown(t("rec.alternatives"))
         show_table(_levers_frame(rec.alternatives))
 
 
@@ -336,38 +345,46 @@ def _model_from_request(request: dict[str, Any]) -> Any:
     kind = request.get("model_from")
     if kind == "config":
         if not request["config_text"].strip():
-            raise RecommenderInputError(text.NO_CONFIG)
+            raise RecommenderInputError(t("rec.no_config"))
         return parse_config_text(request["config_text"])
     if kind == "hf":
         if not request["hf_id"]:
-            raise RecommenderInputError(text.NO_HF_ID)
+            raise RecommenderInputError(t("rec.no_hf_id"))
         return hub_architecture(request["hf_id"])
     return request["workload"]["model"]
 
 
-def show(request: dict[str, Any]) -> None:
+def _workload(request: dict[str, Any]) -> Workload | None:
+    """The request's workload, or None after saying what is wrong with it."""
     try:
         model = _model_from_request(request)
         fields = dict(request["workload"])
         if model is not None:
             fields |= {"model": model, "params_b": None}
-        workload = Workload(**fields)
+        return Workload(**fields)
     except RecommenderInputError as exc:
-        st.error(f"输入有误 / Invalid input: {exc}")
+        st.error(t("rec.invalid", error=exc))
+        return None
+
+
+def _price_note(inputs: PriceInputs) -> None:
+    if inputs.fallback:
+        st.info(t("rec.seed_prices", note=inputs.note))
+    else:
+        st.caption(inputs.note)
+
+
+def show(request: dict[str, Any]) -> None:
+    workload = _workload(request)
+    if workload is None:
         return
     inputs: PriceInputs | None = price_inputs(request["source"])
     if inputs is None:
         return
     rec = recommend(workload, inputs.specs, inputs.prices)
     if shows_simulated(rec):
-        st.warning(
-            "**模拟数据 SIMULATED** — options marked SIMULATED are priced by the bundled demo "
-            "market, not real quotes."
-        )
-    if inputs.fallback:
-        st.info(f"使用种子价格 / {inputs.note}")
-    else:
-        st.caption(inputs.note)
+        st.warning(t("rec.simulated"))
+    _price_note(inputs)
     arch = rec.memory.arch
     st.caption(
         _md(
@@ -389,18 +406,31 @@ def show(request: dict[str, Any]) -> None:
 
 
 def _json(rec: Recommendation, inputs: PriceInputs) -> str:
-    import json
-
     return json.dumps(rec.to_dict() | {"prices": inputs.to_dict(rec)}, ensure_ascii=False, indent=2)
 
 
-request = st.session_state.get(REQUEST)
-if request is None:
-    if available is not None and available.fallback:
-        st.info(f"使用种子价格 / {available.note}")
-    st.info(
-        "填写上面的表单并点击推荐 / Describe the workload above and press **Recommend**: "
-        "e.g. Llama-3.1-70B-Instruct, inference, fp16, 4,096 tokens, 8 sequences."
+def main() -> None:
+    st.title(t("rec.title"))
+    st.caption(t("rec.caption"))
+    available = price_inputs()
+    sources = available.sources if available is not None and not available.fallback else []
+    task = st.radio(
+        t("rec.task"),
+        ["inference", "training"],
+        horizontal=True,
+        key="rec_task",
+        on_change=_forget_result,
     )
-else:
-    show(request)
+    sent = form(task, sources)
+    if sent is not None:
+        st.session_state[REQUEST] = sent
+    request = st.session_state.get(REQUEST)
+    if request is not None:
+        show(request)
+        return
+    if available is not None and available.fallback:
+        st.info(t("rec.seed_prices", note=available.note))
+    st.info(t("rec.prompt"))
+
+
+main()

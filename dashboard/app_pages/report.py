@@ -10,9 +10,11 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data
-from dashboard.data import data_label, settings, simulated_banner
+from dashboard.alert_table import alert_table
+from dashboard.data import data_label, settings
 from dashboard.export import XLSX_MIME
 from dashboard.i18n import t
+from dashboard.page_start import open_page
 from dashboard.report_xlsx import MonthlyReport, charts_png, workbook_bytes
 from dashboard.tables import show
 from warehouse.read.report import next_month
@@ -107,29 +109,12 @@ def preview(report: MonthlyReport) -> None:
         )
     st.subheader(t("report.alerts", n=report.alerts.height))
     if "created_at" in report.alerts.columns and not report.alerts.is_empty():
-        show(
-            report.alerts.select(
-                pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
-                "kind",
-                "rule",
-                pl.col("gpu").alias("card"),
-                pl.col("source").alias("line"),
-                pl.col("old_value").round(1).alias("from h/month"),
-                pl.col("new_value").round(1).alias("to h/month"),
-                "message",
-                data_label(),
-            )
-        )
+        show(alert_table(report.alerts))
 
 
 def main() -> None:
-    st.title(t("report.title"))
-    simulated_banner()
-    options = data.trend_options()
+    options = open_page("report.title", data.trend_options, "empty.no_prices")
     if options is None:
-        return
-    if options.is_empty():
-        st.info(t("empty.no_prices"))
         return
     choices = months(options)
     month = st.selectbox(

@@ -4,18 +4,20 @@ cards, and an export of exactly the table the chart draws."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
-from dashboard.data import data_label, simulated_banner
+from dashboard.data import data_label
 from dashboard.export import export_buttons
 from dashboard.i18n import both, t
+from dashboard.page_start import open_page
 from dashboard.tables import MISSING, show
-from warehouse.read.dashboard import GRAINS
+from warehouse.read.dashboard import GRAINS, Grain
+from warehouse.read.filters import OfferFilter
 
 DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
 DEFAULT_DAYS = 90
@@ -23,11 +25,20 @@ KPI_COLUMNS = 4
 UNIT = "CNY per card-hour"
 
 
+@dataclass(frozen=True)
+class Chosen:
+    """What the filters chose: the offers to read, the grain, and whether to draw quotes."""
+
+    offers: OfferFilter
+    grain: Grain
+    quotes: bool
+
+
 def _pct(value: float | None) -> str:
     return MISSING if value is None else f"{value:+.1%}"
 
 
-def filters(options: pl.DataFrame) -> dict[str, Any] | None:
+def filters(options: pl.DataFrame) -> Chosen | None:
     """The filter widgets; None (after saying so) when a choice leaves nothing to show."""
 
     def values(column: str) -> list[str]:
@@ -67,20 +78,19 @@ def filters(options: pl.DataFrame) -> dict[str, Any] | None:
     if not (cards and platforms and billing and regions) or len(span) != 2:
         st.info(t("empty.filters"))
         return None
-    return {
-        "gpus": tuple(cards),
-        "sources": tuple(platforms),
-        "billing": tuple(billing),
-        "regions": tuple(regions),
-        "start": span[0],
-        "end": span[1],
-        "grain": grain,
-        "quotes": quotes,
-    }
+    offers = OfferFilter(
+        gpus=tuple(cards),
+        sources=tuple(platforms),
+        billing=tuple(billing),
+        regions=tuple(regions),
+        start=span[0],
+        end=span[1],
+    )
+    return Chosen(offers, grain, quotes)
 
 
-def kpis(chosen: dict[str, Any]) -> None:
-    changes = data.card_changes(**_offer_filters(chosen))
+def kpis(offers: OfferFilter) -> None:
+    changes = data.card_changes(offers)
     if changes is None or changes.is_empty():
         return
     month = changes["month"].max()
@@ -100,11 +110,6 @@ def kpis(chosen: dict[str, Any]) -> None:
                 f"platform(s); newest observation {row['last_seen']:%Y-%m-%d %H:%M} UTC",
                 border=True,
             )
-
-
-def _offer_filters(chosen: dict[str, Any]) -> dict[str, Any]:
-    keys = ("gpus", "sources", "billing", "regions", "start", "end")
-    return {k: chosen[k] for k in keys}
 
 
 def chart_table(
@@ -161,28 +166,26 @@ def chart_table(
     )
 
 
-def trend_chart(chosen: dict[str, Any]) -> None:
-    query = _offer_filters(chosen) | {"grain": chosen["grain"]}
-    series = data.price_trend(**query)
+def trend_chart(chosen: Chosen) -> None:
+    offers, grain = chosen.offers, chosen.grain
+    series = data.price_trend(grain, offers)
     if series is None:
         return
     if series.is_empty():
         st.info(t("empty.filters"))
         return
-    band = data.price_band(**query)
+    band = data.price_band(grain, offers)
     quotes = None
-    if chosen["quotes"]:
+    if chosen.quotes:
+        # Quotes are another market: only the cards and the days apply to them.
         quotes = data.quote_trend(
-            grain=chosen["grain"],
-            gpus=chosen["gpus"],
-            start=chosen["start"],
-            end=chosen["end"],
+            grain, OfferFilter(gpus=offers.gpus, start=offers.start, end=offers.end)
         )
     title = t(
         "trends.chart",
-        start=f"{chosen['start']:%Y-%m-%d}",
-        end=f"{chosen['end']:%Y-%m-%d}",
-        grain=t(f"grain.{chosen['grain']}"),
+        start=f"{offers.start:%Y-%m-%d}",
+        end=f"{offers.end:%Y-%m-%d}",
+        grain=t(f"grain.{grain}"),
     )
     has_quotes = quotes is not None and not quotes.is_empty()
     subtitle = [t("trends.facets"), t("trends.band")]
@@ -197,15 +200,15 @@ def trend_chart(chosen: dict[str, Any]) -> None:
         table,
         column_config={"period": st.column_config.DateColumn("period", format="YYYY-MM-DD")},
     )
-    stem = f"gpuprice_trend_{chosen['grain']}_{chosen['start']:%Y%m%d}-{chosen['end']:%Y%m%d}"
+    stem = f"gpuprice_trend_{grain}_{offers.start:%Y%m%d}-{offers.end:%Y%m%d}"
     export_buttons(table, stem, key="tr_export")
 
 
-def changes_table(chosen: dict[str, Any]) -> None:
-    changes = data.monthly_changes(**_offer_filters(chosen))
+def changes_table(offers: OfferFilter) -> None:
+    changes = data.monthly_changes(offers)
     if changes is None or changes.is_empty():
         return
-    st.subheader(t("trends.changes", end=f"{chosen['end']:%Y-%m-%d}"))
+    st.subheader(t("trends.changes", end=f"{offers.end:%Y-%m-%d}"))
     shown = changes.select(
         pl.col("gpu").alias("card"),
         pl.col("source").alias("platform"),
@@ -221,15 +224,13 @@ def changes_table(chosen: dict[str, Any]) -> None:
     show(shown)
 
 
-def latest_prices(chosen: dict[str, Any]) -> None:
+def latest_prices(offers: OfferFilter) -> None:
     latest = data.latest_offers()
     if latest is None or latest.is_empty():
         return
-    latest = latest.filter(
-        pl.col("gpu").is_in(chosen["gpus"])
-        & pl.col("source").is_in(chosen["sources"])
-        & pl.col("billing").is_in(chosen["billing"])
-    )
+    chosen = (("gpu", offers.gpus), ("source", offers.sources), ("billing", offers.billing))
+    keep = [pl.col(column).is_in(values) for column, values in chosen if values is not None]
+    latest = latest.filter(*keep) if keep else latest
     if latest.is_empty():
         return
     with st.expander(t("trends.latest", at=f"{latest['observed_at'].max():%Y-%m-%d %H:%M}")):
@@ -262,22 +263,17 @@ def freshness(state: pl.DataFrame | None) -> None:
 
 
 def main() -> None:
-    st.title(t("trends.title"))
-    simulated_banner()
-    options = data.trend_options()
+    options = open_page("trends.title", data.trend_options, "empty.no_prices")
     if options is None:
-        return
-    if options.is_empty():
-        st.info(t("empty.no_prices"))
         return
     chosen = filters(options)
     if chosen is None:
         return
     freshness(data.serving_freshness())  # quiet: no caption on a warehouse without it
-    kpis(chosen)
+    kpis(chosen.offers)
     trend_chart(chosen)
-    changes_table(chosen)
-    latest_prices(chosen)
+    changes_table(chosen.offers)
+    latest_prices(chosen.offers)
 
 
 main()

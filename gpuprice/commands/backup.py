@@ -22,7 +22,7 @@ def backup(
 
     settings = settings_or_exit(config)
     try:
-        summary = make_backup(settings.warehouse_path, directory)
+        summary = make_backup(settings.warehouse, directory)
     except (BackupError, WarehouseMissing, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
@@ -39,12 +39,12 @@ def restore(
 
     settings = settings_or_exit(config)
     try:
-        moved = do_restore(settings.warehouse_path, directory)
+        moved = do_restore(settings.warehouse, directory)
     except BackupError as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     console.print(
-        f"restored {settings.warehouse_path} from {directory}", highlight=False, markup=False
+        f"restored {settings.warehouse.path} from {directory}", highlight=False, markup=False
     )
     if moved:
         console.print(f"the previous warehouse is kept as {moved}", highlight=False, markup=False)
@@ -70,11 +70,11 @@ def prune_raw(
     if not keep:
         err.print("[red]give --days, or set \\[retention].raw_page_days[/red]")
         raise typer.Exit(2)
-    if not warehouse_exists(settings.warehouse_path):
-        err.print(f"[red]no warehouse at {escape(str(settings.warehouse_path))}[/red]")
+    if not warehouse_exists(settings.warehouse):
+        err.print(f"[red]no warehouse at {escape(str(settings.warehouse.path))}[/red]")
         raise typer.Exit(1)
     try:
-        summary = prune_raw_pages(settings.warehouse_path, keep)
+        summary = prune_raw_pages(settings.warehouse, keep)
     except WarehouseBusy as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None

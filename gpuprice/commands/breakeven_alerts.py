@@ -93,7 +93,7 @@ def breakeven(
         )
         raise typer.Exit(2)
     settings = settings_or_exit(config)
-    frame = _read(latest_breakeven, settings.warehouse_path, gpu)
+    frame = _read(latest_breakeven, settings.warehouse, gpu)
     rows = frame.to_dicts()
     if as_json:
         _print_json(rows)
@@ -131,7 +131,7 @@ def breakeven(
     console.print(table)
     console.print(
         "A month is 720 h. 'cheapest' = the lowest price per mode across scraped platforms. "
-        f"warehouse: {settings.warehouse_path}"
+        f"warehouse: {settings.warehouse.path}"
     )
 
 
@@ -149,7 +149,7 @@ def alerts(
 
     moment = parse_since(since) if since is not None else None
     settings = settings_or_exit(config)
-    rows = _read(read_alerts, settings.warehouse_path, moment).to_dicts()
+    rows = _read(read_alerts, settings.warehouse, moment).to_dicts()
     if as_json:
         _print_json(rows)
         return

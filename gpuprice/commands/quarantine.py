@@ -42,7 +42,7 @@ def list_(
         raise typer.Exit(2)
     settings = settings_or_exit(config)
     try:
-        frame = list_entries(settings.warehouse_path, None if status == "all" else status, source)
+        frame = list_entries(settings.warehouse, None if status == "all" else status, source)
     except (WarehouseMissing, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
@@ -64,11 +64,11 @@ def _decide(ids: list[str], accept: bool, note: str | None, config) -> None:
     from warehouse.store.db import WarehouseBusy, WarehouseMissing, warehouse_exists
 
     settings = settings_or_exit(config)
-    if not warehouse_exists(settings.warehouse_path):
-        err.print(f"[red]no warehouse at {escape(str(settings.warehouse_path))}[/red]")
+    if not warehouse_exists(settings.warehouse):
+        err.print(f"[red]no warehouse at {escape(str(settings.warehouse.path))}[/red]")
         raise typer.Exit(1)
     try:
-        added = decide(settings.warehouse_path, ids, accept=accept, note=note)
+        added = decide(settings.warehouse, ids, accept=accept, note=note)
     except QuarantineError as exc:
         err.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
         raise typer.Exit(2) from None

@@ -113,7 +113,7 @@ def recommend(
 
     settings = settings_or_exit(config)
     try:
-        inputs = load_price_inputs(settings.warehouse_path, source)
+        inputs = load_price_inputs(settings.warehouse, source)
     except UnknownSource as exc:
         _invalid(str(exc))
     except WarehouseBusy as exc:

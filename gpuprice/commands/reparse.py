@@ -27,10 +27,9 @@ def reparse(
     """Re-parse a source's archived raw pages with today's parser and reload their rows
     (idempotent: the same parser twice changes nothing)."""
     from scrapers.sources import build_adapter
-    from warehouse.ingest.fx_rates import fx_rates
     from warehouse.ingest.reparse import archived_pages
     from warehouse.ingest.reparse import reparse as run_reparse
-    from warehouse.store.db import WarehouseBusy, WarehouseMissing, warehouse_exists
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     settings = settings_or_exit(config)
     day = parse_day(since, "--since") if since is not None else None
@@ -38,18 +37,13 @@ def reparse(
     src = settings.file.sources.get(source)
     try:
         adapter = build_adapter(
-            source,
-            src.adapter if src else None,
-            fx=fx_rates(settings.warehouse_path, settings.fx_defaults())
-            if warehouse_exists(settings.warehouse_path)
-            else None,
-            options=src.adapter_options() if src else None,
+            source, src.adapter if src else None, src.adapter_options() if src else None
         )
     except KeyError as exc:
         err.print(f"[red]{escape(str(exc.args[0]))}[/red]")
         raise typer.Exit(2) from None
     try:
-        total = len(archived_pages(settings.warehouse_path, source, moment))
+        total = len(archived_pages(settings.warehouse, source, moment))
     except (WarehouseMissing, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
@@ -73,13 +67,14 @@ def reparse(
 
         try:
             summary = run_reparse(
-                settings.warehouse_path,
+                settings.warehouse,
                 adapter,
                 source,
                 moment,
                 progress=advance,
                 run_derive=derive,
                 quarantine=settings.file.quarantine.policy(),
+                fx_defaults=settings.fx_defaults(),
             )
         except WarehouseBusy as exc:
             err.print(f"[red]{escape(str(exc))}[/red]")

@@ -79,7 +79,7 @@ def sql(
     timeout_s = _bounded_timeout(timeout, limits.timeout_s)
     try:
         result = run(
-            settings.warehouse_path,
+            settings.warehouse,
             query,
             max_rows=max_rows,
             timeout_s=timeout_s,

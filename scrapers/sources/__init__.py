@@ -1,10 +1,11 @@
 """Source adapters by name.
 
-``get_adapter("jygpu")`` is the registered adapter with no FX rates (enough for CNY sources
-and for tests); :func:`build_adapter` makes the one a run uses: with the day's FX rates for
-sources that list in USD, for ``adapter = "generic"`` with its source name and the
+``get_adapter("jygpu")`` is the registered adapter with its default options;
+:func:`build_adapter` is the one factory every caller uses (the pipeline, ``gpuprice parse``,
+reparse): for ``adapter = "generic"`` with its source name and the
 ``[sources.<name>.extract]`` options, and for ``skypilot`` with the catalogs
-``[sources.skypilot.catalog]`` names.
+``[sources.skypilot.catalog]`` names. No adapter converts money: rows carry prices as
+listed, and the warehouse converts them at load.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scrapers.fx import FxRates
 from scrapers.sources.autodl import AutodlAdapter
 from scrapers.sources.base import (
     SecretSpec,
@@ -22,13 +22,13 @@ from scrapers.sources.base import (
     public_fetch_plan,
 )
 from scrapers.sources.compshare import CompshareAdapter
-from scrapers.sources.generic import GenericAdapter, GenericOptions
+from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
 from scrapers.sources.gpushare import GpushareAdapter
 from scrapers.sources.jygpu import JygpuAdapter
 from scrapers.sources.lambda_cloud import LambdaAdapter
 from scrapers.sources.matpool import MatpoolAdapter
 from scrapers.sources.ppio import PpioAdapter
-from scrapers.sources.runpod import RunpodAdapter
+from scrapers.sources.runpod.adapter import RunpodAdapter
 from scrapers.sources.skypilot import SkypilotAdapter, SkypilotOptions
 from scrapers.sources.smm import SmmAdapter
 from scrapers.sources.vastai import VastaiAdapter
@@ -76,7 +76,6 @@ ADAPTER_TYPES: dict[str, type] = {
     "lambda": LambdaAdapter,
     "skypilot": SkypilotAdapter,
 }
-_TAKES_FX = (VastaiAdapter, RunpodAdapter, LambdaAdapter)
 
 ADAPTERS: dict[str, SourceAdapter] = {name: cls() for name, cls in ADAPTER_TYPES.items()}
 
@@ -93,8 +92,6 @@ def get_adapter(name: str) -> SourceAdapter:
 def build_adapter(
     source: str,
     adapter: str | None = None,
-    *,
-    fx: FxRates | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> SourceAdapter:
     """The adapter for ``source``: a built-in one (``adapter`` None or the source's name) or
@@ -104,7 +101,7 @@ def build_adapter(
         opts = dict(options or {})
         if "paths" in opts:
             opts["paths"] = tuple(opts["paths"])
-        return GenericAdapter(source, GenericOptions(**opts), fx)
+        return GenericAdapter(source, GenericOptions(**opts))
     if kind != source:
         raise KeyError(
             f"source {source!r}: adapter {kind!r} can only be used by the source of that name; "
@@ -117,5 +114,5 @@ def build_adapter(
             f"unknown source {source!r}; known sources: {known} (or adapter = {GENERIC!r})"
         )
     if cls is SkypilotAdapter:
-        return SkypilotAdapter(fx, SkypilotOptions(**options) if options else None)
-    return cls(fx) if issubclass(cls, _TAKES_FX) else cls()
+        return SkypilotAdapter(SkypilotOptions(**options) if options else None)
+    return cls()

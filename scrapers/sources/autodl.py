@@ -1,31 +1,11 @@
 """AutoDL market: GPU machines rented per card, by the hour (按量) or prepaid by the day,
-week, month or year, in CNY; needs a token.
+week, month or year, in CNY; needs a login token.
 
-Request: ``POST https://www.autodl.com/api/v1/machine/search`` with the body the market page
-(``/market/list``) builds, and the header ``Authorization: <token>``: the bare token, no
-``Bearer`` (a ``Bearer`` prefix is refused as 登录超时). Evidence: the notes on AutoDL's market
-search API kept in czh869452912/autodl_minimax_h3 (2026-08-06, read from the page's
-``index.14d7445c.js`` and ``service-code.1d10a170.js``: ``search: "api/v1/machine/search"``;
-``user/machine/list`` lists one's own machines); hhh2210/autodl-market-watch
-``bin/autodl-market-watch.js`` @ 27618edf (the same body, POST ``/api/v1/machine/search``);
-mfznttkx/autodl-gpuhunter ``gpuhunter/autodl_client.py`` @ f5969e29 (``Authorization: token``).
-Only page 1 is read (``page_size`` 100, the most the API returns).
-
-Answer ``{"code": "Success", "msg": "", "data": {"list": [...], "max_page": N,
-"result_total": N, ...}}``; any other ``code`` (``{"code": "AuthorizeFailed", "msg": "认证失败;
-登录超时"}`` for an expired token) is a parse error carrying AutoDL's message. gpuhunter also
-accepts ``"OK"``. Per machine: ``machine_id``, ``gpu_name`` (kept as given: "RTX 4090D",
-"RTX 5090 D", "vGPU-48GB", "H20-NVLink"), ``gpu_memory`` (bytes of GiB), ``gpu_number``,
-``gpu_idle_num`` (idle cards), ``region_name``, ``cpu_per_gpu``, ``mem_per_gpu`` (bytes of
-GiB: 96636764160 = 90 GiB) and ``machine_sku_info[]``: per billing ``type`` a
-``current_price`` per card for that period in 厘 (1/1000 yuan; payg 1980 = ¥1.98/时) and an
-``origin_price`` (0 when there is none; gpuhunter's instance snapshot shows
-``{"type": "payg", "origin_price": 0, "current_price": 2510}``). The types are the market's
-``charge_type`` values: payg, daily, weekly, monthly, yearly. A sku priced 0 is not on offer.
-An answer of the older ``user/machine/list`` shape (no ``machine_sku_info``; ``payg`` and
-``payg_price`` per card-hour, gpuhunter) is read as the hourly price alone.
-
-One row per machine and sku type; ``offer_id`` = ``machine_id``; ``stock`` = idle cards.
+``POST /api/v1/machine/search`` with the market page's body and ``Authorization: <token>``
+(no ``Bearer``). One row per machine and ``machine_sku_info`` entry: ``current_price`` in 厘
+(1/1000 yuan) per card for the sku's period, ``origin_price`` the list price; ``offer_id`` =
+``machine_id``, ``stock`` = idle cards. A ``code`` other than Success is a parse error carrying
+AutoDL's message. The evidence (public clients; the answer is modelled): docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -40,7 +20,7 @@ from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, Offer
 from scrapers.sources._json import data_list, field, integer, load_json, obj, optional_text, text
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import SecretSpec
+from scrapers.sources.base import Kind, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 SEARCH_PATH = "/api/v1/machine/search"
@@ -88,9 +68,10 @@ def _optional_int(machine: dict[str, Any], key: str, what: str) -> int | None:
 
 class AutodlAdapter:
     name = "autodl"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "CNY"
     secret = SecretSpec(env="GPUPRICE_AUTODL_TOKEN", header="Authorization", what="login token")
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [Request(f"{base_url.rstrip('/')}{SEARCH_PATH}", method="POST", json_body=QUERY)]
@@ -170,7 +151,7 @@ class AutodlAdapter:
                     currency="CNY",
                     unit=unit,
                     unit_raw=f"{unit_raw} ({kind} price in 厘 ÷ 1000)",
-                    cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+                    per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
                     list_price=Decimal(origin) / MILLI_PER_YUAN,
                     region=optional_text(machine, "region_name", what),
                     cpu_cores=_optional_int(machine, "cpu_per_gpu", what),

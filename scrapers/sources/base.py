@@ -1,13 +1,16 @@
 """What a source adapter is: a fetch plan plus a pure parser.
 
-An adapter may also declare the secret its live site needs (a login cookie, an API token)
-and the currency it lists prices in. An adapter whose secret only opens a better door (an
-API beside a public page) also has ``public_fetch_plan``: what to fetch without it. The secret's *value* never reaches the adapter: the
-pipeline reads it (``configuration.settings``) and adds it to the request headers at fetch time.
+An adapter also declares the currency it lists prices in and the secrets its live site needs:
+``secret`` (one value sent in a header: a login cookie, an API token) or ``key_pair`` (a public
+and a private key its requests are signed with). An adapter whose secret only opens a better
+door (an API beside a public page) also has ``public_fetch_plan``: what to fetch without it.
+Secret *values* never reach the adapter: the pipeline reads them (``configuration.settings``)
+and adds them to the requests at fetch time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal, Protocol
@@ -15,6 +18,7 @@ from typing import Literal, Protocol
 from scrapers.http import Request
 from scrapers.rows import Row
 
+# What an adapter's rows are: offers, spot quotes, or both (vast.ai).
 Kind = Literal["offers", "quotes", "offers+quotes"]
 
 
@@ -32,15 +36,46 @@ class SecretSpec:
     what: str  # e.g. "login cookie", "developer token"
     template: str = "{}"  # e.g. "Bearer {}"
 
+    @property
+    def envs(self) -> tuple[str]:
+        """The variable to read (one: ``secret_file`` may hold it)."""
+        return (self.env,)
+
     def headers(self, secret: str) -> dict[str, str]:
         return {self.header: self.template.format(secret.strip())}
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPairSpec:
+    """A public and a private key a source's requests are signed with (UCloud's for 优云智算).
+
+    Nothing goes into a header: the pipeline reads both values, each from ``<env>`` or
+    ``<env>_FILE`` (one ``secret_file`` cannot hold two keys), and sends
+    ``sign(request, public, private)`` for every request of the plan, so the plan itself holds
+    unsigned requests. Either key missing: the source is *not configured*.
+    """
+
+    public_env: str
+    private_env: str
+    what: str  # e.g. "UCloud API key pair (public and private key)"
+    signer: Callable[[Request, str, str], Request]
+
+    @property
+    def envs(self) -> tuple[str, str]:
+        """(public key variable, private key variable)."""
+        return (self.public_env, self.private_env)
+
+    def sign(self, request: Request, public_key: str, private_key: str) -> Request:
+        """The request to send, signed with the two keys."""
+        return self.signer(request, public_key, private_key)
 
 
 class SourceAdapter(Protocol):
     name: str
     kind: Kind
     currency: str  # the currency prices are listed in ("CNY", "USD")
-    secret: SecretSpec | None
+    secret: SecretSpec | None  # one value sent in a header
+    key_pair: KeyPairSpec | None  # two keys the requests are signed with
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         """The requests to send for one snapshot, in order. No I/O."""

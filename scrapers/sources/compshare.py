@@ -1,32 +1,13 @@
 """优云智算 Compshare (UCloud's GPU rental platform): the ``GetCompShareInstancePrice`` API.
 
-The API (``https://api.compshare.cn``, the official compshare-cn/compshare-cli's
-``DEFAULT_BASE_URL``) is UCloud's: every request carries ``PublicKey`` and a ``Signature``
-computed over all its parameters with the private key (:func:`sign`). The adapter never sees
-the keys: its fetch plan holds *unsigned* requests and the pipeline signs each one at fetch
-time with :meth:`UcloudKeyPair.sign` (both keys from the environment). Without the keys the
-source is not configured.
-
-One request per machine of :data:`DEFAULT_MACHINES` (GPU type, card count, CPU cores, memory,
-zone), without ``ChargeType``: the answer then lists every billing mode at once, as a real
-answer saved by compshare-agent shows (Postpay, Dynamic, Day, Month, Spot for one 4090).
-The request goes as a JSON POST to ``/?Action=GetCompShareInstancePrice`` (the UCloud Go
-SDK's JSON encoder sends exactly this). The answer does not repeat what was asked, so the
-request's parameters are also written into the URL's fragment, which is never sent but stays
-with the fetched page: the parser reads the machine from it.
-
-The answer (field names as the official CLI, compshare-agent's live runs and the
-compshare-docs page read them; UCloud's generated docs and SDKs spell the arrays in the
-singular, ``PriceDetail``, which is read too)::
-
-    {"Action": "GetCompShareInstancePriceResponse", "RetCode": 0,
-     "PriceDetails": [{"ChargeType": "Postpay", "Instance": 1.58}, ...],
-     "OriginalPriceDetails": [...], "ListPriceDetails": [...]}
-
-``Instance`` is the whole instance's price (CPU + memory + GPU, in yuan) for one period of
-its ``ChargeType``; disks and paid images are priced apart and left out. ``PriceDetails`` is
-the price paid (折后价), ``ListPriceDetails`` the list price (目录价), else
-``OriginalPriceDetails`` (原价). ``RetCode`` other than 0 is an error carrying ``Message``.
+One JSON POST to ``/?Action=GetCompShareInstancePrice`` per machine of
+:data:`DEFAULT_MACHINES`, without ``ChargeType`` so that every billing mode is listed; the
+machine also rides in the URL's fragment (never sent), since the answer does not repeat it.
+The plan holds *unsigned* requests: the adapter's ``key_pair`` tells the pipeline to add
+``PublicKey`` and UCloud's ``Signature`` (:func:`sign`) at fetch time. ``Instance`` is the
+whole instance's price in yuan per period; ``PriceDetails`` is the price paid,
+``ListPriceDetails`` (else ``OriginalPriceDetails``) the list price. The answer's shape and
+its evidence (one real answer, UCloud's docs and SDKs): docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -36,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from scrapers.gpu_names import canonical_gpu
@@ -45,6 +26,7 @@ from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_YEAR, Billing, OfferRow, Pa
 from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
+from scrapers.sources.base import KeyPairSpec, Kind
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 API_URL = "https://api.compshare.cn"
@@ -142,40 +124,25 @@ def sign(params: Mapping[str, str], public_key: str, private_key: str) -> dict[s
     return signed
 
 
-@dataclass(frozen=True, slots=True)
-class UcloudKeyPair:
-    """The two environment variables a UCloud-signed source needs, and how to use them.
-
-    Unlike :class:`scrapers.sources.base.SecretSpec` nothing goes into a header: the
-    pipeline reads both values, then sends ``sign(request, public, private)`` for every
-    request of the plan. Either one missing: the source is *not configured*.
-    """
-
-    env: str = "GPUPRICE_UCLOUD_PRIVATE_KEY"  # named in "not configured" messages
-    public_env: str = "GPUPRICE_UCLOUD_PUBLIC_KEY"
-    what: str = "UCloud API key pair (public and private key)"
-
-    @property
-    def envs(self) -> tuple[str, str]:
-        """(public key variable, private key variable)."""
-        return (self.public_env, self.env)
-
-    def sign(self, request: Request, public_key: str, private_key: str) -> Request:
-        """The request to send: its JSON body signed. The URL (and its fragment) is kept,
-        so the fetched page, the archive and the logs never hold a key or a signature."""
-        if not isinstance(request.json_body, dict):
-            raise ValueError(f"{request.url}: not a UCloud API request (no JSON parameters)")
-        return replace(request, json_body=sign(request.json_body, public_key, private_key))
-
-    def headers(self, secret: str) -> dict[str, str]:
-        raise TypeError("a UCloud key pair signs the request body; use UcloudKeyPair.sign")
+def sign_request(request: Request, public_key: str, private_key: str) -> Request:
+    """The request to send: its JSON body signed. The URL (and its fragment) is kept, so the
+    fetched page, the archive and the logs never hold a key or a signature."""
+    if not isinstance(request.json_body, dict):
+        raise ValueError(f"{request.url}: not a UCloud API request (no JSON parameters)")
+    return replace(request, json_body=sign(request.json_body, public_key, private_key))
 
 
 class CompshareAdapter:
     name = "compshare"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "CNY"
-    secret = UcloudKeyPair()
+    secret = None
+    key_pair = KeyPairSpec(
+        public_env="GPUPRICE_UCLOUD_PUBLIC_KEY",
+        private_env="GPUPRICE_UCLOUD_PRIVATE_KEY",
+        what="UCloud API key pair (public and private key)",
+        signer=sign_request,
+    )
 
     def __init__(self, machines: tuple[Machine, ...] = DEFAULT_MACHINES) -> None:
         if not machines:
@@ -251,7 +218,7 @@ class CompshareAdapter:
             currency="CNY",
             unit=unit,
             unit_raw=f"元/实例 per {CHARGE_NAMES[charge]} (Instance, {charge}; disks not included)",
-            cny_per_card_hour=native.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+            per_card_hour=native.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
             list_price=list_price,
             discount_label=label,
             region=asked["Zone"],

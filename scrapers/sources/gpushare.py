@@ -1,26 +1,17 @@
 """恒源云 gpushare: the 云市场 machine list, priced per card in CNY; needs a login token.
 
-Request: ``GET https://api.gpushare.com/app/api/market/machine/list?models=-1&gpuName=
-&priceOrder=asc&pn=1&ps=50`` with ``Authorization: Bearer <token>`` (from
-``GPUPRICE_GPUSHARE_TOKEN``) and the ``Origin`` / ``Referer`` of the store page: what three
-public monitor scripts send (docs/SOURCES.md cites them). The answer is ``{"data": {"list":
-[...], "total": N}}``; per machine ``id``, ``machineName``, ``gpuNum``, ``gpuUsed``,
-``isOnline``, ``baseInfo.gpuName`` and ``skuList`` [{``skuName``, ``price``}]. Those field
-names and the sku ``payg`` (按量, printed by one script as ``¥{price}/h``) are real; the other
-sku names (``day``/``week``/``month``/``year``), the reading of ``price`` as yuan per *card*
-for the sku's period, and the error envelope (``code`` / ``msg``) are **modelled**: a first
-live run confirms them or fails loudly (an unknown ``skuName`` is a parse error naming it).
-Only the first page (50 machines, as the scripts page) is read.
-
-One row per machine and sku, ``offer_id`` "<id>/<skuName>", ``gpu_count`` 1 (a card of that
-machine), ``stock`` = free cards (``gpuNum`` − ``gpuUsed``; 0 when offline).
+``GET /app/api/market/machine/list`` (first page, 50 machines) with ``Authorization: Bearer
+<token>`` and the store page's ``Origin`` / ``Referer``. One row per machine and ``skuList``
+entry, ``offer_id`` "<id>/<skuName>", ``stock`` = free cards. The field names and the sku
+``payg`` are real (public monitor scripts); the prepaid sku names, the price per card and the
+error envelope are modelled, and an unknown ``skuName`` is a parse error naming it. The
+evidence: docs/SOURCES.md.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 from urllib.parse import urlencode
 
 from scrapers.gpu_names import canonical_gpu
@@ -36,7 +27,7 @@ from scrapers.rows import (
 from scrapers.sources._json import data_list, field, integer, load_json, number, obj, text
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import SecretSpec
+from scrapers.sources.base import Kind, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 LIST_PATH = "/app/api/market/machine/list"
@@ -61,7 +52,7 @@ SUCCESS_CODES = (0, 200, "0", "200", "OK", "ok", "success", "Success")
 
 class GpushareAdapter:
     name = "gpushare"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "CNY"
     secret = SecretSpec(
         env="GPUPRICE_GPUSHARE_TOKEN",
@@ -69,6 +60,7 @@ class GpushareAdapter:
         what="login token",
         template="Bearer {}",
     )
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         url = f"{base_url.rstrip('/')}{LIST_PATH}?{urlencode(QUERY)}"
@@ -131,9 +123,7 @@ class GpushareAdapter:
                         currency="CNY",
                         unit=unit,
                         unit_raw=f"{unit_raw} (skuName {sku_name})",
-                        cny_per_card_hour=per_card.quantize(
-                            CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP
-                        ),
+                        per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
                         list_price=price,
                         stock=free,
                     )

@@ -1,20 +1,10 @@
 """极智算-style GPU marketplace (jygpu.com 算力市场): container instances and bare metal.
 
-Page format (as the demo market serves it; see ``tests/fixtures/pages/``):
-
-* ``/market/container``: ``div#container-list.product-grid`` of ``div.product-card[data-sku]``
-  cards. Each has ``.gpu-name``, ``li.spec-item`` rows of ``.spec-label`` / ``.spec-value``
-  (显存, GPU数量, CPU, 内存, 数据盘, 互联, 地域, 库存) and two prices:
-  ``.price-hourly .price-value`` "¥1.96/时" (挂牌) and ``.price-monthly .price-value``
-  "¥1.57/时" (月付折后, per hour) with ``.discount-tag`` "95折".
-  One card gives two rows: billing ``hourly`` and ``monthly``.
-* ``/market/baremetal``: ``table#baremetal-list`` with headers GPU型号, GPU数量, 单卡显存,
-  CPU, 内存, 数据盘, GPU互联, 地域, 库存, 月付价格 (others ignored); one ``tr[data-sku]`` per
-  server, price "¥7,920/月" for the whole machine. One row, billing ``bare_metal_monthly``.
-
-``offer_id`` is the listing's ``data-sku``: stable across days. A container's hourly and
-monthly rows share it, so a row's identity is ``(source, offer_id, billing, observed_at)``.
-Prices are for what is rented: a container instance (1 card) or a whole server.
+``/market/container``: product cards, each giving an ``hourly`` row (挂牌) and a ``monthly``
+row (月付折后, per hour, with its 折 label). ``/market/baremetal``: a table of servers, each a
+``bare_metal_monthly`` row for the whole machine. ``offer_id`` is the listing's ``data-sku``.
+The format is modelled on the demo market (``tests/fixtures/pages/``); its selectors and
+headers: docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -22,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -41,6 +30,7 @@ from scrapers.sources._page import (
     stated_update_time,
     text_of,
 )
+from scrapers.sources.base import Kind
 from scrapers.units import (
     CNY_PER_CARD_HOUR_QUANTUM,
     hours_for,
@@ -67,9 +57,10 @@ class JygpuAdapter:
     parser is fixed."""
 
     name = "jygpu"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "CNY"
     secret = None
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
         base = base_url.rstrip("/")
@@ -175,7 +166,7 @@ def _offer(
         currency="CNY",
         unit=price.unit,
         unit_raw=price.unit_raw,
-        cny_per_card_hour=price.per_card_hour,
+        per_card_hour=price.per_card_hour,
         list_price=list_price,
         simulated=page.simulated,
         **extra,  # type: ignore[arg-type]

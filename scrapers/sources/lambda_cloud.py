@@ -1,24 +1,13 @@
-"""Lambda Cloud (Lambda Labs) GPU instances, USD → CNY.
+"""Lambda Cloud (Lambda Labs) GPU instances, in USD; one parser tells two formats apart.
 
-Two ways in, one parser that tells them apart by content:
+* With an API key: ``GET /api/v1/instance-types`` (``Authorization: Bearer <key>``); one
+  ``hourly`` row per instance type with GPUs, ``price_cents_per_hour`` ÷ 100 for the whole
+  instance. The answer is modelled on Lambda's OpenAPI description and its clients.
+* Without one: the public pricing page (``public_fetch_plan``), read by the generic table
+  extractor as USD per hour, per instance or per GPU as the table says; Reserved and Sprint
+  clusters give no row. Real captures of 2023, 2024 and 2026: ``tests/fixtures/real/lambda/``.
 
-* With an API key: ``GET https://cloud.lambdalabs.com/api/v1/instance-types`` with
-  ``Authorization: Bearer <key>`` (what dstack's gpuhunt and SkyPilot send; Lambda's API also
-  takes the key as HTTP Basic user). The answer is ``{"data": {"<type>": {"instance_type":
-  {"name", "description", "gpu_description", "price_cents_per_hour", "specs": {"vcpus",
-  "memory_gib", "storage_gib", "gpus"}}, "regions_with_capacity_available": [{"name",
-  "description"}]}}}``; an error is ``{"error": {"code", "message", "suggestion"}}``. Field
-  names as in Lambda's OpenAPI description and the clients that read it; no real answer was
-  seen (the fixture is modelled). ``price_cents_per_hour`` is the whole instance's price in
-  US cents: one ``hourly`` row per instance type, ``price`` = cents ÷ 100 for
-  ``specs.gpus`` cards; a type without GPUs (CPU-only) gives no row.
-* Without a key: the public pricing page (``public_fetch_plan``), read by the generic table
-  extractor with what Lambda's pages have always said: prices in USD, per hour. Whether a
-  table's prices are per instance ("$20.72 / hr" for "8x NVIDIA H100 SXM") or per GPU
-  ("$2.99 / GPU / hr", a "PRICE/GPU/HR" header) is read from the table. Reserved and Sprint
-  clusters (multi-month contracts of 64+ GPUs, or "Contact sales") are not instance
-  listings and give no row. Real page captures of 2023, 2024 and 2026 are in
-  ``tests/fixtures/real/lambda/``.
+Fields and evidence: docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -26,17 +15,16 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Any
 
-from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import field, load_json, looks_like_json, obj, optional_text, text
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import SecretSpec
-from scrapers.sources.generic import GenericAdapter, GenericOptions
+from scrapers.sources.base import Kind, SecretSpec
+from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
 from scrapers.units import per_card_hour, size_gb
 
 API_PATH = "/api/v1/instance-types"
@@ -76,15 +64,15 @@ def _whole(value: Any, what: str) -> int:
 
 class LambdaAdapter:
     name = "lambda"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "USD"
     secret = SecretSpec(
         env="GPUPRICE_LAMBDA_API_KEY", header="Authorization", what="API key", template="Bearer {}"
     )
+    key_pair = None
 
-    def __init__(self, fx: FxRates | None = None) -> None:
-        self.fx = fx or FxRates()
-        self._page = GenericAdapter(self.name, PAGE_OPTIONS, self.fx)
+    def __init__(self) -> None:
+        self._page = GenericAdapter(self.name, PAGE_OPTIONS)
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         """With the API key: the instance-types API (the key goes in the headers)."""
@@ -170,7 +158,7 @@ class LambdaAdapter:
             currency="USD",
             unit=unit,
             unit_raw=UNIT_RAW,
-            cny_per_card_hour=self.fx.to_cny(native, "USD", observed.date()),
+            per_card_hour=native,
             list_price=price,
             cpu_cores=_optional_whole(specs, "vcpus", what),
             ram_gb=_optional_whole(specs, "memory_gib", what),

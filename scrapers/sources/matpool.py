@@ -1,38 +1,19 @@
 """矩池云 (matpool / matgo.cn) public machine market: GPU resource pools rented per 份 by the
 hour, in CNY. No token.
 
-Request: ``GET https://matgo.cn/api/machine_pools?machine_category=0&page=1&per_page=100``, the
-public market inventory the web client reads without login (quziang/matpool-gpu
-``references/inventory.md`` and ``scripts/matpool_inventory.py`` @ 9fef9bf5: no token is sent;
-``machine_category`` is the integer ``0``). Only page 1 is read (100 pools).
-
-Answer ``{"pools": [...], "pagination": {"num_pages": N, ...}}``, possibly without ``code``;
-an answer with a non-zero ``code`` (``{"code": 176, "msg": "check jwt token failed"}``,
-Aoblex/matpool-cli ``src/client.js``: 0 means success) is a parse error carrying ``msg``.
-Per pool (inventory.md, matpool_inventory.py): ``resource_pool_id`` (kept as the offer id),
-``gpu_model`` ("NVIDIA RTX A2000"), ``domain`` (an integer region id; 1区 is 0),
-``max_available_units`` (份 rentable now) and ``machine``, a representative machine in the
-shape of ``/api/machines`` (Aoblex/matpool-cli ``test/fixtures.js``, ``src/views.js``,
-``docs/api-notes.md``): ``hardware.gpu.gpuRamMB``, ``hardware.machine.ramMB`` /
-``diskGB``, ``hardware.priceMillicent`` (list price) and ``hardware.discountPriceMillicent``
-(the price paid; absent when there is no discount), both per 份 per hour in 1/100000 yuan;
-``gpu{available,total}``, ``cpu{available,total}`` and ``unit{available,total}``.
-
-What a 份 is: the web client rents ``floor(hostNum / unitStep)`` units with ``unitStep =
-physicalTotal / unit.total`` (api-notes.md), so a 份 is ``gpu.total / unit.total`` cards
-(one card when the machine is cut into as many units as it has cards). A 份 that is not a
-whole number of cards (a slice) is a parse error: no per-card price can be stated for it.
-
-One ``hourly`` row per pool: the price paid beside the list price. The market page also sells
-包日/包周/包月 (``references/console.md``), but no public client shows where those prices are
-in the answer, so they are not read.
+``GET /api/machine_pools?machine_category=0&page=1&per_page=100`` (page 1 only). One
+``hourly`` row per pool, ``offer_id`` = ``resource_pool_id``: the price paid
+(``discountPriceMillicent``) beside the list price (``priceMillicent``), per 份 per hour in
+1/100000 yuan. A 份 is ``gpu.total / unit.total`` cards; one that is not whole cards is a parse
+error, as is a non-zero ``code``. Prepaid modes are not read. The field names come from public
+clients (no saved answer exists): docs/SOURCES.md.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Any
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
@@ -40,6 +21,7 @@ from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, text
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
+from scrapers.sources.base import Kind
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 POOLS_PATH = "/api/machine_pools?machine_category=0&page=1&per_page=100"
@@ -66,9 +48,10 @@ def _gb_of_mb(record: dict[str, Any], key: str, what: str) -> int | None:
 
 class MatpoolAdapter:
     name = "matpool"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "CNY"
     secret = None  # the market inventory is public
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [f"{base_url.rstrip('/')}{POOLS_PATH}"]
@@ -152,7 +135,7 @@ class MatpoolAdapter:
             currency="CNY",
             unit=unit,
             unit_raw="元/小时/份 (discountPriceMillicent ÷ 100000)",
-            cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+            per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
             list_price=_yuan(listed),
             region=f"domain {domain}",
             # the machine's cores shared out per 份, when they divide evenly

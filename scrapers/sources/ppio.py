@@ -1,31 +1,18 @@
 """PPIO 派欧云: GPU instance products, one card each, priced in 1/100000 yuan; needs an API key.
 
-Request: ``GET https://api.ppinfra.com/gpu-instance/openapi/v1/products?available=true`` with
-``Authorization: Bearer <API key>`` (``GPUPRICE_PPIO_API_KEY``): what SkyPilot's catalog
-fetcher sends (skypilot-org/skypilot ``sky/catalog/data_fetchers/fetch_ppio.py``). The answer
-is ``{"data": [...]}``; per product ``id``, ``name``, ``cpuPerGpu``, ``memoryPerGpu`` (GB),
-``regions`` (cluster names), ``availableDeploy``, ``price`` (pay-as-you-go, per GPU-hour, in
-1/100000 of the currency: SkyPilot divides by 100000 and counts one GPU per product),
-``spotPrice`` (same scale; a string in Novita's SDK tests) and ``billingMethods``
-("onDemand", "spot"): the schema of PPIO's international twin Novita (php-workx/novita-sdk-python
-``openapi/novita-api.yaml``), whose unit there is USD. On PPIO's Chinese API the unit is yuan
-(a public PPIO client labels ``price / 100000`` as ``CNY/hour``). ``monthlyPrice``
-[{price, month}] is not read: whether its price is per month or for the whole term is stated
-nowhere.
-
-Like SkyPilot, products that cannot be bought (``canBuy`` false) or are campaign products
-(``activityProduct``) are skipped; one row per product and region (``offer_id``
-"<id>/<region>"), ``hourly`` from ``price`` and ``spot`` from ``spotPrice`` where
-``billingMethods`` lists "spot". ``availableDeploy`` false gives ``stock = 0``. An answer
-without ``data`` (an error: ``{"code": 401, "reason": ..., "message": ...}``) is a parse error
-carrying PPIO's message.
+``GET /gpu-instance/openapi/v1/products?available=true`` with ``Authorization: Bearer <key>``,
+as SkyPilot's catalog fetcher sends it. One row per product and region (``offer_id``
+"<id>/<region>"): ``hourly`` from ``price``, ``spot`` from ``spotPrice`` where
+``billingMethods`` lists spot; products that cannot be bought or are campaign products are
+skipped, as SkyPilot does; ``monthlyPrice`` is not read. The answer is modelled on SkyPilot's
+fetcher and Novita's OpenAPI: docs/SOURCES.md.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Any
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
@@ -33,7 +20,7 @@ from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, text
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import SecretSpec
+from scrapers.sources.base import Kind, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 PRODUCTS_PATH = "/gpu-instance/openapi/v1/products?available=true"
@@ -44,11 +31,12 @@ PLAUSIBLE_CNY_PER_CARD_HOUR = (Decimal("0.05"), Decimal("100"))
 
 class PpioAdapter:
     name = "ppio"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "CNY"
     secret = SecretSpec(
         env="GPUPRICE_PPIO_API_KEY", header="Authorization", what="API key", template="Bearer {}"
     )
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [Request(f"{base_url.rstrip('/')}{PRODUCTS_PATH}")]
@@ -150,7 +138,7 @@ class PpioAdapter:
             currency="CNY",
             unit=unit,
             unit_raw=f"元/卡时 ({field_name} ÷ 100000)",
-            cny_per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+            per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
             list_price=price if billing != "spot" else None,
             region=region,
             cpu_cores=cores,

@@ -1,50 +1,11 @@
 """SkyPilot's public price catalogs: one ``vms.csv`` per cloud, USD per instance-hour.
 
-SkyPilot (github.com/skypilot-org/skypilot-catalog) publishes, for every cloud it can launch
-on, a CSV of instance types and their prices, refreshed by its fetchers
-(``sky/catalog/data_fetchers/fetch_<cloud>.py``). One GET per configured cloud:
-``<base>/catalogs/<version>/<cloud>/vms.csv``. The cloud is the folder the file sits in, so a
-file saved as ``.../lambda/vms.csv`` parses the same way as the live one.
-
-Columns read (their order differs between clouds and catalog versions; extra columns such
-as ``AvailabilityZone``, ``Arch``, ``UpstreamCloudId`` or the local-disk ones are ignored):
-``InstanceType``, ``AcceleratorName``, ``AcceleratorCount``, ``vCPUs``, ``MemoryGiB``,
-``GpuInfo``, ``Price``, ``SpotPrice``, ``Region``. A header without one of them is an error.
-
-* Rows without an accelerator (empty ``AcceleratorName``, count empty or 0) are CPU
-  instances and are skipped; so are TPUs (``tpu-...``: pod slices priced per slice, not
-  cards) and fractional GPUs (``AcceleratorCount`` 0.125 ... on AWS g6f / gr6f and Azure
-  NV*ads_A10_v5: a share of one card with a share of its memory, which a whole-card
-  ``gpu_count`` cannot represent).
-* ``Price`` and ``SpotPrice`` are USD per hour for the whole instance. ``Price`` gives an
-  ``hourly`` row, a ``SpotPrice`` above 0 a ``spot`` row; either may be empty (AWS regions
-  without an on-demand price, Verda's spot-only sizes), not both.
-* One offer per instance type and region, ``offer_id`` ``<cloud>/<InstanceType>/<Region>``:
-  AWS, GCP and RunPod list one row per availability zone. On-demand prices are the same in
-  every zone of a region; AWS spot prices differ from zone to zone, and then the lowest is
-  taken and ``unit_raw`` says so. Zones of one region that disagree on the hardware are an
-  error.
-* GCP lists GPUs it attaches to a VM as rows with an empty ``InstanceType``: the price of
-  ``AcceleratorCount`` cards alone, the VM being billed on top (its own row, here skipped as
-  it lists no accelerator). They become offers ``gcp/<card>:<count>/<region>`` whose
-  ``unit_raw`` says the host is not included.
-* ``GpuInfo`` is JSON or a Python literal dict (Hyperstack's has JSON's ``null`` in it), or
-  just the accelerator's name when the fetcher knew no memory. The card's memory is
-  ``Gpus[0].MemoryInfo.SizeInMiB``, per card except on vast, whose fetcher writes the
-  offer's total (``gpu_total_ram``). A figure below 1 GiB is not a card's memory in MiB
-  (RunPod once wrote GiB there, Nebius writes 0) and is ignored: the card is then known by
-  its name alone. ``TotalGpuMemoryInMiB`` is not used: Lambda's fetcher writes the per-card
-  size there.
-
-Prices are kept as listed, rounded to 4 decimals; the CNY figure per card-hour is converted
-at the rate of the fetch day. ``region`` is ``<cloud>/<Region>`` so the cloud shows in the
-dashboard's region filter.
-
-A ``ParseError`` (and no rows) for: a URL or path that names no ``<cloud>/vms.csv``, an empty,
-HTML, JSON or non-UTF-8 body, a missing column, a line with the wrong number of fields, a
-price or count that is not a non-negative number, a ``Price`` of 0, a GPU line with neither
-price, a ``GpuInfo`` that is neither a readable dict nor the card's name, and a file with no
-GPU line at all (a header only, or CPU-only).
+``GET <base>/catalogs/<version>/<cloud>/vms.csv`` per configured cloud; the cloud is the
+folder the file sits in, so a saved ``.../lambda/vms.csv`` parses like the live one. ``Price``
+gives an ``hourly`` row, a ``SpotPrice`` above 0 a ``spot`` row; one offer per instance type
+and region (``offer_id`` ``<cloud>/<InstanceType>/<Region>``, zones collapsed, the lowest
+zone price kept). CPU instances, TPUs and fractional GPUs are skipped. The columns read, the
+cloud-by-cloud quirks, the errors and the real captures: docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -57,15 +18,14 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 from urllib.parse import urlsplit
 
-from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
 from scrapers.http import Request
 from scrapers.rows import Billing, OfferRow, ParseError, Row
 from scrapers.sources._limits import bounded, check_digits, check_json_depth
 from scrapers.sources._page import naive_utc
+from scrapers.sources.base import Kind
 from scrapers.units import decimal_of, per_card_hour
 
 __all__ = [
@@ -140,12 +100,12 @@ class _Group:
 
 class SkypilotAdapter:
     name = "skypilot"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "USD"
     secret = None
+    key_pair = None
 
-    def __init__(self, fx: FxRates | None = None, options: SkypilotOptions | None = None) -> None:
-        self.fx = fx or FxRates()
+    def __init__(self, options: SkypilotOptions | None = None) -> None:
         self.options = options or SkypilotOptions()
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
@@ -289,7 +249,7 @@ class SkypilotAdapter:
             currency="USD",
             unit=unit,
             unit_raw=unit_raw,
-            cny_per_card_hour=self.fx.to_cny(per_card, "USD", observed.date()),
+            per_card_hour=per_card,
             list_price=price if billing == "hourly" else None,
             region=f"{cloud}/{region}",
             cpu_cores=group.cpu_cores,

@@ -1,13 +1,9 @@
 """SMM (上海有色网) 算力专区-style quote board: market averages in 元/卡时 by card and region.
 
-Page format (as the demo market serves it; see ``tests/fixtures/pages/``):
-``table#compute-quotes`` with headers 品名, 区域, 报价口径, 价格区间, 均价, 涨跌, 单位, 日期
-(品名, 区域, 报价口径, 均价, 单位, 日期 are required; others ignored), one ``tbody tr`` per
-quote, e.g. ``4090-24G | 长三角 | 整机包月均价 | 1.16-1.36 | 1.26 | 0.00 | 元/卡时 | 2026-09-04``,
-and ``.update-time`` "更新时间:2026-09-04 10:00(北京时间)".
-
-A quote's ``observed_at`` is its 日期 at the page's stated update clock time (Beijing),
-as naive UTC; with no stated update time, 00:00 Beijing of that date.
+``table#compute-quotes``, one row per quote (品名, 区域, 报价口径, 均价, 单位, 日期 required);
+a quote's ``observed_at`` is its 日期 at the page's stated update time (Beijing). The format is
+modelled on the demo market (``tests/fixtures/pages/``); a login page where the board should
+be is a parse error. Headers and evidence: docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -15,7 +11,6 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -31,7 +26,7 @@ from scrapers.sources._page import (
     stated_update_local,
     text_of,
 )
-from scrapers.sources.base import SecretSpec
+from scrapers.sources.base import Kind, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, hours_for, nfkc, parse_money, per_card_hour
 
 QUOTES_PATH = "/compute/quotes"
@@ -78,9 +73,10 @@ class SmmAdapter:
     login page where the quotes should be is a parse error that says so."""
 
     name = "smm"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "quotes"
+    kind: Kind = "quotes"
     currency = "CNY"
     secret = SecretSpec(env="GPUPRICE_SMM_COOKIE", header="Cookie", what="login cookie")
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
         query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
@@ -133,7 +129,7 @@ class SmmAdapter:
                     basis=basis,
                     price=price,
                     unit_raw=cell("单位"),
-                    cny_per_card_hour=per_card,
+                    per_card_hour=per_card,
                     simulated=simulated,
                 )
             )

@@ -1,63 +1,21 @@
-"""vast.ai marketplace through its public offer search (``/api/v0/bundles/``), USD → CNY.
+"""vast.ai marketplace through its public offer search (``/api/v0/bundles/``), in USD.
 
-Request: ``POST https://console.vast.ai/api/v0/bundles/`` with the JSON query below as the
-body and no API key. That is what vast.ai's own CLI sends for ``vastai search offers``
-(vast-ai/vast-cli ``vastai/api/offers.py`` and ``vastai/cli/commands/offers.py`` at
-55679830a2c2adcf5c7fad08bf08717a9591062a: ``client.post("/bundles/", json_data=q)``; its
-``--new`` flag PUTs ``{"select_cols": ["*"], "q": ...}`` to ``/api/v0/search/asks/``
-instead) and what dstack's gpuhunt sends, without a key (``requests.post(bundles_url,
-json=filters)`` in ``src/gpuhunt/providers/vastai.py`` at 35841515de37). The older
-``GET /api/v0/bundles/?q=<json>`` form (left commented out in the CLI) still answered
-without a key in October 2026 (ewyluda/gpu-price-index's daily collector).
-
-The answer is ``{"offers": [...]}``; ``vastai search offers --raw`` prints the bare list
-(``json.dumps(rows, indent=1, sort_keys=True)``), and both are read. An answer with
-``"success": false`` or without ``offers`` is an error carrying vast.ai's ``msg`` /
-``error``. A well-formed empty list is a valid answer (nothing matched) and gives no rows;
-the collector records a page of zero rows as failed, so it still alerts.
-
-Per offer, with the evidence for each (the saved CLI answers are in
-``tests/fixtures/real/vastai/``):
-
-* ``id`` → ``offer_id`` (required: without it offers cannot be told apart);
-* ``gpu_name`` ("RTX 4090", "RTX 3090", "H100 SXM"), ``num_gpus``;
-* ``gpu_ram``: memory per card in MiB as nvidia-smi measures it, though vast.ai calls it MB
-  (24576 for an RTX 3090 = 24 × 1024, 24564 for an RTX 4090; gpuhunt divides by 1024 in
-  ``correct_gpu_memory_gib``); the card's marketed size comes from
-  :func:`~scrapers.gpu_names.nominal_vram_gb`;
-* ``dph_total``: what the renter pays per hour for the whole offer, USD → ``price``. It is
-  the CLI's ``$/hr`` column (``displayable_fields`` in ``vastai/cli/display.py``), the price
-  ewyluda/gpu-price-index reads, and equal to ``search.totalHour`` (SkyPilot's ``Price`` in
-  ``sky/catalog/data_fetchers/fetch_vast.py``) and to ``discounted_dph_total`` in every saved
-  answer. It is ``dph_base`` (the host's price of the GPUs) plus ``storage_total_cost`` (the
-  storage the query allocates, ``storage_cost`` $/GB/month × ``allocated_storage`` / 720:
-  0.2 × 5 / 720 = 0.0013889); gpuhunt computes the same sum with its own disk size.
-  ``dph_base`` is required too and may not exceed ``dph_total``;
-* ``min_bid``: the floor of an interruptible (bid) rental of the whole offer, USD per hour,
-  storage not included (the CLI: "current minimum bid price in $/hr for interruptible";
-  gpuhunt's spot offers and SkyPilot's ``SpotPrice`` and bid price are this field; a 2-card
-  offer's is twice the 1-card one's in the saved answers);
-* ``rentable``: false for a slice that cannot be rented now → ``stock = 0``, and no floor;
-* ``geolocation`` ("South Africa, ZA", "Alberta, CA", or null) → ``region``;
-* ``cpu_cores_effective`` (the offer's share), ``cpu_ram`` (the share's memory in MiB:
-  257571 for a 256 GiB machine, 515605 for 512 GiB; the CLI and gpuhunt divide by 1000,
-  SkyPilot by 1024, which the values fit) and ``disk_space`` (GB).
-
-Rows: one ``hourly`` offer per vast.ai offer at ``dph_total`` rounded to 4 decimals (the
-warehouse's scale; the CLI prints 4), ``currency = 'USD'``, per server-hour for more than one
-card. And per card, memory size and location one ``interruptible_floor`` spot quote: the
-lowest ``min_bid`` per card-hour among rentable offers (on a tie, the offer with fewer cards),
-``price`` = that offer's ``min_bid``. USD is converted at the rate of the fetch day
-(``scrapers.fx``). ``observed_at`` = fetch time (the API states none).
+``POST /api/v0/bundles/`` with :data:`QUERY` as the body and no API key, as vast.ai's CLI and
+dstack's gpuhunt send it. Rows: one ``hourly`` offer per vast.ai offer at ``dph_total`` (what
+the renter pays per hour for the whole offer), and per card, memory size and location one
+``interruptible_floor`` spot quote, the lowest ``min_bid`` per card-hour among rentable offers.
+An answer with ``"success": false`` or without ``offers`` is an error; an empty list gives no
+rows. Each field, its evidence and the real captures (``tests/fixtures/real/vastai/``):
+docs/SOURCES.md.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Any
 
-from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError, Row, SpotQuoteRow
@@ -73,6 +31,7 @@ from scrapers.sources._json import (
 )
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import naive_utc
+from scrapers.sources.base import Kind
 from scrapers.units import per_card_hour
 
 SEARCH_PATH = "/api/v0/bundles/"
@@ -115,14 +74,92 @@ def _offers(doc: Any, url: str) -> list[Any]:
     return offers
 
 
+@dataclass(frozen=True, slots=True)
+class _Offer:
+    """One vast.ai offer as read from the answer, before it becomes rows."""
+
+    offer_id: str
+    gpu: str
+    gpu_name: str
+    gpus: int
+    vram: int | None
+    price: Decimal  # dph_total, the whole offer's USD per hour, to 4 decimals
+    unit: str
+    usd_per_card: Decimal
+    rentable: bool | None
+    region: str | None
+    cores: Decimal | None
+    ram_mib: Decimal | None
+    disk: Decimal | None
+    bid: Decimal | None
+
+
+def _offer_id(offer: dict[str, Any], what: str) -> str:
+    return str(integer(field(offer, "id", what), f"{what}: id"))
+
+
+def _read_offer(offer: dict[str, Any], offer_id: str, what: str) -> _Offer:
+    gpu_name = text(offer, "gpu_name", what)
+    gpus = integer(field(offer, "num_gpus", what), f"{what}: num_gpus", minimum=1)
+    vram_mib = number(field(offer, "gpu_ram", what), f"{what}: gpu_ram")
+    vram = nominal_vram_gb(gpu_name, float(vram_mib))
+    total = number(field(offer, "dph_total", what), f"{what}: dph_total")
+    base = number(field(offer, "dph_base", what), f"{what}: dph_base")
+    if total + FLOAT_SLACK < base:
+        raise ParseError(
+            f"{what}: dph_total {total} is below dph_base {base}: the fields changed meaning"
+        )
+    rentable = offer.get("rentable")
+    if rentable is not None and not isinstance(rentable, bool):
+        raise ParseError(f"{what}: rentable is not true or false: {rentable!r}")
+    price = total.quantize(USD_QUANTUM, ROUND_HALF_UP)
+    # dph_total is the whole offer's price: all its GPUs, by the hour.
+    try:
+        unit, usd_per_card = per_card_hour(price, "USD", 1, gpus, "machine")
+    except ParseError as exc:
+        raise ParseError(f"{what}: {exc}") from None
+    return _Offer(
+        offer_id=offer_id,
+        gpu=canonical_gpu(gpu_name, vram),
+        gpu_name=gpu_name,
+        gpus=gpus,
+        vram=vram,
+        price=price,
+        unit=unit,
+        usd_per_card=usd_per_card,
+        rentable=rentable,
+        region=optional_text(offer, "geolocation", what),
+        cores=optional_number(offer, "cpu_cores_effective", what),
+        ram_mib=optional_number(offer, "cpu_ram", what),
+        disk=optional_number(offer, "disk_space", what),
+        bid=optional_number(offer, "min_bid", what),
+    )
+
+
+# (gpu, name, vram, region) -> (usd per card, cards, listed min_bid, offer id)
+_FloorKey = tuple[str, str, int | None, str]
+_Floor = tuple[Decimal, int, Decimal, str]
+
+
+def _keep_floor(floors: dict[_FloorKey, _Floor], offer: _Offer) -> None:
+    """Remember ``offer``'s ``min_bid`` when it is the lowest per card of its card and place."""
+    if offer.bid is None or offer.rentable is False:
+        return  # no floor, or one nobody can bid on now
+    listed = offer.bid.quantize(USD_QUANTUM, ROUND_HALF_UP)
+    if listed <= 0:
+        return
+    _, per_card = per_card_hour(listed, "USD", 1, offer.gpus, "machine")
+    key = (offer.gpu, offer.gpu_name, offer.vram, offer.region or NO_LOCATION)
+    if key not in floors or (per_card, offer.gpus) < floors[key][:2]:
+        floors[key] = (per_card, offer.gpus, listed, offer.offer_id)
+
+
 class VastaiAdapter:
     name = "vastai"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers+quotes"
+    kind: Kind = "offers+quotes"
     currency = "USD"
     secret = None
-
-    def __init__(self, fx: FxRates | None = None) -> None:
-        self.fx = fx or FxRates()
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [Request(f"{base_url.rstrip('/')}{SEARCH_PATH}", method="POST", json_body=QUERY)]
@@ -131,94 +168,59 @@ class VastaiAdapter:
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
         offers = _offers(load_json(body, url), url)
         observed = naive_utc(fetched_at)
-        rate_day = observed.date()
         rows: list[Row] = []
-        # (gpu, name, vram, region) -> (usd per card, cards, listed min_bid, offer id)
-        floors: dict[tuple[str, str, int, str], tuple[Decimal, int, Decimal, str]] = {}
+        floors: dict[_FloorKey, _Floor] = {}
         seen: set[str] = set()
         for n, raw in enumerate(offers, 1):
-            what = f"{url}: offer {n}"
-            offer = obj(raw, what)
-            offer_id = str(integer(field(offer, "id", what), f"{what}: id"))
+            offer = obj(raw, f"{url}: offer {n}")
+            offer_id = _offer_id(offer, f"{url}: offer {n}")
             what = f"{url}: offer {offer_id}"
             if offer_id in seen:
                 raise ParseError(f"{what}: listed twice")
             seen.add(offer_id)
-            gpu_name = text(offer, "gpu_name", what)
-            gpus = integer(field(offer, "num_gpus", what), f"{what}: num_gpus", minimum=1)
-            vram_mib = number(field(offer, "gpu_ram", what), f"{what}: gpu_ram")
-            vram = nominal_vram_gb(gpu_name, float(vram_mib))
-            gpu = canonical_gpu(gpu_name, vram)
-            total = number(field(offer, "dph_total", what), f"{what}: dph_total")
-            base = number(field(offer, "dph_base", what), f"{what}: dph_base")
-            if total + FLOAT_SLACK < base:
-                raise ParseError(
-                    f"{what}: dph_total {total} is below dph_base {base}: "
-                    "the fields changed meaning"
-                )
-            rentable = offer.get("rentable")
-            if rentable is not None and not isinstance(rentable, bool):
-                raise ParseError(f"{what}: rentable is not true or false: {rentable!r}")
-            price = total.quantize(USD_QUANTUM, ROUND_HALF_UP)
-            # dph_total is the whole offer's price: all its GPUs, by the hour.
-            try:
-                unit, usd_per_card = per_card_hour(price, "USD", 1, gpus, "machine")
-            except ParseError as exc:
-                raise ParseError(f"{what}: {exc}") from None
-            region = optional_text(offer, "geolocation", what)
-            cores = optional_number(offer, "cpu_cores_effective", what)
-            ram_mib = optional_number(offer, "cpu_ram", what)
-            disk = optional_number(offer, "disk_space", what)
-            rows.append(
-                OfferRow(
-                    observed_at=observed,
-                    source=self.name,
-                    offer_id=offer_id,
-                    gpu=gpu,
-                    gpu_name_raw=gpu_name,
-                    gpu_count=gpus,
-                    vram_gb=vram,
-                    billing="hourly",
-                    price=price,
-                    currency="USD",
-                    unit=unit,
-                    unit_raw="$/hr (dph_total)",
-                    cny_per_card_hour=self.fx.to_cny(usd_per_card, "USD", rate_day),
-                    list_price=price,
-                    region=region,
-                    cpu_cores=None if cores is None else int(cores.to_integral_value()),
-                    ram_gb=None if ram_mib is None else round(ram_mib / 1024),
-                    disk_gb=None if disk is None else int(disk.to_integral_value()),
-                    stock=0 if rentable is False else None,
-                )
-            )
-            bid = optional_number(offer, "min_bid", what)
-            if bid is None or rentable is False:
-                continue  # no floor, or one nobody can bid on now
-            listed = bid.quantize(USD_QUANTUM, ROUND_HALF_UP)
-            if listed <= 0:
-                continue
-            _, per_card = per_card_hour(listed, "USD", 1, gpus, "machine")
-            key = (gpu, gpu_name, vram, region or NO_LOCATION)
-            if key not in floors or (per_card, gpus) < floors[key][:2]:
-                floors[key] = (per_card, gpus, listed, offer_id)
-        for (gpu, gpu_name, vram, region), (per_card, gpus, listed, offer_id) in sorted(
-            floors.items()
-        ):
-            rows.append(
-                SpotQuoteRow(
-                    observed_at=observed,
-                    source=self.name,
-                    gpu=gpu,
-                    # One vast.ai name can cover two sizes (A100 SXM4 40 / 80 GB).
-                    gpu_name_raw=f"{gpu_name} {vram}GB",
-                    region=region,
-                    basis=FLOOR_BASIS,
-                    price=listed,
-                    unit_raw=f"$/hr for {gpus} GPU(s) (min_bid of offer {offer_id})",
-                    cny_per_card_hour=self.fx.to_cny(per_card, "USD", rate_day),
-                    currency="USD",
-                    quote_kind="interruptible_floor",
-                )
-            )
+            read = _read_offer(offer, offer_id, what)
+            rows.append(self._offer_row(observed, read))
+            _keep_floor(floors, read)
+        rows += [self._floor_row(observed, key, floor) for key, floor in sorted(floors.items())]
         return rows
+
+    def _offer_row(self, observed: datetime, offer: _Offer) -> OfferRow:
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=offer.offer_id,
+            gpu=offer.gpu,
+            gpu_name_raw=offer.gpu_name,
+            gpu_count=offer.gpus,
+            vram_gb=offer.vram,
+            billing="hourly",
+            price=offer.price,
+            currency="USD",
+            unit=offer.unit,
+            unit_raw="$/hr (dph_total)",
+            per_card_hour=offer.usd_per_card,
+            list_price=offer.price,
+            region=offer.region,
+            cpu_cores=None if offer.cores is None else int(offer.cores.to_integral_value()),
+            ram_gb=None if offer.ram_mib is None else round(offer.ram_mib / 1024),
+            disk_gb=None if offer.disk is None else int(offer.disk.to_integral_value()),
+            stock=0 if offer.rentable is False else None,
+        )
+
+    def _floor_row(self, observed: datetime, key: _FloorKey, floor: _Floor) -> SpotQuoteRow:
+        gpu, gpu_name, vram, region = key
+        per_card, gpus, listed, offer_id = floor
+        return SpotQuoteRow(
+            observed_at=observed,
+            source=self.name,
+            gpu=gpu,
+            # One vast.ai name can cover two sizes (A100 SXM4 40 / 80 GB).
+            gpu_name_raw=f"{gpu_name} {vram}GB",
+            region=region,
+            basis=FLOOR_BASIS,
+            price=listed,
+            unit_raw=f"$/hr for {gpus} GPU(s) (min_bid of offer {offer_id})",
+            per_card_hour=per_card,
+            currency="USD",
+            quote_kind="interruptible_floor",
+        )

@@ -46,7 +46,7 @@ PAGES = [
     ("breakeven", "breakeven", "盈亏平衡：按时 vs 包月 vs 裸金属", 2),
     ("alerts", "alerts", "采购预警", 0),
     ("health", "health", "数据健康", 1),
-    ("recommend", "recommend", "选卡推荐 · GPU recommender", 0),
+    ("recommend", "recommend", "选卡推荐", 0),
 ]
 TIMEOUT_MS = 30_000
 

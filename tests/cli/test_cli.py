@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 from demo.market import DemoMarket
 from gpuprice.cli import app
 from scrapers.gpu_names import CANONICAL_GPUS
+from tests.support.handles import warehouse_at
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import read_frame, write_connection
+from warehouse.store.handle import Warehouse
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "pages"
 runner = CliRunner()
@@ -28,11 +30,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def warehouse(home: Path) -> Path:
+def warehouse(home: Path) -> Warehouse:
     path = home / "gpuprice.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
-    return path
+    return warehouse_at(path)
 
 
 @pytest.fixture
@@ -48,13 +50,13 @@ def market_config(tmp_path: Path) -> Iterator[tuple[DemoMarket, Path]]:
         yield market, config
 
 
-def test_sql_prints_a_table(warehouse: Path) -> None:
+def test_sql_prints_a_table(warehouse: Warehouse) -> None:
     result = runner.invoke(app, ["sql", "SELECT gpu, vram_gb FROM gpu_spec WHERE gpu = 'h20-96g'"])
     assert result.exit_code == 0, result.output
     assert "h20-96g" in result.output and "96" in result.output and "1 row(s)" in result.output
 
 
-def test_sql_csv_and_json(warehouse: Path) -> None:
+def test_sql_csv_and_json(warehouse: Warehouse) -> None:
     query = "SELECT gpu, vram_gb FROM gpu_spec WHERE gpu IN ('h20-96g', '910b-64g') ORDER BY gpu"
     csv = runner.invoke(app, ["sql", query, "--format", "csv"])
     assert csv.exit_code == 0
@@ -70,7 +72,9 @@ def test_sql_csv_and_json(warehouse: Path) -> None:
     "query",
     ["SELEC 1", "SELECT nope FROM gpu_spec", "DELETE FROM gpu_spec", "CREATE TABLE t(a INT)"],
 )
-def test_bad_or_writing_sql_is_refused_and_nothing_changes(warehouse: Path, query: str) -> None:
+def test_bad_or_writing_sql_is_refused_and_nothing_changes(
+    warehouse: Warehouse, query: str
+) -> None:
     result = runner.invoke(app, ["sql", query])
     assert result.exit_code == 2
     assert "query failed" in result.stderr
@@ -143,7 +147,7 @@ def test_backfill_fills_every_day_for_every_card(
     assert result.exit_code == 0, result.output
     assert "backfilled 4 day(s) 2026-10-01 .. 2026-10-04" in result.stdout
     days = read_frame(
-        home / "gpuprice.duckdb",
+        warehouse_at(home / "gpuprice.duckdb"),
         "SELECT gpu, count(DISTINCT observed_at::DATE) AS n FROM offer WHERE source = 'jygpu' GROUP BY gpu",
     )
     assert set(days["gpu"]) == {"rtx4090-24g", "rtx5090-32g", "h100-80g", "h20-96g", "910b-64g"}

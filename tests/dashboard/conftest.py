@@ -1,17 +1,24 @@
 """Warehouses and helpers for the dashboard's AppTest tests.
 
-The seeded warehouses are built once per session (a few seconds) and only read by the
-tests: the dashboard opens them read-only, and its query cache is keyed by the file's path.
+The seeded warehouses are built once per test session (a few seconds each), by the first
+xdist worker that needs one; each worker reads a copy of its own (copying a DuckDB file is
+fast). The dashboard opens them read-only, and its query cache is keyed by the file's path;
+a test that changes a warehouse works on ``copy_of`` it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+from filelock import FileLock
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
@@ -42,17 +49,44 @@ DERIVED = (
 )
 
 
+def _session_build(tmp_path_factory: pytest.TempPathFactory, name: str, **kwargs: Any) -> Seeded:
+    """``build(**kwargs)`` once for the whole test session: under xdist the first worker to
+    need it builds it (the others wait on a lock) and every worker reads a copy of its own,
+    so no two processes share a DuckDB file and each worker builds at most one of each."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # no xdist: this process is the session
+        return build(tmp_path_factory.mktemp(name), **kwargs)
+    shared = tmp_path_factory.getbasetemp().parent / "seeded-warehouses" / name
+    shared.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(shared) + ".lock"):
+        days = shared / "days.json"
+        if days.exists():
+            first_day, last_day = map(date.fromisoformat, json.loads(days.read_text()))
+        else:
+            built = build(shared / "home", **kwargs)
+            first_day, last_day = built.first_day, built.last_day
+            days.write_text(json.dumps([first_day.isoformat(), last_day.isoformat()]))
+    built = Seeded(shared / "home", shared / "home" / "gpuprice.toml", first_day, last_day)
+    return copy_of(built, tmp_path_factory.mktemp(name))
+
+
+def copy_of(seeded: Seeded, into: Path) -> Seeded:
+    """A copy of a seeded home (warehouse, serving copy, config) a test may change."""
+    home = into / "home"
+    shutil.copytree(seeded.home, home)
+    return Seeded(home, home / seeded.config.name, seeded.first_day, seeded.last_day)
+
+
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
     """400 days of demo history to 2026-09-10, derived, with alerts and health cases."""
-    return build(tmp_path_factory.mktemp("seeded"))
+    return _session_build(tmp_path_factory, "seeded")
 
 
 @pytest.fixture(scope="session")
 def multi(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
     """75 days to 2026-09-10 on seven platforms (seeding.EXTRA_PLATFORMS: two in USD at a
     daily fx_rate, matpool only from 2026-09-01), derived, with alerts."""
-    return build(tmp_path_factory.mktemp("multi"), days=75, live_days=45, chunk=5, platforms=True)
+    return _session_build(tmp_path_factory, "multi", days=75, live_days=45, chunk=5, platforms=True)
 
 
 @pytest.fixture
@@ -64,13 +98,14 @@ def use_multi(use: Callable[..., None], multi: Seeded) -> Seeded:
 @pytest.fixture(scope="session")
 def offers_only(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
     """Offers and quotes loaded, nothing derived yet (the derive step has not run)."""
-    return build(tmp_path_factory.mktemp("offers_only"), days=20, live_days=0, derived=False)
+    return _session_build(tmp_path_factory, "offers_only", days=20, live_days=0, derived=False)
 
 
 @pytest.fixture(scope="session")
-def unmigrated(tmp_path_factory: pytest.TempPathFactory) -> Seeded:
-    """A warehouse from before migration 002: the derived and alert tables do not exist."""
-    seeded = build(tmp_path_factory.mktemp("unmigrated"), days=20, live_days=0, derived=False)
+def unmigrated(tmp_path_factory: pytest.TempPathFactory, offers_only: Seeded) -> Seeded:
+    """A warehouse from before migration 002: the derived and alert tables do not exist
+    (a copy of ``offers_only`` with them dropped)."""
+    seeded = copy_of(offers_only, tmp_path_factory.mktemp("unmigrated"))
     with write_connection(seeded.warehouse) as con:
         for table in DERIVED:
             con.execute(f"DROP TABLE {table}")

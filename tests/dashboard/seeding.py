@@ -27,14 +27,18 @@ import duckdb
 from configuration.settings import load_settings
 from demo.market import render_page
 from scrapers.collect import parse_page
+from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, Row
 from scrapers.sources import get_adapter
+from tests.support.handles import warehouse_at
 from warehouse.derive.alerts import WatchRule, evaluate_with
 from warehouse.derive.metrics import derive_with
 from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.money import convert
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import utcnow, write_connection
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import sync
 
 try:  # the drift check (source_health, scraper_broken alerts) arrived after the dashboard
@@ -91,8 +95,8 @@ class Seeded:
     last_day: date
 
     @property
-    def warehouse(self) -> Path:
-        return self.home / "gpuprice.duckdb"
+    def warehouse(self) -> Warehouse:
+        return warehouse_at(self.home / "gpuprice.duckdb")
 
 
 def demo_rows(day: date) -> list[Row]:
@@ -121,7 +125,7 @@ def _testcloud(row: OfferRow) -> OfferRow:
                 "source": "testcloud",
                 "offer_id": "tc-4090",
                 "price": price,
-                "cny_per_card_hour": price,
+                "per_card_hour": price,
                 "region": "华南-广州",
                 "list_price": None,
                 "stated_discount": None,
@@ -143,14 +147,13 @@ def _platform(row: OfferRow, source: str) -> OfferRow | None:
     day = row.observed_at.date()
     if row.billing not in modes or (first is not None and day < first):
         return None
-    cny = (row.cny_per_card_hour * factor).quantize(Decimal("0.000001"))
+    per_card = (row.per_card_hour * factor).quantize(Decimal("0.000001"))
     price = (row.price * factor).quantize(Decimal("0.01"))
     unit, unit_raw = row.unit, row.unit_raw
     if currency == "USD":
-        price = (cny / usd_rate(day)).quantize(Decimal("0.0001"))
-        cny = (price * usd_rate(day)).quantize(Decimal("0.000001"))
+        price = per_card = (per_card / usd_rate(day)).quantize(Decimal("0.0001"))
         unit, unit_raw = "USD/card-hour", "$/hr"
-    return replace(
+    listed = replace(
         row,
         source=source,
         offer_id=f"{source}-{row.offer_id}",
@@ -158,7 +161,7 @@ def _platform(row: OfferRow, source: str) -> OfferRow | None:
         currency=currency,
         unit=unit,
         unit_raw=unit_raw,
-        cny_per_card_hour=cny,
+        per_card_hour=per_card,
         list_price=None,
         stated_discount=None,
         discount_label=None,
@@ -166,6 +169,8 @@ def _platform(row: OfferRow, source: str) -> OfferRow | None:
         stock=None,  # not listed: shown as "—"
         simulated=True,
     )
+    # priced as the load prices it: at the seeded rate of its own day
+    return convert(listed, FxRates((FxRate(day, "USD", usd_rate(day), FX_SOURCE),)))
 
 
 def _unknown(day: date) -> OfferRow:
@@ -182,7 +187,7 @@ def _unknown(day: date) -> OfferRow:
         currency="CNY",
         unit="CNY/card-hour",
         unit_raw="元/时",
-        cny_per_card_hour=Decimal("30"),
+        per_card_hour=Decimal("30"),
         simulated=True,
     )
 
@@ -250,7 +255,7 @@ def build(
     span = [last_day - timedelta(days=n) for n in range(days - 1, -1, -1)]
     testcloud_from = last_day - timedelta(days=29)
     path = home / "gpuprice.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
         head, tail = span[: len(span) - live_days], span[len(span) - live_days :]
         batches = [head] + [tail[i : i + chunk] for i in range(0, len(tail), chunk)]
@@ -271,7 +276,9 @@ def build(
         _run(con, "seed-smm-now", "smm", utcnow() - timedelta(minutes=5), "ok", None)
         _run(con, "seed-jygpu-down", "jygpu", utcnow() - timedelta(hours=1), "failed", DOWN_ERROR)
         if derived:
-            sync(con, path)  # as warehouse.derive.metrics.derive does: the pages read the copy
+            sync(
+                con, warehouse_at(path)
+            )  # as warehouse.derive.metrics.derive does: the pages read the copy
         if derived and record_health is not None:
             # jygpu's pages stopped parsing: its health turns broken, with a scraper alert
             record_health(

@@ -11,6 +11,7 @@ import polars as pl
 from streamlit.testing.v1 import AppTest
 
 from dashboard.data import _cached, page_query
+from warehouse.store.handle import Warehouse
 
 
 def test_the_cache_tells_functions_warehouses_and_parameters_apart(
@@ -18,12 +19,12 @@ def test_the_cache_tells_functions_warehouses_and_parameters_apart(
 ) -> None:
     calls: list[tuple[str, Path, int]] = []
 
-    def first(path: Path, n: int = 0) -> pl.DataFrame:
-        calls.append(("first", path, n))
+    def first(warehouse: Warehouse, n: int = 0) -> pl.DataFrame:
+        calls.append(("first", warehouse.path, n))
         return pl.DataFrame({"query": ["first"], "n": [n]})
 
-    def second(path: Path, n: int = 0) -> pl.DataFrame:
-        calls.append(("second", path, n))
+    def second(warehouse: Warehouse, n: int = 0) -> pl.DataFrame:
+        calls.append(("second", warehouse.path, n))
         return pl.DataFrame({"query": ["second"], "n": [n]})
 
     one, two = tmp_path / "one", tmp_path / "two"

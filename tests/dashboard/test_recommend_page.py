@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -22,8 +23,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def open_page() -> AppTest:
+def open_page(*, english: bool = False) -> AppTest:
     app = AppTest.from_file(APP, default_timeout=60)
+    app.session_state["lang_en"] = english  # the sidebar toggle's key (dashboard.i18n)
     app.run()
     app.switch_page(PAGE).run()
     assert not app.exception, [e.value for e in app.exception]
@@ -31,7 +33,7 @@ def open_page() -> AppTest:
 
 
 def submit(app: AppTest) -> AppTest:
-    app.button[0].click().run()  # the form's only button: 推荐 / Recommend
+    app.button[0].click().run()  # the form's only button: 推荐 (Recommend)
     assert not app.exception, [e.value for e in app.exception]
     return app
 
@@ -55,21 +57,21 @@ def texts(app: AppTest) -> str:
 
 def test_the_page_is_in_the_navigation_and_shows_the_form(home: Path) -> None:
     app = open_page()
-    assert app.title[0].value.endswith("GPU recommender")
+    assert app.title[0].value == "选卡推荐"
     assert [r.value for r in app.radio] == ["inference"]
     for key in ("rec_method", "rec_model", "rec_precision", "rec_source", "rec_kv"):
         assert app.selectbox(key=key) is not None
     for key in ("rec_params", "rec_context", "rec_concurrency", "rec_hours", "rec_budget"):
         assert app.number_input(key=key) is not None
     assert app.checkbox(key="rec_domestic").value is False
-    assert app.button[0].label == "推荐 / Recommend"
+    assert app.button[0].label == "推荐"
     assert len(app.dataframe) == 0  # nothing computed before the form is sent
 
 
 def test_empty_warehouse_says_it_uses_the_seed_prices_and_still_recommends(home: Path) -> None:
     app = open_page()
     before = texts(app)
-    assert "Fallback" in before and "gpuprice run" in before and "Recommend" in before
+    assert "Fallback" in before and "gpuprice run" in before and "**推荐**" in before
     submit(app)
     shown = texts(app)
     assert "Fallback" in shown and "seeds' published" in shown
@@ -80,11 +82,11 @@ def test_empty_warehouse_says_it_uses_the_seed_prices_and_still_recommends(home:
         options.columns
     )
     assert [e.label for e in app.expander] == [
-        "Step 1: Task",
-        "Step 2: Memory",
-        "Step 3: Cards and count",
-        "Step 4: Rent mode",
-        "Step 5: Budget",
+        "第 1 步：Task",
+        "第 2 步：Memory",
+        "第 3 步：Cards and count",
+        "第 4 步：Rent mode",
+        "第 5 步：Budget",
     ]
 
 
@@ -130,7 +132,7 @@ def test_invalid_combination_shows_an_error_not_an_exception(home: Path) -> None
 
 
 def test_simulated_prices_get_the_banner(home: Path) -> None:
-    seed_demo_history(home / "gpuprice.duckdb", date(2026, 9, 10), days=2)
+    seed_demo_history(warehouse_at(home / "gpuprice.duckdb"), date(2026, 9, 10), days=2)
     app = open_page()
     assert "Fallback" not in texts(app)
     app.selectbox(key="rec_source").set_value("jygpu")
@@ -144,6 +146,54 @@ def test_simulated_prices_get_the_banner(home: Path) -> None:
 
 def test_nothing_fits_is_a_helpful_empty_state(home: Path) -> None:
     app = open_page()
+    app.selectbox(key="rec_model").set_value("Qwen2.5-72B-Instruct")
+    app.checkbox(key="rec_domestic").check()
+    app.number_input(key="rec_context").set_value(1_000_000)
+    app.number_input(key="rec_concurrency").set_value(16)
+    submit(app)
+    assert "没有合适的卡" in texts(app)
+
+
+def test_the_page_follows_the_language_switch(home: Path) -> None:
+    app = open_page()
+    assert app.title[0].value == "选卡推荐"
+    assert app.radio(key="rec_task").label == "任务"
+    assert app.selectbox(key="rec_model").label == "模型"
+    assert app.number_input(key="rec_hours").label == "每卡每月使用小时"
+    assert app.button[0].label == "推荐"
+    assert any("填写上面的表单" in i.value for i in app.info)
+    app.selectbox(key="rec_model").set_value("custom (parameter count)")
+    app.number_input(key="rec_params").set_value(70.0)
+    submit(app)
+    assert "显存：两种算法" in texts(app) and "决策树：五个步骤" in texts(app)
+
+    app.toggle(key="lang_en").set_value(True).run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.title[0].value == "GPU recommender"
+    assert app.radio(key="rec_task").label == "Task"
+    assert app.selectbox(key="rec_model").label == "Model"
+    assert app.selectbox(key="rec_source").label == "Price source"
+    assert app.number_input(key="rec_hours").label == "Hours per month per card"
+    assert app.checkbox(key="rec_domestic").label == "Domestic cards only (Ascend)"
+    assert app.button[0].label == "Recommend"
+    # The result computed in Chinese is still shown, now in English; the choice survives.
+    assert app.selectbox(key="rec_model").value == "custom (parameter count)"
+    shown = texts(app)
+    assert "Memory, two ways" in shown and "The five steps" in shown
+    assert "显存" not in shown and "决策树" not in shown
+    assert [e.label for e in app.expander][0] == "Step 1: Task"
+    assert any(s.value.startswith("Options, cheapest first") for s in app.subheader)
+
+    app.toggle(key="lang_en").set_value(False).run()
+    assert app.title[0].value == "选卡推荐" and "显存：两种算法" in texts(app)
+
+
+def test_english_empty_states_and_errors(home: Path) -> None:
+    app = open_page(english=True)
+    assert any(i.value.startswith("Describe the workload above") for i in app.info)
+    app.selectbox(key="rec_model").set_value("config.json (paste)")
+    submit(app)
+    assert app.error[0].value == "Invalid input: Paste the model's config.json first."
     app.selectbox(key="rec_model").set_value("Qwen2.5-72B-Instruct")
     app.checkbox(key="rec_domestic").check()
     app.number_input(key="rec_context").set_value(1_000_000)

@@ -16,6 +16,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from dashboard.report_xlsx import MonthlyReport, charts_png, workbook_bytes
 from tests.dashboard.conftest import open_page, table, texts
 from tests.dashboard.seeding import Seeded, usd_rate
+from tests.support.handles import warehouse_at
 from warehouse.read import report as queries
 from warehouse.store.db import read_frame
 
@@ -29,11 +30,11 @@ def build(seeded: Seeded, month: date = AUGUST) -> MonthlyReport:
         month=month,
         generated_at=datetime(2026, 9, 11, 8, 0),
         profile="demo",
-        medians=queries.platform_medians(w, month),
-        cheapest=queries.cheapest_platforms(w, month),
-        breakeven=queries.breakeven_month(w, month),
-        alerts=queries.alerts_in_month(w, month),
-        fx=queries.fx_in_month(w, month),
+        medians=queries.platform_medians(warehouse_at(w), month),
+        cheapest=queries.cheapest_platforms(warehouse_at(w), month),
+        breakeven=queries.breakeven_month(warehouse_at(w), month),
+        alerts=queries.alerts_in_month(warehouse_at(w), month),
+        fx=queries.fx_in_month(warehouse_at(w), month),
     )
 
 

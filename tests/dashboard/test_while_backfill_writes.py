@@ -28,7 +28,7 @@ pytestmark = pytest.mark.e2e
 
 BACKFILL_DAYS = 5
 END = "2026-09-15"  # the seeded history ends 2026-09-10: these days are new rows
-BOUNDED_S = 120  # alone it takes well under 20 s
+BOUNDED_S = 120  # a deadline, not a measure: alone it takes well under 20 s
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -65,6 +65,9 @@ def test_pages_render_while_backfill_writes_and_backfill_finishes(
                     app = open_page(page)  # asserts: no exception, no lock error
                     assert "仓库正在写入" not in texts(app), "a read gave up on the lock"
                     renders += 1
+            # the writer got through between the reads: it ended on its own, the deadline
+            # above is only there so a blocked writer fails the test instead of hanging it
+            finished_while_rendering = backfill.poll() is not None
             output, _ = backfill.communicate(
                 timeout=max(1, BOUNDED_S - (time.monotonic() - started))
             )
@@ -72,9 +75,8 @@ def test_pages_render_while_backfill_writes_and_backfill_finishes(
             if backfill.poll() is None:
                 backfill.kill()
                 backfill.wait()
-        elapsed = time.monotonic() - started
     assert backfill.returncode == 0, output
-    assert elapsed < BOUNDED_S, f"backfill took {elapsed:.0f} s next to the dashboard"
+    assert finished_while_rendering, f"backfill did not finish within {BOUNDED_S} s"
     assert f"backfilled {BACKFILL_DAYS} day(s)" in output
     assert renders >= 3, "the dashboard rendered while the backfill ran"
     after = read_frame(seeded.warehouse, "SELECT count(*) FROM offer").item()

@@ -21,6 +21,8 @@ import urllib.request
 from datetime import date
 from pathlib import Path
 
+from tests.support.handles import warehouse_at
+
 DAY = date(2026, 9, 4)
 
 
@@ -84,11 +86,11 @@ def product(home: Path) -> None:
     from warehouse.store.db import read_frame
 
     # As every entry point does: the settings hand the warehouse its configuration (the lake).
-    path = load_settings(None, home=home).warehouse_path
-    seed_demo_history(path, DAY, days=2)
-    summary = derive(path)
+    path = load_settings(None, home=home).warehouse
+    seed_demo_history(warehouse_at(path), DAY, days=2)
+    summary = derive(warehouse_at(path))
     counts = read_frame(
-        path,
+        warehouse_at(path),
         "SELECT (SELECT count(*) FROM offer) AS offers, "
         "(SELECT count(*) FROM spot_quote) AS quotes, "
         "(SELECT count(*) FROM raw_page) AS pages, "
@@ -99,8 +101,8 @@ def product(home: Path) -> None:
             counts
             | {
                 "derived_snapshots": summary.offer_snapshots,
-                "latest_offers": latest_offers(path).height,
-                "breakeven_rows": latest_breakeven(path).height,
+                "latest_offers": latest_offers(warehouse_at(path)).height,
+                "breakeven_rows": latest_breakeven(warehouse_at(path)).height,
                 "warehouse_file_written": path.exists(),
             }
         )

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
+from tests.support.handles import warehouse_at
 from warehouse.store.db import write_connection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def _check(catalog: str, tmp_path: Path) -> tuple[int, dict, Path]:
 
 def _product_tables(tmp_path: Path) -> set[str]:
     """The tables the product's migration runner makes in a DuckDB file (less its ledger)."""
-    with write_connection(tmp_path / "gpuprice.duckdb") as con:
+    with write_connection(warehouse_at(tmp_path / "gpuprice.duckdb")) as con:
         rows = con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
         ).fetchall()

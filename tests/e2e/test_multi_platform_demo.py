@@ -39,7 +39,7 @@ def settings(market: DemoMarket, tmp_path: Path) -> Settings:
 
 
 def rows(settings: Settings, sql: str) -> list[tuple]:
-    return read_frame(settings.warehouse_path, sql).rows()
+    return read_frame(settings.warehouse, sql).rows()
 
 
 def test_one_run_loads_every_platform_through_fetch_parse_load(settings: Settings) -> None:
@@ -128,7 +128,7 @@ def test_reparse_keeps_demo_json_rows_simulated(settings: Settings) -> None:
 
     JobRunner(settings).run(ANCHOR_DAY)
     before = rows(settings, "SELECT count(*) FROM offer WHERE source = 'autodl'")
-    summary = reparse(settings.warehouse_path, build_adapter("autodl"), "autodl")
+    summary = reparse(settings.warehouse, build_adapter("autodl"), "autodl")
     assert summary.pages >= 1
     assert rows(settings, "SELECT count(*) FROM offer WHERE source = 'autodl'") == before
     # AutoDL's JSON cannot say it is simulated: the page's stored flag does

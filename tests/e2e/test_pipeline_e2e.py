@@ -30,7 +30,7 @@ def settings_for(market: DemoMarket, tmp_path: Path) -> Settings:
 
 
 def scalar(settings: Settings, sql: str) -> int:
-    return read_frame(settings.warehouse_path, sql).item()
+    return read_frame(settings.warehouse, sql).item()
 
 
 def by_source(result) -> dict:
@@ -66,7 +66,7 @@ def test_anchor_day_reproduces_the_seed_prices(market: DemoMarket, tmp_path: Pat
     result = JobRunner(settings).run(date(2026, 9, 4))
     assert result.success
     rows = read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT gpu, billing, price, cny_per_card_hour, stated_discount FROM offer "
         "WHERE source = 'jygpu' ORDER BY gpu, billing",
     )
@@ -80,7 +80,7 @@ def test_anchor_day_reproduces_the_seed_prices(market: DemoMarket, tmp_path: Pat
     assert got[("rtx4090-24g", "bare_metal_monthly")]["cny_per_card_hour"] == Decimal("1.375")
     assert got[("h100-80g", "bare_metal_monthly")]["price"] == Decimal("84480")
     smm = read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT gpu, region, price FROM spot_quote WHERE source = 'smm' "
         "AND ((gpu = 'rtx4090-24g' AND region = '长三角') OR (gpu = 'h20-96g' AND region = '京津冀'))",
     ).rows()
@@ -102,7 +102,7 @@ def test_a_site_down_fails_only_that_source(market: DemoMarket, tmp_path: Path) 
     assert scalar(settings, "SELECT count(*) FROM offer WHERE source = 'jygpu'") == 0
     assert scalar(settings, "SELECT count(*) FROM raw_page WHERE source = 'jygpu'") == 0
     failed = read_frame(
-        settings.warehouse_path, "SELECT status, rows, error FROM scrape_run WHERE source = 'jygpu'"
+        settings.warehouse, "SELECT status, rows, error FROM scrape_run WHERE source = 'jygpu'"
     )
     assert failed.height == 1 and failed["status"][0] == "failed" and failed["rows"][0] == 0
 

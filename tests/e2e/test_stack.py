@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from configuration.first_start import read_status
+from tests.support.handles import warehouse_at
 from tests.support.loopback import free_port
 from warehouse.store.db import WarehouseBusy, WarehouseMissing, read_frame
 
@@ -31,7 +32,7 @@ def answers(url: str) -> bool:
 def sources_loaded(path: Path) -> set[str]:
     try:
         frame = read_frame(
-            path,
+            warehouse_at(path),
             "SELECT DISTINCT source FROM offer UNION SELECT DISTINCT source FROM spot_quote",
             wait_s=2,
         )

@@ -13,6 +13,7 @@ import pytest
 from gpuprice.jobs import JobRunner
 from tests.live.support import FAST_HTTP, settings_from, sources
 from tests.scrapers.live_fixtures import VASTAI, read
+from tests.support.handles import warehouse_at
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
 
@@ -38,15 +39,17 @@ def test_vastai_through_the_job_with_a_daily_rate(tmp_path: Path, loopback: Loop
     assert "fx_rate" in {k.to_user_string() for k in runner.defs.resolve_all_asset_keys()}
     result = runner.run()
     assert result.success, result.sources
-    path = settings.warehouse_path
-    rates = read_frame(path, "SELECT day, cny_per_unit, source FROM fx_rate ORDER BY day").rows()
+    path = settings.warehouse
+    rates = read_frame(
+        warehouse_at(path), "SELECT day, cny_per_unit, source FROM fx_rate ORDER BY day"
+    ).rows()
     assert len(rates) == 2
     assert rates[0][1:] == (Decimal("7.05"), rates[0][2])
     assert rates[0][2].startswith("configured default (gpuprice.toml [fx])")
     assert rates[1][1:] == (Decimal("7.2345"), f"{loopback.url}/fx/latest/USD")
 
     offer = read_frame(
-        path,
+        warehouse_at(path),
         "SELECT currency, price, unit, cny_per_card_hour FROM offer WHERE offer_id = '21440112'",
     ).row(0, named=True)
     assert (offer["currency"], offer["price"], offer["unit"]) == (
@@ -54,14 +57,17 @@ def test_vastai_through_the_job_with_a_daily_rate(tmp_path: Path, loopback: Loop
     )  # fmt: skip
     assert offer["cny_per_card_hour"] == Decimal("2.632635")  # 0.3639 × 7.2345
     quotes = read_frame(
-        path,
+        warehouse_at(path),
         "SELECT quote_kind, currency, count(*) AS n FROM spot_quote WHERE source = 'vastai' "
         "GROUP BY ALL",
     ).rows()
     assert quotes == [("interruptible_floor", "USD", 6)]
     # interruptible floors are not market averages: no listing is compared with them
     assert (
-        read_frame(path, "SELECT count(*) FROM market_premium WHERE source = 'vastai'").item() == 0
+        read_frame(
+            warehouse_at(path), "SELECT count(*) FROM market_premium WHERE source = 'vastai'"
+        ).item()
+        == 0
     )
 
     again = runner.run()  # the day's rate is there: not fetched twice
@@ -85,20 +91,23 @@ def test_listings_are_compared_with_market_averages_not_interruptible_floors(
     from warehouse.store.db import write_connection
 
     path = tmp_path / "w.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
     at = datetime(2026, 9, 4, 3, 0)
     fx = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
     for source, adapter, body in (
         ("smm", SmmAdapter(), read_demo("smm_quotes_not_simulated.html")),
-        ("vastai", VastaiAdapter(fx), read(VASTAI)),
+        ("vastai", VastaiAdapter(), read(VASTAI)),
     ):
         snap = Snapshot(source, adapter.kind, at, None)
         snap.pages = [parse_page(adapter, FetchedPage("https://x", 200, body, "", at))]
-        assert load_snapshot(path, snap, profile="live").status == "ok"
-    derive(path)
+        assert (
+            load_snapshot(warehouse_at(path), snap, profile="live", fx_defaults=fx.defaults).status
+            == "ok"
+        )
+    derive(warehouse_at(path))
     premium = read_frame(
-        path,
+        warehouse_at(path),
         "SELECT DISTINCT quote_source, quote_basis FROM market_premium WHERE source = 'vastai'",
     ).rows()
     assert premium == [("smm", "整机包月均价")]

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from gpuprice.cli import app
 from tests.live.support import FAST_HTTP, sources
 from tests.scrapers.live_fixtures import GENERIC_ZH, read
+from tests.support.handles import warehouse_at
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
 
@@ -47,7 +48,7 @@ def test_a_price_table_configured_only_in_the_toml_lands_in_the_warehouse(
 
     path = home / "gpuprice.duckdb"
     offers = read_frame(
-        path,
+        warehouse_at(path),
         "SELECT gpu, gpu_name_raw, gpu_count, billing, price, currency, unit_raw, "
         "cny_per_card_hour, region, simulated FROM offer WHERE source = 'examplecloud' "
         "ORDER BY gpu_name_raw, gpu_count, billing",
@@ -63,11 +64,14 @@ def test_a_price_table_configured_only_in_the_toml_lands_in_the_warehouse(
     assert by_name[("昇腾910B", 1, "monthly")]["unit_raw"] == "元/月"
     assert by_name[("MTT S4000", 1, "hourly")]["gpu"] == "unknown"
     assert not any(o["simulated"] for o in offers)
-    run = read_frame(path, "SELECT status, profile, rows FROM scrape_run").to_dicts()
+    run = read_frame(warehouse_at(path), "SELECT status, profile, rows FROM scrape_run").to_dicts()
     assert run == [{"status": "ok", "profile": "live", "rows": 8}]
-    health = read_frame(path, "SELECT source, state FROM source_health").rows()
+    health = read_frame(warehouse_at(path), "SELECT source, state FROM source_health").rows()
     assert health == [("examplecloud", "ok")]
     # derived on the way: the card values of the new source
     assert (
-        read_frame(path, "SELECT count(*) FROM card_value WHERE source = 'examplecloud'").item() > 0
+        read_frame(
+            warehouse_at(path), "SELECT count(*) FROM card_value WHERE source = 'examplecloud'"
+        ).item()
+        > 0
     )

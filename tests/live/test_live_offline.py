@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
-import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from tests.live.support import (
     silent_port,
     sources,
 )
+from tests.support.client_record import ClientRecord, record_client, stop_client_clock
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
 
@@ -32,10 +33,22 @@ pytestmark = pytest.mark.e2e
 
 def runs(settings) -> dict[str, dict]:
     frame = read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT source, status, reason, pages, rows, error FROM scrape_run ORDER BY source",
     )
     return {r["source"]: r for r in frame.iter_rows(named=True)}
+
+
+def assert_gave_up_at_once(
+    client: ClientRecord, names: tuple[str, ...], *, attempts: int, longest_wait: float
+) -> None:
+    """Fast, without a clock: no request was tried more than ``attempts`` times, no source
+    went past its first request, and no wait before a retry was longer than
+    ``longest_wait`` seconds."""
+    tries = Counter(client.attempts)
+    assert tries and max(tries.values()) <= attempts, tries
+    assert len(tries) <= len(names), sorted(tries)
+    assert all(w <= longest_wait for w in client.waits), client.waits
 
 
 def test_live_sources_on_closed_and_silent_ports_fail_fast_as_unreachable(
@@ -58,14 +71,15 @@ def test_live_sources_on_closed_and_silent_ports_fail_fast_as_unreachable(
         tables["runpod"]["live_url"] = f"http://127.0.0.1:{silent}"  # connects, never answers
         tables["smm"]["secret_file"] = str(secrets / "smm_cookie")
         settings = settings_from(tmp_path, FAST_HTTP + sources(**tables))
-        started = time.monotonic()
+        client = record_client(monkeypatch)
         result = JobRunner(settings).run()
-        elapsed = time.monotonic() - started
     assert not result.success
     assert {s.source: (s.status, s.reason) for s in result.sources} == {
         name: ("failed", "unreachable") for name in LIVE_SOURCES
     }
-    assert elapsed < 30, f"the offline live run took {elapsed:.1f} s"
+    # Fast: each source gives up on its first request after one retry (retries and
+    # connect_retries 1), and only the 0.05 s backoff is waited between the two.
+    assert_gave_up_at_once(client, LIVE_SOURCES, attempts=2, longest_wait=0.1)
     recorded = runs(settings)
     assert set(recorded) == set(LIVE_SOURCES)
     for name, run in recorded.items():
@@ -73,7 +87,7 @@ def test_live_sources_on_closed_and_silent_ports_fail_fast_as_unreachable(
         assert run["error"].startswith("fetch failed after 0 page(s) (unreachable)")
     assert "timed out" in recorded["runpod"]["error"]
     assert "ConnectError" in recorded["vastai"]["error"]
-    assert read_frame(settings.warehouse_path, "SELECT count(*) FROM raw_page").item() == 0
+    assert read_frame(settings.warehouse, "SELECT count(*) FROM raw_page").item() == 0
 
 
 def test_without_their_secrets_smm_and_autodl_are_not_configured(
@@ -138,15 +152,19 @@ def test_the_real_default_urls_fail_fast_on_a_machine_without_internet(
     # The bundled gpuprice.toml as it is: the real URLs and the shipped timeouts and retries.
     settings = load_settings(None, home=tmp_path / "home", profile="live")
     assert settings.source_url("vastai") == "https://console.vast.ai"
-    started = time.monotonic()
+    client = record_client(monkeypatch)
+    clock = stop_client_clock(monkeypatch)
     result = JobRunner(settings).run()
-    elapsed = time.monotonic() - started
     assert {s.source: (s.status, s.reason) for s in result.sources} == {
         name: ("failed", "unreachable") for name in LIVE_SOURCES
     }
-    # Measured here: about 8 s for the eleven sources, Dagster included (DNS fails at once; one
-    # connect retry after 0.5 s; no per-host interval after an attempt that reached no one).
-    assert elapsed < 30, f"the offline live run took {elapsed:.1f} s"
+    # About 8 s for the eleven sources, Dagster included: DNS fails at once, one connect
+    # retry after the backoff, and no per-host interval after an attempt that reached no one.
+    http = settings.file.http
+    assert_gave_up_at_once(
+        client, LIVE_SOURCES, attempts=http.connect_retries + 1, longest_wait=2 * http.backoff_s
+    )
+    assert clock.sleeps == []
     assert {r["reason"] for r in runs(settings).values()} == {"unreachable"}
 
 
@@ -168,7 +186,7 @@ def test_without_its_api_key_lambda_reads_its_public_pricing_page(
     recorded = runs(settings)
     assert (recorded["lambda"]["status"], recorded["lambda"]["rows"]) == ("ok", 5)
     prices = read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT gpu_name_raw, gpu_count, price FROM offer WHERE source = 'lambda' ORDER BY price",
     )
     assert prices.height == 5 and prices["price"].min() > 0

@@ -19,20 +19,22 @@ from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
 from scrapers.rows import Row
 from scrapers.sources import get_adapter
+from tests.support.handles import warehouse_at
 from warehouse.ingest.insert import insert_rows
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import write_connection
+from warehouse.store.handle import Warehouse
 
 PAGES = {"jygpu": ("/market/container", "/market/baremetal"), "smm": ("/compute/quotes",)}
 
 
 @pytest.fixture
-def warehouse(tmp_path: Path) -> Path:
+def warehouse(tmp_path: Path) -> Warehouse:
     path = tmp_path / "home" / "gpuprice.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
-    return path
+    return warehouse_at(path)
 
 
 def demo_snapshot(source: str, day: date, paths: tuple[str, ...] | None = None) -> Snapshot:
@@ -50,7 +52,7 @@ def demo_snapshot(source: str, day: date, paths: tuple[str, ...] | None = None) 
 def load_demo_day(path: Path, day: date, sources: tuple[str, ...] = ("jygpu", "smm")) -> int:
     added = 0
     for source in sources:
-        summary = load_snapshot(path, demo_snapshot(source, day), profile="demo")
+        summary = load_snapshot(warehouse_at(path), demo_snapshot(source, day), profile="demo")
         assert summary.status == "ok", summary.error
         added += summary.rows_added
     return added
@@ -58,7 +60,7 @@ def load_demo_day(path: Path, day: date, sources: tuple[str, ...] = ("jygpu", "s
 
 def insert(path: Path, rows: list[Row]) -> int:
     """Rows straight into the warehouse (hand-made cases), as the loader would store them."""
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         return insert_rows(
             con, rows, page=hashlib.sha256(repr(rows).encode()).hexdigest(), run_id="t"
         )

@@ -40,7 +40,7 @@ def offer(
         currency="CNY",
         unit=unit,
         unit_raw="元/月" if billing == "bare_metal_monthly" else "元/时",
-        cny_per_card_hour=per_card_hour.quantize(Decimal("0.000001")),
+        per_card_hour=per_card_hour.quantize(Decimal("0.000001")),
         list_price=Decimal(list_price) if list_price else None,
         stated_discount=Decimal(stated) if stated else None,
         region=region,
@@ -105,6 +105,6 @@ def quote(
         basis="整机包月均价",
         price=Decimal(price),
         unit_raw="元/卡时",
-        cny_per_card_hour=Decimal(price),
+        per_card_hour=Decimal(price),
         simulated=simulated,
     )

@@ -14,6 +14,7 @@ from tests.metrics.rows import listing
 from warehouse.derive.alerts import BARE_METAL, Point, WatchRule, evaluate, evaluate_with, step
 from warehouse.derive.metrics import derive, derive_with
 from warehouse.store.db import read_frame, write_connection
+from warehouse.store.handle import Warehouse
 
 T0 = datetime(2026, 10, 1, 2)
 
@@ -101,7 +102,7 @@ def add_snapshot(path: Path, at: datetime, hourly: str, bare_metal: str) -> None
     )
 
 
-def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Path) -> None:
+def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Warehouse) -> None:
     r = rule(source="mk")
     add_snapshot(warehouse, T0, "2.00", "8000")  # 500 h
     derive(warehouse)
@@ -146,7 +147,7 @@ def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Path) -> No
     assert read_frame(warehouse, "SELECT count(*) FROM alert").item() == 2
 
 
-def test_a_new_rule_starts_at_the_newest_snapshot(warehouse: Path) -> None:
+def test_a_new_rule_starts_at_the_newest_snapshot(warehouse: Warehouse) -> None:
     for k, hourly in enumerate(["2.00", "1.00", "2.00", "1.00"]):  # 500, 1000, 500, 1000 h
         add_snapshot(warehouse, T0 + timedelta(hours=k), hourly, "8000")
     derive(warehouse)
@@ -159,7 +160,7 @@ def test_a_new_rule_starts_at_the_newest_snapshot(warehouse: Path) -> None:
     assert evaluate(warehouse, [rule(source="mk", threshold_hours=5.0)]).new_alerts == []
 
 
-def test_the_cheapest_line_is_watched_when_no_platform_is_given(warehouse: Path) -> None:
+def test_the_cheapest_line_is_watched_when_no_platform_is_given(warehouse: Warehouse) -> None:
     add_snapshot(warehouse, T0, "2.00", "8000")
     derive(warehouse)
     r = rule()  # source None → 'cheapest'
@@ -170,7 +171,7 @@ def test_the_cheapest_line_is_watched_when_no_platform_is_given(warehouse: Path)
     assert read_frame(warehouse, "SELECT source FROM alert").item() == "cheapest"
 
 
-def test_ninety_demo_days_give_shifts_and_each_alert_once(warehouse: Path) -> None:
+def test_ninety_demo_days_give_shifts_and_each_alert_once(warehouse: Warehouse) -> None:
     """A 90-day demo history, derived and evaluated day by day as the scheduled job does."""
     days = [date(2026, 9, 1) + timedelta(days=k) for k in range(90)]
     r = rule(name="4090 box", source="jygpu", threshold_hours=30.0, hysteresis_hours=10.0)

@@ -15,16 +15,18 @@ from gpuprice.cli import app
 from gpuprice.commands.breakeven_alerts import parse_since
 from tests.metrics.conftest import insert
 from tests.metrics.rows import listing
+from tests.support.handles import warehouse_at
 from warehouse.derive.alerts import WatchRule, evaluate
 from warehouse.derive.metrics import derive
+from warehouse.store.handle import Warehouse
 
 T0 = datetime(2026, 10, 1, 2)
 cli = CliRunner()
 
 
 @pytest.fixture
-def home(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("GPUPRICE_HOME", str(warehouse.parent))
+def home(warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GPUPRICE_HOME", str(warehouse.path.parent))
     monkeypatch.setenv("COLUMNS", "250")
     # The console read COLUMNS when gpuprice.cli_common was first imported, perhaps before
     # this fixture (another test in the same worker): give it the wide table directly too.
@@ -33,7 +35,7 @@ def home(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_breakeven_json_has_the_seed_figures(home: Path) -> None:
-    derive(home)
+    derive(warehouse_at(home))
     result = cli.invoke(app, ["breakeven", "--gpu", "rtx4090-24g", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
@@ -47,7 +49,7 @@ def test_breakeven_json_has_the_seed_figures(home: Path) -> None:
 
 
 def test_breakeven_table_says_what_is_missing(home: Path) -> None:
-    derive(home)
+    derive(warehouse_at(home))
     result = cli.invoke(app, ["breakeven"])
     assert result.exit_code == 0, result.output
     assert "505.1" in result.stdout and "630.6" in result.stdout
@@ -69,14 +71,14 @@ def test_breakeven_without_a_warehouse(tmp_path: Path, monkeypatch: pytest.Monke
 def test_alerts_listing_and_since(home: Path) -> None:
     r = WatchRule(name="box", gpu="rtx4090-24g", usage_hours=550, source="mk", threshold_hours=30)
     insert(home, listing(T0, "mk", "rtx4090-24g", hourly="2.00", bare_metal="8000"))
-    derive(home)
-    evaluate(home, [r], now=datetime(2026, 10, 1, 3))
+    derive(warehouse_at(home))
+    evaluate(warehouse_at(home), [r], now=datetime(2026, 10, 1, 3))
     insert(
         home,
         listing(T0 + timedelta(hours=1), "mk", "rtx4090-24g", hourly="1.60", bare_metal="8000"),
     )
-    derive(home)
-    evaluate(home, [r], now=datetime(2026, 10, 2, 3))
+    derive(warehouse_at(home))
+    evaluate(warehouse_at(home), [r], now=datetime(2026, 10, 2, 3))
 
     listed = json.loads(cli.invoke(app, ["alerts", "--json"]).stdout)
     assert {a["kind"] for a in listed} == {"breakeven_shift", "mode_flip"}

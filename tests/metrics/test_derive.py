@@ -10,16 +10,18 @@ import pytest
 
 from tests.metrics.conftest import insert
 from tests.metrics.rows import listing, quote
+from tests.support.handles import warehouse_at
 from warehouse.derive.metrics import ReferenceMissing, derive
 from warehouse.read.metrics import check_breakeven, check_discount_stated, cost_lines_for
 from warehouse.store.db import read_frame, write_connection
+from warehouse.store.handle import Warehouse
 
 SEP_04 = datetime(2026, 9, 4)
 T0 = datetime(2026, 10, 1, 2)
 
 
 def one(path: Path, sql: str, params: list | None = None) -> dict:
-    frame = read_frame(path, sql, params)
+    frame = read_frame(warehouse_at(path), sql, params)
     assert frame.height == 1, frame
     return frame.row(0, named=True)
 
@@ -27,7 +29,7 @@ def one(path: Path, sql: str, params: list | None = None) -> dict:
 # -- the seeds' published prices (source jygpu-published, 2026-09-04) ----------------------
 
 
-def test_seed_003_breakeven_for_the_4090(warehouse: Path) -> None:
+def test_seed_003_breakeven_for_the_4090(warehouse: Warehouse) -> None:
     derive(warehouse)
     row = one(
         warehouse,
@@ -46,7 +48,7 @@ def test_seed_003_breakeven_for_the_4090(warehouse: Path) -> None:
     assert row["reason_vs_hourly"] is None and row["reason_vs_monthly"] is None
 
 
-def test_seed_003_discount_ratios_are_080_and_the_labels_disagree(warehouse: Path) -> None:
+def test_seed_003_discount_ratios_are_080_and_the_labels_disagree(warehouse: Warehouse) -> None:
     derive(warehouse)
     rows = read_frame(
         warehouse,
@@ -72,7 +74,7 @@ def test_seed_003_discount_ratios_are_080_and_the_labels_disagree(warehouse: Pat
     assert any("rtx4090-24g" in e and "95折" in e and "0.801" in e for e in outcome.examples)
 
 
-def test_a_missing_mode_is_null_with_a_reason_never_zero(warehouse: Path) -> None:
+def test_a_missing_mode_is_null_with_a_reason_never_zero(warehouse: Warehouse) -> None:
     derive(warehouse)
     h20 = one(
         warehouse,
@@ -101,7 +103,7 @@ def test_a_missing_mode_is_null_with_a_reason_never_zero(warehouse: Path) -> Non
     assert zero == 0
 
 
-def test_card_value_per_tflop_gb_and_tbps(warehouse: Path) -> None:
+def test_card_value_per_tflop_gb_and_tbps(warehouse: Warehouse) -> None:
     derive(warehouse)
     row = one(
         warehouse,
@@ -126,7 +128,7 @@ def test_card_value_per_tflop_gb_and_tbps(warehouse: Path) -> None:
     assert bm["cny_per_tbps_hour"] == pytest.approx(per_hour / 3.35, rel=1e-6)
 
 
-def test_market_premium_of_the_published_prices(warehouse: Path) -> None:
+def test_market_premium_of_the_published_prices(warehouse: Warehouse) -> None:
     derive(warehouse)
     rows = read_frame(
         warehouse,
@@ -173,16 +175,18 @@ def test_cost_lines_cross_at_the_breakeven() -> None:
 
 def test_derive_needs_the_reference_data(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
-    with write_connection(path):
+    with write_connection(warehouse_at(path)):
         pass
     with pytest.raises(ReferenceMissing, match="reference"):
-        derive(path)
+        derive(warehouse_at(path))
 
 
 # -- made-up snapshots ---------------------------------------------------------------------
 
 
-def test_cheapest_listing_per_mode_and_monthly_discount_pairs_by_listing(warehouse: Path) -> None:
+def test_cheapest_listing_per_mode_and_monthly_discount_pairs_by_listing(
+    warehouse: Warehouse,
+) -> None:
     insert(
         warehouse,
         listing(T0, "mk", "rtx4090-24g", hourly="2.00", monthly="1.80", stated="0.90", tag="-a")
@@ -210,7 +214,7 @@ def test_cheapest_listing_per_mode_and_monthly_discount_pairs_by_listing(warehou
     assert discounts[1][1] == pytest.approx(1.5 / 1.6) and discounts[1][2]  # 0.9375 vs 0.95
 
 
-def test_only_new_snapshots_are_derived(warehouse: Path) -> None:
+def test_only_new_snapshots_are_derived(warehouse: Warehouse) -> None:
     insert(warehouse, listing(T0, "mk", "rtx4090-24g", hourly="2.00", bare_metal="8000"))
     first = derive(warehouse)
     assert first.offer_snapshots == 3  # two published + the new one
@@ -238,7 +242,7 @@ def test_only_new_snapshots_are_derived(warehouse: Path) -> None:
     ).item() == pytest.approx(1000 / 2.0)
 
 
-def test_a_page_loaded_late_rederives_its_snapshot(warehouse: Path) -> None:
+def test_a_page_loaded_late_rederives_its_snapshot(warehouse: Warehouse) -> None:
     insert(warehouse, listing(T0, "mk", "rtx4090-24g", hourly="2.00", monthly="1.60"))
     derive(warehouse)
     before = one(warehouse, "SELECT * FROM breakeven WHERE source = 'mk'")
@@ -254,7 +258,7 @@ def test_a_page_loaded_late_rederives_its_snapshot(warehouse: Path) -> None:
     assert read_frame(warehouse, "SELECT count(*) FROM card_value WHERE source = 'mk'").item() == 3
 
 
-def test_cheapest_line_mixes_platforms_but_not_stale_or_published(warehouse: Path) -> None:
+def test_cheapest_line_mixes_platforms_but_not_stale_or_published(warehouse: Warehouse) -> None:
     insert(
         warehouse,
         listing(T0, "a", "rtx4090-24g", hourly="2.00", monthly="1.70", bare_metal="9600")
@@ -292,7 +296,7 @@ def test_cheapest_line_mixes_platforms_but_not_stale_or_published(warehouse: Pat
     assert at_a["breakeven_hours_vs_hourly"] == pytest.approx(600.0)
 
 
-def test_market_premium_matches_region_else_national_average(warehouse: Path) -> None:
+def test_market_premium_matches_region_else_national_average(warehouse: Warehouse) -> None:
     q_day = T0 - timedelta(hours=8)
     insert(
         warehouse,
@@ -330,7 +334,7 @@ def test_market_premium_matches_region_else_national_average(warehouse: Path) ->
     assert nm["premium_cny_per_card_hour"] == pytest.approx(0.35)
 
 
-def test_a_quote_loaded_late_updates_the_premium_from_its_time_on(warehouse: Path) -> None:
+def test_a_quote_loaded_late_updates_the_premium_from_its_time_on(warehouse: Warehouse) -> None:
     insert(warehouse, [quote(T0 - timedelta(days=2), "mq", "rtx4090-24g", "长三角", "1.00")])
     insert(warehouse, listing(T0, "mk", "rtx4090-24g", hourly="1.50", region="上海"))
     derive(warehouse)

@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from configuration.settings import PROJECT_ROOT, ConfigError, load_settings
+from configuration.secrets import PROJECT_ROOT
+from configuration.settings import ConfigError, load_settings
 from tests.metrics.conftest import insert
 from tests.metrics.receiver import Receiver, running_receiver
 from tests.metrics.rows import listing
+from tests.support.handles import warehouse_at
 from warehouse.derive.alerts import WatchRule, evaluate
 from warehouse.derive.metrics import derive
 from warehouse.derive.notify import deliver_pending, mask_url, target_id
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 
 T0 = datetime(2026, 10, 1, 2)
 SECRET = "s3cr3t-t0ken"
@@ -28,7 +31,7 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture
-def with_alerts(warehouse: Path) -> Path:
+def with_alerts(warehouse: Warehouse) -> Path:
     """Two stored alerts (a shift and a flip) caused by one new snapshot."""
     r = WatchRule(name="box", gpu="rtx4090-24g", usage_hours=550, source="mk", threshold_hours=30)
     insert(warehouse, listing(T0, "mk", "rtx4090-24g", hourly="2.00", bare_metal="8000"))
@@ -45,12 +48,13 @@ def with_alerts(warehouse: Path) -> Path:
 
 def alert_rows(path: Path) -> list[dict]:
     return read_frame(
-        path, "SELECT kind, delivered_at, attempts, last_error FROM alert ORDER BY kind"
+        warehouse_at(path),
+        "SELECT kind, delivered_at, attempts, last_error FROM alert ORDER BY kind",
     ).to_dicts()
 
 
 def test_delivered_through_apprise_to_a_webhook(with_alerts: Path, receiver: Receiver) -> None:
-    summary = deliver_pending(with_alerts, [receiver.url()])
+    summary = deliver_pending(warehouse_at(with_alerts), [receiver.url()])
     assert len(summary.delivered) == 2 and not summary.failed
     assert len(receiver.accepted) == 2 and receiver.paths == [f"/hook/{SECRET}"] * 2
     titles = sorted(body["title"] for body in receiver.accepted)
@@ -64,7 +68,7 @@ def test_delivered_through_apprise_to_a_webhook(with_alerts: Path, receiver: Rec
         r["delivered_at"] is not None and r["attempts"] == 1 for r in alert_rows(with_alerts)
     )
     # Delivered means delivered: the next tick sends nothing.
-    again = deliver_pending(with_alerts, [receiver.url()])
+    again = deliver_pending(warehouse_at(with_alerts), [receiver.url()])
     assert again.pending_before == 0 and len(receiver.accepted) == 2
 
 
@@ -72,7 +76,7 @@ def test_failing_receiver_is_retried_and_delivered_once_it_recovers(
     with_alerts: Path, receiver: Receiver
 ) -> None:
     receiver.status = 500
-    first = deliver_pending(with_alerts, [receiver.url()])
+    first = deliver_pending(warehouse_at(with_alerts), [receiver.url()])
     assert first.delivered == [] and len(first.failed) == 2
     # The receiver was tried once this tick; the second alert waits for the next one.
     assert len(receiver.refused) == 1
@@ -81,16 +85,18 @@ def test_failing_receiver_is_retried_and_delivered_once_it_recovers(
     assert all(r["last_error"] for r in rows)
     assert not any(SECRET in r["last_error"] or "127.0.0.1:" in r["last_error"] for r in rows)
 
-    second = deliver_pending(with_alerts, [receiver.url()])  # still failing: still pending
+    second = deliver_pending(
+        warehouse_at(with_alerts), [receiver.url()]
+    )  # still failing: still pending
     assert len(second.failed) == 2 and receiver.accepted == []
     assert {r["attempts"] for r in alert_rows(with_alerts)} == {2}
 
     receiver.status = 200  # recovers
-    third = deliver_pending(with_alerts, [receiver.url()])
+    third = deliver_pending(warehouse_at(with_alerts), [receiver.url()])
     assert len(third.delivered) == 2 and len(receiver.accepted) == 2
     rows = alert_rows(with_alerts)
     assert all(r["delivered_at"] is not None and r["attempts"] == 3 for r in rows)
-    assert deliver_pending(with_alerts, [receiver.url()]).pending_before == 0
+    assert deliver_pending(warehouse_at(with_alerts), [receiver.url()]).pending_before == 0
     assert len(receiver.accepted) == 2
 
 
@@ -99,9 +105,9 @@ def test_receiver_down_then_up(with_alerts: Path) -> None:
     url = receiver.url()
     receiver.stop()  # connection refused
     try:
-        assert len(deliver_pending(with_alerts, [url]).failed) == 2
+        assert len(deliver_pending(warehouse_at(with_alerts), [url]).failed) == 2
         receiver.start()  # same port again
-        assert len(deliver_pending(with_alerts, [url]).delivered) == 2
+        assert len(deliver_pending(warehouse_at(with_alerts), [url]).delivered) == 2
         assert len(receiver.accepted) == 2
     finally:
         receiver.stop()
@@ -111,17 +117,19 @@ def test_a_target_that_took_an_alert_does_not_get_it_twice(with_alerts: Path) ->
     with running_receiver() as good, running_receiver() as bad:
         bad.status = 503
         urls = [good.url(), bad.url("other/t0k")]
-        assert len(deliver_pending(with_alerts, urls).failed) == 2
+        assert len(deliver_pending(warehouse_at(with_alerts), urls).failed) == 2
         assert len(good.accepted) == 2
         bad.status = 200
-        assert len(deliver_pending(with_alerts, urls).delivered) == 2
+        assert len(deliver_pending(warehouse_at(with_alerts), urls).delivered) == 2
         assert len(good.accepted) == 2 and len(bad.accepted) == 2
-    targets = read_frame(with_alerts, "SELECT DISTINCT target FROM alert_delivery ORDER BY 1")
+    targets = read_frame(
+        warehouse_at(with_alerts), "SELECT DISTINCT target FROM alert_delivery ORDER BY 1"
+    )
     assert sorted(targets["target"]) == sorted([target_id(u) for u in urls])
 
 
 def test_no_url_configured_keeps_alerts_pending(with_alerts: Path) -> None:
-    summary = deliver_pending(with_alerts, [])
+    summary = deliver_pending(warehouse_at(with_alerts), [])
     assert summary.pending_before == 2 and summary.delivered == []
     assert "no notification URL" in (summary.note or "")
     assert all(r["attempts"] == 0 for r in alert_rows(with_alerts))

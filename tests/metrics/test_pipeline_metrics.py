@@ -60,7 +60,7 @@ def resource(settings: Settings) -> GpupriceResource:
 
 def alerts(settings: Settings) -> list[dict]:
     return read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT kind, new_observed_at::DATE AS day, delivered_at, attempts FROM alert "
         "ORDER BY new_observed_at, kind",
     ).to_dicts()
@@ -76,15 +76,15 @@ def test_scrape_job_derives_alerts_and_delivers_once(
     for day in (date(2026, 9, 17), date(2026, 9, 18), date(2026, 9, 19), date(2026, 9, 20)):
         assert runner.run(day).success
     history = read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT observed_at::DATE AS day, round(breakeven_hours_vs_hourly, 1) AS h FROM breakeven "
         "WHERE source = 'jygpu' AND gpu = 'rtx4090-24g' ORDER BY observed_at",
     ).rows()
     assert [h for _, h in history] == [505.1, 505.1, 436.2, 436.2]
     # Every run also brought the dashboard's serving copy up to date.
-    assert read_frame(settings.warehouse_path, "SELECT count(*) FROM serving_outbox").item() == 0
-    fresh = serving_freshness(settings.warehouse_path)
-    newest = read_frame(settings.warehouse_path, "SELECT max(last_observed_at) FROM offer_daily")
+    assert read_frame(settings.warehouse, "SELECT count(*) FROM serving_outbox").item() == 0
+    fresh = serving_freshness(settings.warehouse)
+    newest = read_frame(settings.warehouse, "SELECT max(last_observed_at) FROM offer_daily")
     assert fresh["watermark"].to_list() == [newest.item()]
     got = alerts(settings)
     assert [(a["kind"], a["day"]) for a in got] == [
@@ -132,7 +132,7 @@ def test_asset_checks_flag_the_stated_discount_as_a_warning(
     assert all(checks[name].passed for name in set(checks) - {"stated_discount_matches"})
     # Flagged, never "fixed": the stated discount is stored as printed.
     stated = read_frame(
-        settings.warehouse_path,
+        settings.warehouse,
         "SELECT stated_discount FROM monthly_discount WHERE source = 'jygpu' AND gpu = 'rtx4090-24g'",
     ).item()
     assert float(stated) == 0.95

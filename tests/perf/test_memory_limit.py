@@ -1,6 +1,7 @@
 """The DuckDB memory limit (GPUPRICE_DUCKDB_MEMORY_LIMIT): checked before DuckDB sees it,
-handed to the warehouse once by load_settings and applied to every connection, and a derive backlog too big for it is retried with
-more room instead of failing the run."""
+carried by the warehouse handle each entry point builds from its settings and applied to
+every connection, and a derive backlog too big for it is retried with more room instead of
+failing the run."""
 
 from __future__ import annotations
 
@@ -10,11 +11,19 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from configuration.settings import MEMORY_LIMIT_ENV, ConfigError, load_settings
+from configuration.environment import MEMORY_LIMIT_ENV
+from configuration.settings import ConfigError, load_settings
 from tests.metrics.conftest import warehouse as warehouse
+from tests.support.handles import warehouse_at
 from warehouse.derive.metrics import derive
-from warehouse.store.config import configure, current
 from warehouse.store.db import LARGER_MEMORY_LIMITS, read_frame, with_more_memory, write_connection
+from warehouse.store.handle import Warehouse
+
+
+def with_limit(warehouse: Warehouse, limit: str) -> Warehouse:
+    """``warehouse`` opened under another memory limit."""
+    return replace(warehouse, config=replace(warehouse.config, memory_limit=limit))
+
 
 # Simulated: 4 platforms x 6 cards x hourly / monthly / 8-card bare metal, every hour of
 # 90 days (~156k offer rows), generated in SQL as a long backfill would leave them.
@@ -44,7 +53,7 @@ FROM priced
 
 
 def test_a_bad_memory_limit_is_refused_with_what_to_do(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for bad in ("lots", "-5MB", "16MB", "1 TB x", "0GB"):
         monkeypatch.setenv(MEMORY_LIMIT_ENV, bad)
@@ -52,33 +61,33 @@ def test_a_bad_memory_limit_is_refused_with_what_to_do(
             load_settings()  # every entry point (CLI, dashboard, Dagster) says so at start
         assert MEMORY_LIMIT_ENV in str(refused.value)
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "300MB")
-    load_settings()  # hands the warehouse its configuration for this process
-    with write_connection(warehouse) as con:
+    settings = load_settings()  # the handle the entry point passes on carries the limit
+    assert settings.warehouse.memory_limit == "300MB"
+    with write_connection(replace(warehouse, config=settings.warehouse_config)) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert limit == "286.1 MiB", limit  # DuckDB prints MiB
     monkeypatch.delenv(MEMORY_LIMIT_ENV)
-    load_settings()
-    with write_connection(warehouse) as con:
+    settings = load_settings()
+    with write_connection(replace(warehouse, config=settings.warehouse_config)) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert limit == "122.0 MiB", limit  # the 128MB default
 
 
 def test_the_warehouse_reads_its_limit_from_its_configuration_not_the_environment(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "lots")  # not read again after start
-    configure(replace(current(), memory_limit="300MB"))
-    with write_connection(warehouse) as con:
+    with write_connection(with_limit(warehouse, "300MB")) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert limit == "286.1 MiB", limit
 
 
-def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(warehouse: Path) -> None:
+def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(warehouse: Warehouse) -> None:
     with write_connection(warehouse) as con:
         con.execute(BACKLOG.format(start="2026-06-01", end="2026-08-30"))
         offers = con.execute("SELECT count(*) FROM offer").fetchall()[0][0]
     assert offers > 150_000
-    configure(replace(current(), memory_limit="64MB"))
+    warehouse = with_limit(warehouse, "64MB")
     summary = derive(warehouse)
     assert summary.memory_limit in LARGER_MEMORY_LIMITS, summary.line()
     assert "needed DuckDB memory_limit" in summary.line()
@@ -97,7 +106,6 @@ def test_a_backlog_too_big_for_the_limit_is_derived_with_more_room(warehouse: Pa
 
 
 def test_the_configured_limit_is_set_back_after_a_larger_one(tmp_path: Path) -> None:
-    configure(replace(current(), memory_limit="96MB"))
     tries = []
 
     def step() -> str:
@@ -106,26 +114,26 @@ def test_the_configured_limit_is_set_back_after_a_larger_one(tmp_path: Path) -> 
             raise duckdb.OutOfMemoryException("Out of Memory Error: test")
         return "done"
 
-    with write_connection(tmp_path / "w.duckdb") as con:
-        assert with_more_memory(con, step) == ("done", LARGER_MEMORY_LIMITS[0])
+    with write_connection(with_limit(warehouse_at(tmp_path / "w.duckdb"), "96MB")) as con:
+        assert with_more_memory(con, step, configured="96MB") == ("done", LARGER_MEMORY_LIMITS[0])
         after = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     assert tries[1] != tries[0]  # the second try ran with more room
     assert after == tries[0]  # and the configured limit is back
 
 
-def test_every_connection_opens_with_the_configured_limit(warehouse: Path) -> None:
+def test_every_connection_opens_with_the_configured_limit(warehouse: Warehouse) -> None:
     """Readers, the writer, private in-memory connections and the SQL sandbox (which had
     DuckDB's default, 80% of the RAM: 18.8 GiB here)."""
     from warehouse.read import sql as safe_sql
     from warehouse.store.db import memory_connection, read_connection
 
-    configure(replace(current(), memory_limit="96MB"))
+    warehouse = with_limit(warehouse, "96MB")
     setting = "SELECT current_setting('memory_limit')"
     with write_connection(warehouse) as con:
         seen = [con.execute(setting).fetchall()[0][0]]
     with read_connection(warehouse) as con:
         seen.append(con.execute(setting).fetchall()[0][0])
-    with memory_connection(None) as con:
+    with memory_connection(warehouse.memory_limit, None) as con:
         seen.append(con.execute(setting).fetchall()[0][0])
     sandbox = safe_sql._sandbox(warehouse, 5)
     try:

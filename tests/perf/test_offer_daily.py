@@ -14,10 +14,13 @@ from polars.testing import assert_frame_equal
 from tests.metrics.conftest import insert, load_demo_day
 from tests.metrics.conftest import warehouse as warehouse
 from tests.metrics.rows import listing
+from tests.support.handles import warehouse_at
 from warehouse.derive.metrics import derive
 from warehouse.derive.rollup import DAILY_SELECT
 from warehouse.read.dashboard import price_trend
+from warehouse.read.filters import OfferFilter
 from warehouse.store.db import read_frame, write_connection
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import remove, serving_path
 
 KEYS = ["day", "source", "gpu", "billing", "region"]
@@ -34,11 +37,13 @@ COLUMNS = [
 
 
 def rollup(path: Path) -> pl.DataFrame:
-    return read_frame(path, "SELECT * FROM offer_daily").select(COLUMNS).sort(KEYS)
+    return read_frame(warehouse_at(path), "SELECT * FROM offer_daily").select(COLUMNS).sort(KEYS)
 
 
 def from_raw(path: Path) -> pl.DataFrame:
-    return read_frame(path, DAILY_SELECT.format(where="true")).select(COLUMNS).sort(KEYS)
+    return (
+        read_frame(warehouse_at(path), DAILY_SELECT.format(where="true")).select(COLUMNS).sort(KEYS)
+    )
 
 
 MONTH_COLUMNS = ["month", *COLUMNS[1:]]
@@ -46,7 +51,7 @@ MONTH_COLUMNS = ["month", *COLUMNS[1:]]
 
 def monthly(path: Path) -> pl.DataFrame:
     return (
-        read_frame(path, "SELECT * FROM offer_monthly")
+        read_frame(warehouse_at(path), "SELECT * FROM offer_monthly")
         .select(MONTH_COLUMNS)
         .sort(MONTH_COLUMNS[:5])
     )
@@ -56,7 +61,7 @@ def monthly_from_raw(path: Path) -> pl.DataFrame:
     """Straight from the raw offers (not from offer_daily)."""
     return (
         read_frame(
-            path,
+            warehouse_at(path),
             """
             SELECT date_trunc('month', observed_at)::DATE AS month, source, gpu, billing,
                    coalesce(region, '(none)') AS region, count(*) AS observations,
@@ -73,9 +78,10 @@ def monthly_from_raw(path: Path) -> pl.DataFrame:
     )
 
 
-def drop_serving_copy(path: Path) -> None:
+def drop_serving_copy(where: Path | Warehouse) -> None:
     """These tests read the warehouse itself (rollup + raw tail): the path readers take
     when there is no serving copy; tests/perf/test_serving.py covers the copy."""
+    path = warehouse_at(where).path
     remove(serving_path(path))
     assert not serving_path(path).exists()
 
@@ -85,7 +91,7 @@ def assert_rollups_match(path: Path) -> None:
     assert_frame_equal(monthly(path), monthly_from_raw(path))
 
 
-def test_offer_daily_equals_raw_aggregate_incrementally(warehouse: Path) -> None:
+def test_offer_daily_equals_raw_aggregate_incrementally(warehouse: Warehouse) -> None:
     derive(warehouse)
     for day in (date(2026, 9, 1), date(2026, 9, 2)):
         load_demo_day(warehouse, day)
@@ -116,7 +122,7 @@ def test_offer_daily_equals_raw_aggregate_incrementally(warehouse: Path) -> None
     assert frame.select(KEYS).is_duplicated().sum() == 0
 
 
-def test_backfilled_past_day_is_found_and_rolled_up(warehouse: Path) -> None:
+def test_backfilled_past_day_is_found_and_rolled_up(warehouse: Warehouse) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     # A past day loaded after a newer one: not newer than the ledger, so the slow path.
@@ -128,7 +134,7 @@ def test_backfilled_past_day_is_found_and_rolled_up(warehouse: Path) -> None:
     assert derive(warehouse).offer_snapshots == 0
 
 
-def test_full_recompute_rebuilds_offer_daily(warehouse: Path) -> None:
+def test_full_recompute_rebuilds_offer_daily(warehouse: Warehouse) -> None:
     load_demo_day(warehouse, date(2026, 9, 1))
     derive(warehouse)
     with write_connection(warehouse) as con:
@@ -137,7 +143,7 @@ def test_full_recompute_rebuilds_offer_daily(warehouse: Path) -> None:
     assert_rollups_match(warehouse)
 
 
-def test_migration_rolls_up_offers_loaded_before_it(warehouse: Path) -> None:
+def test_migration_rolls_up_offers_loaded_before_it(warehouse: Warehouse) -> None:
     load_demo_day(warehouse, date(2026, 9, 1))
     with write_connection(warehouse) as con:
         con.execute("DROP TABLE offer_daily")
@@ -148,14 +154,14 @@ def test_migration_rolls_up_offers_loaded_before_it(warehouse: Path) -> None:
     assert_rollups_match(warehouse)
 
 
-def test_trend_reads_rollup_plus_underived_tail(warehouse: Path) -> None:
+def test_trend_reads_rollup_plus_underived_tail(warehouse: Warehouse) -> None:
     """The trend query over offer_daily + offers newer than its watermark (loaded, not
     derived yet) equals the plain mean of the raw offers."""
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     load_demo_day(warehouse, date(2026, 9, 11))  # loaded, not derived yet
     drop_serving_copy(warehouse)
-    args = dict(
+    args = OfferFilter(
         gpus=("rtx4090-24g", "h100-80g", "910b-64g"),
         sources=("jygpu",),
         billing=("hourly", "monthly", "bare_metal_monthly"),
@@ -167,7 +173,7 @@ def test_trend_reads_rollup_plus_underived_tail(warehouse: Path) -> None:
         start=date(2026, 9, 10),
         end=date(2026, 9, 11),
     )
-    got = price_trend(warehouse, "day", **args)
+    got = price_trend(warehouse, "day", args)
     expected = read_frame(
         warehouse,
         "SELECT observed_at::DATE AS period, gpu, source, billing, "
@@ -175,7 +181,7 @@ def test_trend_reads_rollup_plus_underived_tail(warehouse: Path) -> None:
         "WHERE source = 'jygpu' AND list_contains($gpus, gpu) "
         "AND observed_at >= '2026-09-10' GROUP BY ALL "
         "ORDER BY period, gpu, source, billing",
-        {"gpus": list(args["gpus"])},
+        {"gpus": list(args.gpus or ())},
     )
     assert got.height == expected.height > 0
     assert got["period"].n_unique() == 2
@@ -184,7 +190,7 @@ def test_trend_reads_rollup_plus_underived_tail(warehouse: Path) -> None:
 
 
 @pytest.mark.parametrize("start", [date(2026, 7, 31), date(2026, 8, 1)])
-def test_monthly_trend_from_whole_months_and_edge_days(warehouse: Path, start: date) -> None:
+def test_monthly_trend_from_whole_months_and_edge_days(warehouse: Warehouse, start: date) -> None:
     """Month grain: whole months from offer_monthly, the partial edge months from
     offer_daily, and a start in the middle of a month still cuts at that day."""
     for day in (date(2026, 7, 30), date(2026, 7, 31), date(2026, 8, 15), date(2026, 9, 10)):
@@ -200,12 +206,14 @@ def test_monthly_trend_from_whole_months_and_edge_days(warehouse: Path, start: d
     got = price_trend(
         warehouse,
         "month",
-        gpus=("rtx4090-24g", "910b-64g"),
-        sources=("jygpu",),
-        billing=("hourly", "monthly"),
-        regions=regions,
-        start=start,
-        end=date(2026, 9, 11),
+        OfferFilter(
+            gpus=("rtx4090-24g", "910b-64g"),
+            sources=("jygpu",),
+            billing=("hourly", "monthly"),
+            regions=regions,
+            start=start,
+            end=date(2026, 9, 11),
+        ),
     )
     expected = read_frame(
         warehouse,
@@ -221,7 +229,7 @@ def test_monthly_trend_from_whole_months_and_edge_days(warehouse: Path, start: d
     assert got["observations"].to_list() == expected["n"].to_list()
 
 
-def test_trend_options_from_rollup_equal_raw(warehouse: Path) -> None:
+def test_trend_options_from_rollup_equal_raw(warehouse: Warehouse) -> None:
     from warehouse.read.dashboard import trend_options
 
     load_demo_day(warehouse, date(2026, 9, 10))

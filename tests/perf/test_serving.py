@@ -8,7 +8,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -21,14 +20,17 @@ from polars.testing import assert_frame_equal
 from tests.metrics.conftest import insert, load_demo_day
 from tests.metrics.conftest import warehouse as warehouse
 from tests.metrics.rows import listing
+from tests.support.handles import warehouse_at
 from warehouse.derive.metrics import derive
 from warehouse.read import dashboard as dq
 from warehouse.read import metrics as metric_queries
 from warehouse.read import prices as queries
+from warehouse.read.filters import OfferFilter
 from warehouse.read.recommender import latest_card_prices
 from warehouse.store import serving
 from warehouse.store.backup import backup, restore
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import serving_path
 
 SERVED_TABLES = (
@@ -43,13 +45,17 @@ SERVED_TABLES = (
 )
 
 
-def served_table(path: Path, table: str) -> pl.DataFrame:
-    frame = read_frame(serving_path(path), f"SELECT * FROM {table}", local_file=True)
+def served_table(where: Path | Warehouse, table: str) -> pl.DataFrame:
+    # the serving copy: a local file, also when the warehouse is a DuckLake
+    warehouse = warehouse_at(where)
+    frame = read_frame(warehouse.local(serving_path(warehouse.path)), f"SELECT * FROM {table}")
     return frame.sort(frame.columns)
 
 
 def outbox(path: Path) -> list[tuple]:
-    return read_frame(path, "SELECT source, day FROM serving_outbox ORDER BY ALL").rows()
+    return read_frame(
+        warehouse_at(path), "SELECT source, day FROM serving_outbox ORDER BY ALL"
+    ).rows()
 
 
 def history(path: Path) -> None:
@@ -57,48 +63,54 @@ def history(path: Path) -> None:
     hour snapshots of a hand-made platform whose newest card goes away in a re-derive."""
     for day in (date(2026, 8, 30), date(2026, 8, 31), date(2026, 9, 1), date(2026, 9, 10)):
         load_demo_day(path, day)
-        derive(path)
+        derive(warehouse_at(path))
     load_demo_day(path, date(2026, 7, 15))  # backfilled past day
-    derive(path)
+    derive(warehouse_at(path))
     t0 = datetime(2026, 9, 10, 6)
     for hour, price in enumerate(("14.10", "14.70", "13.90")):
         insert(path, listing(t0 + timedelta(hours=hour), "testcloud", "h100-80g", hourly=price))
-        assert derive(path).serving.days == 1  # one platform-day copied, not the history
+        assert (
+            derive(warehouse_at(path)).serving.days == 1
+        )  # one platform-day copied, not the history
 
 
 def all_queries(path: Path) -> dict[str, Callable[[], pl.DataFrame]]:
-    opts = dq.trend_options(path)
-    filters = {
-        "gpus": tuple(sorted(opts["gpu"].unique())),
-        "sources": tuple(sorted(opts["source"].unique())),
-        "billing": tuple(sorted(opts["billing"].unique())),
-        "regions": tuple(sorted(opts["region"].unique())),
-        "start": date(2026, 7, 1),
-        "end": date(2026, 9, 10),
-    }
+    opts = dq.trend_options(warehouse_at(path))
+    filters = OfferFilter(
+        gpus=tuple(sorted(opts["gpu"].unique())),
+        sources=tuple(sorted(opts["source"].unique())),
+        billing=tuple(sorted(opts["billing"].unique())),
+        regions=tuple(sorted(opts["region"].unique())),
+        start=date(2026, 7, 1),
+        end=date(2026, 9, 10),
+    )
     found = {
-        f"{name} {grain}": (lambda f=fn, g=grain: f(path, g, **filters))
+        f"{name} {grain}": (lambda f=fn, g=grain: f(path, g, filters))
         for name, fn in (("trend", dq.price_trend), ("band", dq.price_band))
         for grain in ("day", "week", "month")
     }
     return found | {
-        "trend_options": lambda: dq.trend_options(path),
-        "monthly_changes": lambda: dq.monthly_changes(path, **filters),
-        "card_changes": lambda: dq.card_changes(path, **filters),
+        "trend_options": lambda: dq.trend_options(warehouse_at(path)),
+        "monthly_changes": lambda: dq.monthly_changes(warehouse_at(path), filters),
+        "card_changes": lambda: dq.card_changes(warehouse_at(path), filters),
         "quote_trend": lambda: dq.quote_trend(
-            path, "day", filters["gpus"], filters["start"], filters["end"]
+            warehouse_at(path),
+            "day",
+            OfferFilter(gpus=filters.gpus, start=filters.start, end=filters.end),
         ),
-        "value_board": lambda: dq.value_board(path),
-        "latest_breakeven": lambda: metric_queries.latest_breakeven(path),
-        "latest_breakeven h100": lambda: metric_queries.latest_breakeven(path, "h100-80g"),
-        "latest_offers": lambda: queries.latest_offers(path),
-        "latest_card_prices": lambda: latest_card_prices(path),
-        "latest_card_prices testcloud": lambda: latest_card_prices(path, "testcloud"),
+        "value_board": lambda: dq.value_board(warehouse_at(path)),
+        "latest_breakeven": lambda: metric_queries.latest_breakeven(warehouse_at(path)),
+        "latest_breakeven h100": lambda: metric_queries.latest_breakeven(
+            warehouse_at(path), "h100-80g"
+        ),
+        "latest_offers": lambda: queries.latest_offers(warehouse_at(path)),
+        "latest_card_prices": lambda: latest_card_prices(warehouse_at(path)),
+        "latest_card_prices testcloud": lambda: latest_card_prices(warehouse_at(path), "testcloud"),
         "breakeven_daily h100 cheapest": lambda: metric_queries.breakeven_daily(
-            path, "h100-80g", "cheapest"
+            warehouse_at(path), "h100-80g", "cheapest"
         ),
         "breakeven_daily h100 testcloud": lambda: metric_queries.breakeven_daily(
-            path, "h100-80g", "testcloud"
+            warehouse_at(path), "h100-80g", "testcloud"
         ),
     }
 
@@ -110,9 +122,9 @@ def same(got: pl.DataFrame, expected: pl.DataFrame, name: str) -> None:
         raise AssertionError(f"{name}: {exc}") from None
 
 
-def without_copy(path: Path, fn: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+def without_copy(where: Path | Warehouse, fn: Callable[[], pl.DataFrame]) -> pl.DataFrame:
     """``fn`` with the serving copy moved away: the warehouse path."""
-    target = serving_path(path)
+    target = serving_path(warehouse_at(where).path)
     aside = target.with_name("aside.duckdb")
     target.rename(aside)
     try:
@@ -121,9 +133,9 @@ def without_copy(path: Path, fn: Callable[[], pl.DataFrame]) -> pl.DataFrame:
         aside.rename(target)
 
 
-def test_served_queries_equal_warehouse_queries(warehouse: Path) -> None:
+def test_served_queries_equal_warehouse_queries(warehouse: Warehouse) -> None:
     history(warehouse)
-    assert serving_path(warehouse).exists() and outbox(warehouse) == []
+    assert serving_path(warehouse.path).exists() and outbox(warehouse) == []
     for name, fn in all_queries(warehouse).items():
         served = fn()
         # A band needs two platforms on a card: not every card has them here.
@@ -139,13 +151,13 @@ def test_served_queries_equal_warehouse_queries(warehouse: Path) -> None:
     ]
 
 
-def test_incremental_copy_equals_full_copy(warehouse: Path) -> None:
+def test_incremental_copy_equals_full_copy(warehouse: Warehouse) -> None:
     history(warehouse)
     # A late page: the newest testcloud snapshot gets another card, which is re-derived.
     insert(warehouse, listing(datetime(2026, 9, 10, 8), "testcloud", "a100-80g", hourly="6.40"))
     assert derive(warehouse).offer_snapshots == 1
     incremental = {t: served_table(warehouse, t) for t in SERVED_TABLES}
-    serving.remove(serving_path(warehouse))
+    serving.remove(serving_path(warehouse.path))
     summary = derive(warehouse)  # nothing to derive; the missing copy is rebuilt whole
     assert summary.offer_snapshots == 0 and summary.serving.full
     for table in SERVED_TABLES:
@@ -153,12 +165,12 @@ def test_incremental_copy_equals_full_copy(warehouse: Path) -> None:
     assert incremental["card_value_latest"].filter(pl.col("gpu") == "a100-80g").height >= 1
 
 
-def test_copy_follows_a_full_recompute_and_a_new_layout(warehouse: Path) -> None:
+def test_copy_follows_a_full_recompute_and_a_new_layout(warehouse: Warehouse) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     assert derive(warehouse).serving.full  # the first copy is a full one
     assert derive(warehouse, full=True).serving.full  # a recompute copies everything
     assert outbox(warehouse) == []
-    con = duckdb.connect(str(serving_path(warehouse)))
+    con = duckdb.connect(str(serving_path(warehouse.path)))
     con.execute("UPDATE serving_state SET layout = layout - 1")
     con.close()
     # Readers do not use a copy of another layout, and the next sync rebuilds it.
@@ -169,15 +181,15 @@ def test_copy_follows_a_full_recompute_and_a_new_layout(warehouse: Path) -> None
 
 
 def served_state_ok(path: Path) -> bool:
-    with serving.serving_connection(path) as served:
+    with serving.serving_connection(warehouse_at(path)) as served:
         return served is not None
 
 
-def test_damaged_copy_falls_back_then_is_rebuilt(warehouse: Path) -> None:
+def test_damaged_copy_falls_back_then_is_rebuilt(warehouse: Warehouse) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     expected = dq.value_board(warehouse)
-    serving_path(warehouse).write_bytes(b"this is not a DuckDB file" * 100)
+    serving_path(warehouse.path).write_bytes(b"this is not a DuckDB file" * 100)
     assert_frame_equal(dq.value_board(warehouse), expected)  # from the warehouse
     summary = derive(warehouse)
     assert summary.serving_error is None and summary.serving.full
@@ -194,13 +206,13 @@ time.sleep(float(sys.argv[2]))
 
 
 def test_locked_copy_keeps_days_queued_for_the_next_run(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     monkeypatch.setattr(serving, "SYNC_WAIT_S", 0.5)
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(HOLD), str(serving_path(warehouse)), "30"],
+        [sys.executable, "-c", textwrap.dedent(HOLD), str(serving_path(warehouse.path)), "30"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -225,7 +237,9 @@ def test_locked_copy_keeps_days_queued_for_the_next_run(
     assert date(2026, 9, 11) in dq.trend_options(warehouse)["last_day"].to_list()
 
 
-def test_restore_drops_the_copy_of_the_replaced_warehouse(warehouse: Path, tmp_path: Path) -> None:
+def test_restore_drops_the_copy_of_the_replaced_warehouse(
+    warehouse: Warehouse, tmp_path: Path
+) -> None:
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
     backup(warehouse, tmp_path / "bk")
@@ -233,16 +247,17 @@ def test_restore_drops_the_copy_of_the_replaced_warehouse(warehouse: Path, tmp_p
     derive(warehouse)
     assert date(2026, 9, 11) in dq.trend_options(warehouse)["last_day"].to_list()
     restore(warehouse, tmp_path / "bk")
-    assert not serving_path(warehouse).exists()
+    assert not serving_path(warehouse.path).exists()
     assert date(2026, 9, 11) not in dq.trend_options(warehouse)["last_day"].to_list()
     assert derive(warehouse).serving.full
 
 
-def test_readers_wait_for_a_sync_in_progress(warehouse: Path) -> None:
+def test_readers_wait_for_a_sync_in_progress(warehouse: Warehouse) -> None:
     """A dashboard query during a sync waits for it (the writer holds the copy for one
     transaction) instead of failing or reading a half-written copy."""
     load_demo_day(warehouse, date(2026, 9, 10))
     derive(warehouse)
+    released = warehouse.path.parent / "writer-released"
     writer = subprocess.Popen(
         [
             sys.executable,
@@ -256,24 +271,25 @@ def test_readers_wait_for_a_sync_in_progress(warehouse: Path) -> None:
                 time.sleep(1.5)
                 con.execute("ROLLBACK")
                 con.close()
+                open(sys.argv[2], "w").close()
                 """
             ),
-            str(serving_path(warehouse)),
+            str(serving_path(warehouse.path)),
+            str(released),
         ],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert writer.stdout.readline().strip() == "writing"
-        started = time.perf_counter()
         options = dq.trend_options(warehouse)
-        assert time.perf_counter() - started > 0.5  # it waited for the lock
+        assert released.exists()  # it waited for the lock: it answered once the writer let go
         assert options.height > 0
     finally:
         writer.wait(timeout=30)
 
 
-def test_breakeven_daily_is_the_mean_of_each_days_snapshots(warehouse: Path) -> None:
+def test_breakeven_daily_is_the_mean_of_each_days_snapshots(warehouse: Warehouse) -> None:
     """The served daily breakeven equals the page's own daily downsampling of the full
     history (Polars, independent of the SQL), for a platform and the cheapest line."""
     history(warehouse)

@@ -5,6 +5,7 @@ import dagster as dg
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.resources import GpupriceResource
 from pipelines.retention import RETENTION_JOB
+from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 from warehouse.store.db import read_frame, utcnow
 
@@ -81,12 +82,18 @@ def test_retention_is_a_daily_job_of_its_own(make_settings) -> None:
     assert schedule.cron_schedule == "30 4 * * *" and schedule.job_name == RETENTION_JOB
     assert schedule.execution_timezone == "Asia/Shanghai"
     assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
-    path = settings.warehouse_path
-    seed_demo_history(path, utcnow().date() - timedelta(days=5), 3)  # 3 days x 3 pages
+    path = settings.warehouse
+    seed_demo_history(
+        warehouse_at(path), utcnow().date() - timedelta(days=5), 3
+    )  # 3 days x 3 pages
     assert defs.resolve_job_def(RETENTION_JOB).execute_in_process().success
-    emptied = read_frame(path, "SELECT count(*) FROM raw_page WHERE octet_length(body) = 0")
+    emptied = read_frame(
+        warehouse_at(path), "SELECT count(*) FROM raw_page WHERE octet_length(body) = 0"
+    )
     assert emptied.item() == 9
-    assert read_frame(path, "SELECT count(*) FROM offer").item() > 0  # parsed rows stay
+    assert (
+        read_frame(warehouse_at(path), "SELECT count(*) FROM offer").item() > 0
+    )  # parsed rows stay
 
 
 def test_the_live_profile_has_a_snapshot_asset_for_every_live_source(tmp_path) -> None:

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
+from tests.support.handles import warehouse_at
 from tests.support.sim_offers import offer
 from warehouse.ingest.insert import insert_rows
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import write_connection
+from warehouse.store.handle import Warehouse
 
 runner = CliRunner()
 
@@ -39,12 +43,12 @@ DEMO_ROWS = [
 
 
 @pytest.fixture
-def warehouse(home: Path) -> Path:
+def warehouse(home: Path) -> Warehouse:
     path = home / "gpuprice.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
         insert_rows(con, DEMO_ROWS, page=None, run_id=None)
-    return path
+    return warehouse_at(path)
 
 
 def run(*args: str) -> Any:
@@ -113,9 +117,12 @@ _BAD_ARGS = st.one_of(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_BAD_ARGS)
+@example(["--model=0/¹"])  # not a Hub id: huggingface_hub's own validation error, once a traceback
 def test_property_invalid_inputs_always_exit_2(args: list[str]) -> None:
-    # Validation happens before any price is read, so no warehouse is needed here.
-    result = run("--task", "inference", *args)
+    # Validation happens before any price is read, so no warehouse is needed here; offline,
+    # so an id-shaped name is looked up in the cache only (no network here).
+    with mock.patch.dict(os.environ, {"HF_HUB_OFFLINE": "1"}):
+        result = run("--task", "inference", *args)
     assert result.exit_code == 2, (args, result.output)
     assert result.stderr.strip()
 
@@ -139,7 +146,7 @@ def test_without_a_warehouse_the_seed_prices_are_used_and_labelled(home: Path) -
 
 
 def test_an_empty_warehouse_falls_back_too(home: Path) -> None:
-    with write_connection(home / "gpuprice.duckdb"):
+    with write_connection(warehouse_at(home / "gpuprice.duckdb")):
         pass  # migrated, no rows
     data = run_json("--task", "inference", "--params", "7")
     assert data["prices"]["origin"] == "seed_fallback"
@@ -155,7 +162,7 @@ def test_source_without_a_warehouse_is_refused(home: Path) -> None:
 # --- live prices from the warehouse ------------------------------------------------
 
 
-def test_live_prices_come_from_the_warehouse_cheapest_source_per_card(warehouse: Path) -> None:
+def test_live_prices_come_from_the_warehouse_cheapest_source_per_card(warehouse: Warehouse) -> None:
     data = run_json("--task", "inference", "--params", "7", "--precision", "fp16")
     assert data["prices"]["origin"] == "warehouse"
     assert set(data["prices"]["sources"]) == {"jygpu", "jygpu-published"}
@@ -178,7 +185,7 @@ def test_live_prices_come_from_the_warehouse_cheapest_source_per_card(warehouse:
     assert rtx["companion"]["disk_listed_gb"] == 200
 
 
-def test_text_output_labels_simulated_prices_and_dates(warehouse: Path) -> None:
+def test_text_output_labels_simulated_prices_and_dates(warehouse: Warehouse) -> None:
     result = run("--task", "inference", "--params", "7", "--hours", "200", "--budget", "500")
     assert result.exit_code == 0, result.output
     out = result.stdout
@@ -191,7 +198,7 @@ def test_text_output_labels_simulated_prices_and_dates(warehouse: Path) -> None:
     assert result.stderr == ""
 
 
-def test_source_option_limits_prices_to_one_source(warehouse: Path) -> None:
+def test_source_option_limits_prices_to_one_source(warehouse: Warehouse) -> None:
     data = run_json("--task", "inference", "--params", "7", "--source", "jygpu-published")
     assert {o["price_source"] for o in data["options"]} == {"jygpu-published"}
     assert data["prices"]["simulated"] is False

@@ -17,6 +17,7 @@ from configuration.recommender_feed import (
 )
 from recommender import DEFAULT_SPECS
 from scrapers.gpu_names import CANONICAL_GPUS
+from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 from tests.support.sim_offers import LATER, offer
 from warehouse.ingest.insert import insert_rows
@@ -31,7 +32,7 @@ def path(tmp_path: Path) -> Path:
 
 
 def load(path: Path, rows: list) -> None:
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         insert_rows(con, rows, page=None, run_id=None)
 
 
@@ -40,9 +41,9 @@ def row(frame, gpu: str, source: str = "jygpu") -> dict:
 
 
 def test_one_row_per_source_and_card_with_every_mode(path: Path) -> None:
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
-    frame = latest_card_prices(path)
+    frame = latest_card_prices(warehouse_at(path))
     rtx = row(frame, "rtx4090-24g", "jygpu-published")
     # 2026-09-04 (seed 003) wins over the older July (seed 002) ¥2.45 listing.
     assert (rtx["hourly_cny"], rtx["monthly_plan_cny_per_hour"]) == (1.96, 1.57)
@@ -69,7 +70,7 @@ def test_newest_snapshot_then_cheapest_in_stock_listing(path: Path) -> None:
             offer("rtx4090-24g", "hourly", "1.60", offer_id="c", stock=None),
         ],
     )
-    rtx = row(latest_card_prices(path), "rtx4090-24g")
+    rtx = row(latest_card_prices(warehouse_at(path)), "rtx4090-24g")
     assert (rtx["hourly_cny"], rtx["hourly_offer_id"]) == (1.60, "c")
     assert rtx["observed_at"] == LATER
 
@@ -82,25 +83,25 @@ def test_a_listing_gone_from_newer_snapshots_is_dropped(path: Path) -> None:
             offer("rtx4090-24g", "hourly", "1.50"),
         ],
     )
-    frame = latest_card_prices(path)
+    frame = latest_card_prices(warehouse_at(path))
     assert frame["gpu"].to_list() == ["rtx4090-24g"]
 
 
 def test_bare_metal_only_listing_gives_per_card_companion_figures(path: Path) -> None:
     load(path, [offer("h100-80g", "bare_metal_monthly", "14.50")])
-    h100 = row(latest_card_prices(path), "h100-80g")
+    h100 = row(latest_card_prices(warehouse_at(path)), "h100-80g")
     assert h100["bare_metal_cny_per_server_month"] == pytest.approx(14.50 * 8 * 720)
     assert (h100["cpu_cores_per_card"], h100["ram_gb_per_card"]) == (8.0, 64.0)
     assert h100["companion_from"].startswith("bare-metal")
-    [price] = prices_from_frame(latest_card_prices(path))
+    [price] = prices_from_frame(latest_card_prices(warehouse_at(path)))
     assert price.cpu_cores == 8 and price.hourly_cny is None and price.simulated
     assert price.observed_at.tzinfo is not None
 
 
 def test_specs_from_gpu_spec_match_the_built_in_ones(path: Path) -> None:
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
-    specs = {s.gpu: s for s in specs_from_frame(gpu_specs(path))}
+    specs = {s.gpu: s for s in specs_from_frame(gpu_specs(warehouse_at(path)))}
     assert set(specs) == CANONICAL_GPUS  # the warehouse knows every card; the built-in
     assert set(DEFAULT_SPECS) <= set(specs)  # fallback only the seeds' ten
     for gpu, built_in in DEFAULT_SPECS.items():
@@ -115,21 +116,21 @@ def test_specs_from_gpu_spec_match_the_built_in_ones(path: Path) -> None:
 
 
 def test_load_price_inputs_reads_the_demo_history(path: Path) -> None:
-    seed_demo_history(path, date(2026, 9, 12), days=2)
-    inputs = load_price_inputs(path)
+    seed_demo_history(warehouse_at(path), date(2026, 9, 12), days=2)
+    inputs = load_price_inputs(warehouse_at(path))
     assert inputs.origin == WAREHOUSE and not inputs.fallback
     assert inputs.sources == ["jygpu", "jygpu-published"]
     assert inputs.simulated  # the demo market's rows are
     assert "SIMULATED" in inputs.note and "2026-09-12" in inputs.note
-    demo = load_price_inputs(path, "jygpu")
+    demo = load_price_inputs(warehouse_at(path), "jygpu")
     assert {p.source for p in demo.prices} == {"jygpu"}
     assert all(p.date == "2026-09-12" for p in demo.prices)
     with pytest.raises(UnknownSource, match="allowed: jygpu, jygpu-published"):
-        load_price_inputs(path, "smm")  # quotes, not rentable listings
+        load_price_inputs(warehouse_at(path), "smm")  # quotes, not rentable listings
 
 
 def test_missing_warehouse_falls_back_to_the_seeds(path: Path) -> None:
-    inputs = load_price_inputs(path)
+    inputs = load_price_inputs(warehouse_at(path))
     assert inputs.origin == SEED_FALLBACK and inputs.fallback
     assert not path.exists()  # reading never creates the file
     assert "Fallback" in inputs.note and "2026-09-04" in inputs.note

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
+from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 from warehouse.store.backup import MANIFEST, BackupError, backup, restore, verify
 
@@ -24,8 +25,8 @@ runner = CliRunner()
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One backup of a two-day demo warehouse (copied by each test that changes it)."""
     root = tmp_path_factory.mktemp("checksums")
-    seed_demo_history(root / "home" / "gpuprice.duckdb", date(2026, 9, 5), 2)
-    backup(root / "home" / "gpuprice.duckdb", root / "bk")
+    seed_demo_history(warehouse_at(root / "home" / "gpuprice.duckdb"), date(2026, 9, 5), 2)
+    backup(warehouse_at(root / "home" / "gpuprice.duckdb"), root / "bk")
     return root / "bk"
 
 
@@ -147,7 +148,7 @@ def test_restore_over_a_warehouse_that_does_not_open_keeps_it_aside(
     home = tmp_path / "home"
     home.mkdir()
     (home / "gpuprice.duckdb").write_bytes(b"damaged" * 1000)
-    moved = restore(home / "gpuprice.duckdb", made)
+    moved = restore(warehouse_at(home / "gpuprice.duckdb"), made)
     assert moved is not None and moved.read_bytes() == b"damaged" * 1000
     with duckdb.connect(str(home / "gpuprice.duckdb"), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM offer").fetchone()[0] == verify(made)["offer"]

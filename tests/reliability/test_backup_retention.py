@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from tests.reliability.test_crash_safety import config, gpuprice, market, state  # noqa: F401
+from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 from warehouse.ingest.reparse import archived_pages
 from warehouse.store.backup import backup, prune_raw_pages, verify
@@ -71,13 +72,17 @@ def test_backup_holds_every_table_with_its_rows(tmp_path: Path) -> None:
     """Also run on a DuckLake (tests/deploy/test_ducklake_product.py): the backup of a lake
     is a DuckDB file with the same tables and rows."""
     path = tmp_path / "home" / "gpuprice.duckdb"
-    seed_demo_history(path, datetime(2026, 9, 5).date(), 2)
-    summary = backup(path, tmp_path / "bk")
+    seed_demo_history(warehouse_at(path), datetime(2026, 9, 5).date(), 2)
+    summary = backup(warehouse_at(path), tmp_path / "bk")
     assert verify(tmp_path / "bk") == summary.tables
-    assert summary.tables["offer"] == read_frame(path, "SELECT count(*) FROM offer").item() > 0
+    assert (
+        summary.tables["offer"]
+        == read_frame(warehouse_at(path), "SELECT count(*) FROM offer").item()
+        > 0
+    )
     assert {"raw_page", "card_value", "breakeven", "gpu_spec"} <= summary.tables.keys()
     assert all(
-        read_frame(path, f"SELECT count(*) FROM {table}").item() == rows
+        read_frame(warehouse_at(path), f"SELECT count(*) FROM {table}").item() == rows
         for table, rows in summary.tables.items()
     )
 
@@ -85,18 +90,21 @@ def test_backup_holds_every_table_with_its_rows(tmp_path: Path) -> None:
 def test_retention_empties_old_bodies_and_keeps_rows(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
     last = datetime(2026, 9, 5).date()
-    seed_demo_history(path, last, 5)
+    seed_demo_history(warehouse_at(path), last, 5)
     before = state(path)
-    pages = read_frame(path, "SELECT count(*) FROM raw_page").item()
+    pages = read_frame(warehouse_at(path), "SELECT count(*) FROM raw_page").item()
     now = datetime(2026, 9, 5, 12)
-    summary = prune_raw_pages(path, 2, now=now)  # pages fetched before 09-03 12:00
+    summary = prune_raw_pages(warehouse_at(path), 2, now=now)  # pages fetched before 09-03 12:00
     assert summary.pages == 9 and summary.bytes_freed > 0  # 3 days x 3 pages
     assert state(path) == before  # every parsed row, run and page record stays
-    assert read_frame(path, "SELECT count(*) FROM raw_page").item() == pages
-    emptied = read_frame(path, "SELECT count(*) FROM raw_page WHERE octet_length(body) = 0").item()
+    assert read_frame(warehouse_at(path), "SELECT count(*) FROM raw_page").item() == pages
+    emptied = read_frame(
+        warehouse_at(path), "SELECT count(*) FROM raw_page WHERE octet_length(body) = 0"
+    ).item()
     assert emptied == 9
-    assert prune_raw_pages(path, 2, now=now).pages == 0  # idempotent
+    assert prune_raw_pages(warehouse_at(path), 2, now=now).pages == 0  # idempotent
     # re-parse skips pruned pages instead of failing on an empty body
     assert all(
-        fetched >= now - timedelta(days=2) for _, _, fetched in archived_pages(path, "jygpu")
+        fetched >= now - timedelta(days=2)
+        for _, _, fetched in archived_pages(warehouse_at(path), "jygpu")
     )

@@ -1,6 +1,7 @@
-"""Crash safety: `gpuprice run` SIGKILLed inside a load's transaction (a real subprocess; the
-test hook GPUPRICE_TEST_PAUSE_BEFORE_COMMIT_S makes the load wait just before COMMIT) leaves
-the warehouse consistent, with no partial snapshot, and the next run completes the work."""
+"""Crash safety: `gpuprice run` SIGKILLed inside a load's transaction (a real subprocess, run
+through a wrapper that makes the load's last step before COMMIT announce itself and wait; the
+production code has no hook for it) leaves the warehouse consistent, with no partial
+snapshot, and the next run completes the work."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from demo.market import DemoMarket
-from warehouse.ingest.load import PAUSE_BEFORE_COMMIT_ENV
+from tests.support.handles import warehouse_at
 from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
@@ -40,13 +41,31 @@ def config(tmp: Path, market: DemoMarket) -> Path:
     return path
 
 
+# `gpuprice.cli` with the load's record_health (its last step inside the transaction, right
+# before COMMIT; warehouse.ingest.load) wrapped: it says so on stderr and sleeps, so that the
+# test's SIGKILL lands inside the transaction. The pause is the first argument.
+PAUSED_CLI = """
+import sys, time
+import warehouse.ingest.load as load
+pause = float(sys.argv.pop(1))
+health = load.record_health
+def paused(*args, **kwargs):
+    alert = health(*args, **kwargs)
+    sys.stderr.write("gpuprice: load paused before COMMIT\\n")
+    sys.stderr.flush()
+    time.sleep(pause)
+    return alert
+load.record_health = paused
+from gpuprice.cli import app
+app()
+"""
+
+
 def gpuprice(home: Path, cfg: Path, *args: str, pause: float | None = None) -> subprocess.Popen:
     env = os.environ | {"GPUPRICE_HOME": str(home), "GPUPRICE_PROFILE": "demo"}
-    env.pop(PAUSE_BEFORE_COMMIT_ENV, None)
-    if pause is not None:
-        env[PAUSE_BEFORE_COMMIT_ENV] = str(pause)
+    program = ["-m", "gpuprice.cli"] if pause is None else ["-c", PAUSED_CLI, str(pause)]
     return subprocess.Popen(
-        [sys.executable, "-m", "gpuprice.cli", *args, "--config", str(cfg)],
+        [sys.executable, *program, *args, "--config", str(cfg)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -84,7 +103,7 @@ def state(path: Path) -> dict[str, int]:
         "FROM spot_quote q WHERE page_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM scrape_run r "
         "WHERE r.run_id = q.run_id))",
     }
-    return {k: read_frame(path, sql).item() for k, sql in q.items()}
+    return {k: read_frame(warehouse_at(path), sql).item() for k, sql in q.items()}
 
 
 def test_sigkill_inside_the_load_transaction(market: DemoMarket, tmp_path: Path) -> None:
@@ -114,4 +133,6 @@ def test_sigkill_inside_the_load_transaction(market: DemoMarket, tmp_path: Path)
     assert done["offer"] > before["offer"] and done["spot_quote"] > before["spot_quote"]
     # what the runs say they added is exactly what is there: nothing twice, nothing lost
     assert done["loaded"] == done["recorded"]
-    assert read_frame(path, "SELECT count(*) FROM offer WHERE observed_at::DATE = ?", [day2]).item()
+    assert read_frame(
+        warehouse_at(path), "SELECT count(*) FROM offer WHERE observed_at::DATE = ?", [day2]
+    ).item()

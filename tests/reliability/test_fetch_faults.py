@@ -21,6 +21,7 @@ from configuration.settings import load_settings
 from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
 from scrapers.sources import ADAPTERS
+from tests.support.client_record import record_client
 from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
@@ -178,17 +179,25 @@ demo_url = "{market.smm_url}"
     return JobRunner(load_settings(config, home=tmp / "home", profile="demo"))
 
 
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the HTTP client chose before each retry: with the hits and the configured
+    timeouts, what bounds the run's time, on any machine."""
+    return record_client(monkeypatch).waits
+
+
 def run_with(runner: JobRunner, faults: FaultServer, *scripted: Fault):
     faults.faults = list(scripted)
     faults.hits = 0
-    started = time.monotonic()
     result = runner.run()
-    elapsed = time.monotonic() - started
     by = {s.source: s for s in result.sources}
     assert by["smm"].status == "ok", by["smm"]  # the other source is unaffected
-    return by["jygpu"], elapsed
+    return by["jygpu"]
 
 
+# The first page's two attempts, and the source stops; a redirect loop is one request and the
+# client's five redirects (scrapers/http.py max_redirects).
+MAX_HITS = 6
 PERSISTENT = {
     # fault, expected reason(s), text in the recorded error
     "timeout": (stall(2.5), {"unreachable"}, "timed out"),
@@ -209,15 +218,20 @@ PERSISTENT = {
 
 @pytest.mark.parametrize("name", list(PERSISTENT))
 def test_persistent_fault_fails_cleanly_in_bounded_time(
-    name: str, runner: JobRunner, faults: FaultServer
+    name: str, runner: JobRunner, faults: FaultServer, waits: list[float]
 ) -> None:
     fault, reasons, text = PERSISTENT[name]
-    jygpu, elapsed = run_with(runner, faults, *[fault] * 20)
+    jygpu = run_with(runner, faults, *[fault] * 20)
     assert jygpu.status == "failed" and jygpu.reason in reasons, jygpu
     assert text in jygpu.error and jygpu.rows_added == 0
-    assert elapsed < 30
+    # Bounded time: a bounded number of requests (one retry, retries = 1; a redirect loop
+    # stops at the client's limit), each under the 1 s timeouts, and every wait at most
+    # max_retry_after_s (2 s), however long the server asks for. (The client is asked for a
+    # wait after each failed attempt, the last one's unused: two attempts, two waits.)
+    assert faults.hits <= MAX_HITS, faults.hits
+    assert len(waits) <= 2 and all(w <= 2 for w in waits), waits
     recorded = read_frame(
-        runner.settings.warehouse_path,
+        runner.settings.warehouse,
         "SELECT status, reason, error FROM scrape_run WHERE source = 'jygpu' "
         "ORDER BY finished_at DESC LIMIT 1",
     ).row(0, named=True)
@@ -236,28 +250,30 @@ def test_persistent_fault_fails_cleanly_in_bounded_time(
     ],
 )
 def test_transient_fault_is_retried_and_the_snapshot_loads(
-    name: str, fault: Fault, runner: JobRunner, faults: FaultServer
+    name: str, fault: Fault, runner: JobRunner, faults: FaultServer, waits: list[float]
 ) -> None:
-    jygpu, elapsed = run_with(runner, faults, fault)
+    jygpu = run_with(runner, faults, fault)
     assert jygpu.status == "ok", jygpu
     assert faults.hits == 3  # the faulty attempt, its retry, the second page
-    assert elapsed < 30
+    assert len(waits) == 1 and waits[0] <= 2, waits  # one backoff before the retry
 
 
-def test_429_with_retry_after_waits_then_loads(runner: JobRunner, faults: FaultServer) -> None:
-    jygpu, elapsed = run_with(runner, faults, status(429, {"Retry-After": "1"}))
+def test_429_with_retry_after_waits_then_loads(
+    runner: JobRunner, faults: FaultServer, waits: list[float]
+) -> None:
+    jygpu = run_with(runner, faults, status(429, {"Retry-After": "1"}))
     assert jygpu.status == "ok"
-    assert elapsed >= 1.0
+    assert waits == [1.0]  # the wait the server asked for, before the one retry
 
 
 def test_wrong_content_type_is_a_recorded_parse_error(
     runner: JobRunner, faults: FaultServer
 ) -> None:
-    jygpu, _ = run_with(runner, faults, wrong_type, wrong_type)
+    jygpu = run_with(runner, faults, wrong_type, wrong_type)
     assert jygpu.status == "failed" and jygpu.reason == "drift"
     assert "not" in jygpu.error  # "body is not utf-8" / "not an HTML document"
     pages = read_frame(
-        runner.settings.warehouse_path,
+        runner.settings.warehouse,
         "SELECT parse_status, content_type FROM raw_page WHERE content_type = 'image/png'",
     )
     assert pages.height >= 1 and set(pages["parse_status"]) == {"error"}
@@ -266,10 +282,10 @@ def test_wrong_content_type_is_a_recorded_parse_error(
 def test_gbk_pages_are_decoded_by_their_declared_charset(
     runner: JobRunner, faults: FaultServer, market: DemoMarket
 ) -> None:
-    jygpu, _ = run_with(runner, faults, gbk, gbk)
+    jygpu = run_with(runner, faults, gbk, gbk)
     assert jygpu.status == "ok", jygpu
     pages = read_frame(
-        runner.settings.warehouse_path,
+        runner.settings.warehouse,
         "SELECT url, parse_status, rows, body FROM raw_page WHERE content_type ILIKE '%gbk%'",
     )
     assert pages.height == 2 and set(pages["parse_status"]) == {"ok"}
@@ -290,7 +306,7 @@ def test_gbk_pages_are_decoded_by_their_declared_charset(
 
 def test_smm_never_failed(runner: JobRunner) -> None:
     smm = read_frame(
-        runner.settings.warehouse_path,
+        runner.settings.warehouse,
         "SELECT count(*) AS n FROM scrape_run WHERE source = 'smm' AND status <> 'ok'",
     )
     assert smm["n"][0] == 0

@@ -29,11 +29,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from configuration.settings import valid_host
+from configuration.schema import valid_host
 from gpuprice.cli import app
 from gpuprice.cli_common import FIRST_DAY, LAST_DAY
 from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.sources import ADAPTER_TYPES
+from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 from warehouse.store.backup import backup
 
@@ -324,7 +325,7 @@ def _commands() -> Iterator[tuple[str, Any]]:
 def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Context]:
     root = tmp_path_factory.mktemp("fuzz_cli")
     home = root / "home"
-    seed_demo_history(home / "gpuprice.duckdb", date(2026, 9, 5), 2)
+    seed_demo_history(warehouse_at(home / "gpuprice.duckdb"), date(2026, 9, 5), 2)
     a_file = root / "a_file"
     a_file.write_text("not a directory\n", encoding="utf-8")
     configs = {
@@ -338,7 +339,7 @@ def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Context]:
         if body is not None:
             (root / name).write_bytes(body)
     good = root / "good_backup"
-    backup(home / "gpuprice.duckdb", good)
+    backup(warehouse_at(home / "gpuprice.duckdb"), good)
     bad_backups = [good]  # (backup onto it: exists already)
     for name, manifest in {
         "no_manifest": None,

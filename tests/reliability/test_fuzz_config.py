@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from configuration.settings import ConfigError, FileConfig, load_settings
+from configuration.schema import FileConfig
+from configuration.settings import ConfigError, load_settings
 from gpuprice.cli import app
 from pipelines.definitions import build_defs
 
@@ -199,7 +200,7 @@ def test_the_keys_cover_the_file(tmp_path: Path) -> None:
     """Every key the bundled gpuprice.toml sets is fuzzed (and the file itself loads)."""
     import tomllib
 
-    from configuration.settings import DEFAULT_CONFIG
+    from configuration.environment import DEFAULT_CONFIG
 
     def flat(table: dict[str, Any], path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
         return {

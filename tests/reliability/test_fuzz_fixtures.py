@@ -13,15 +13,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
-from decimal import Decimal
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapers.fx import FxRate, FxRates
 from scrapers.http import Request
 from scrapers.rows import ParseError
 from scrapers.sources import ADAPTERS, SourceAdapter, build_adapter
@@ -29,7 +27,6 @@ from tests.support.valid_rows import assert_valid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 WHEN = datetime(2026, 9, 4, 2, 0)
-FX = FxRates((), (FxRate(date(2000, 1, 1), "USD", Decimal("7.10"), "test default"),))
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ def captures() -> list[Capture]:
     for expected in sorted((FIXTURES / "real").rglob("*.expected.json")):
         spec = json.loads(expected.read_text(encoding="utf-8"))
         source = spec.get("source") or spec["adapter"]
-        adapter = build_adapter(source, spec["adapter"], fx=FX, options=spec.get("options"))
+        adapter = build_adapter(source, spec["adapter"], spec.get("options"))
         path = expected.with_name(expected.name.removesuffix(".expected.json"))
         when = datetime.fromisoformat(spec["fetched_at"])
         found.append(Capture(path, source, adapter, spec["url"], when))
@@ -65,9 +62,9 @@ def captures() -> list[Capture]:
             if path.suffix not in (".html", ".json") or source not in (*ADAPTERS, "generic"):
                 continue
             if source == "generic":
-                adapter = build_adapter("generic", "generic", fx=FX)
+                adapter = build_adapter("generic", "generic")
             else:
-                adapter = build_adapter(source, fx=FX)
+                adapter = build_adapter(source)
             found.append(Capture(path, source, adapter, _modelled_url(source, path.name), WHEN))
     return found
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 
 from gpuprice.cli import app
 from scrapers.collect import parse_page
-from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage, Request
 from scrapers.rows import (
     MAX_GPU_COUNT,
@@ -63,13 +62,10 @@ HTML_SOURCES = {
 JSON_SOURCES = ("vastai", "matpool", "autodl", "runpod", "lambda", "gpushare", "ppio", "compshare")
 
 
-FX = FxRates((), (FxRate(date(2000, 1, 1), "USD", Decimal("7.10"), "test default"),))
-
-
 def adapter_for(source: str) -> SourceAdapter:
     if source == "generic":
-        return build_adapter("examplecloud", "generic", fx=FX)
-    return build_adapter(source, fx=FX)
+        return build_adapter("examplecloud", "generic")
+    return build_adapter(source)
 
 
 def api_url(source: str) -> str:
@@ -222,11 +218,11 @@ def test_an_absurd_card_count_is_refused() -> None:
 OFFER = OfferRow(
     observed_at=WHEN, source="s", offer_id="o", gpu="h100-80g", gpu_name_raw="H100",
     gpu_count=8, vram_gb=80, billing="hourly", price=Decimal("2.5"), currency="USD",
-    unit="USD/card-hour", unit_raw="/hr", cny_per_card_hour=Decimal("17.75"),
+    unit="USD/card-hour", unit_raw="/hr", per_card_hour=Decimal("2.5"),
 )  # fmt: skip
 QUOTE = SpotQuoteRow(
     observed_at=WHEN, source="s", gpu="h100-80g", gpu_name_raw="H100", region="r",
-    basis="b", price=Decimal("1.2"), unit_raw="元/卡时", cny_per_card_hour=Decimal("1.2"),
+    basis="b", price=Decimal("1.2"), unit_raw="元/卡时", per_card_hour=Decimal("1.2"),
 )  # fmt: skip
 
 
@@ -241,7 +237,7 @@ QUOTE = SpotQuoteRow(
         ({"price": Decimal("Infinity")}, "is not a positive number"),
         ({"price": Decimal("1E+400")}, "is above the plausible 10,000,000"),
         ({"price": 2.5}, "price 2.5 is not a number"),
-        ({"cny_per_card_hour": Decimal("0.0000004")}, "rounds to 0 at 0.000001"),
+        ({"per_card_hour": Decimal("0.0000004")}, "rounds to 0 at 0.000001"),
         ({"list_price": Decimal("1E+30")}, "list_price"),
         ({"stated_discount": Decimal("1.5")}, "not a ratio in (0, 1]"),
         ({"gpu_count": 10**400}, "gpu_count"),

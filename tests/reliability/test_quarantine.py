@@ -17,6 +17,7 @@ from gpuprice.cli import app
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, SpotQuoteRow
+from tests.support.handles import warehouse_at
 from warehouse.derive.metrics import derive
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.quarantine import QuarantinePolicy, decide
@@ -29,15 +30,13 @@ OFFER = OfferRow(
     observed_at=T0, source="jygpu", offer_id="c-4090", gpu="rtx4090-24g",
     gpu_name_raw="RTX 4090 24GB", gpu_count=1, vram_gb=24, billing="hourly",
     price=Decimal("1.96"), currency="CNY", unit="CNY/card-hour", unit_raw="元/时",
-    cny_per_card_hour=Decimal("1.96"), list_price=Decimal("1.96"), simulated=True,
+    per_card_hour=Decimal("1.96"), list_price=Decimal("1.96"), simulated=True,
 )  # fmt: skip
-OTHER = replace(
-    OFFER, offer_id="c-4090-b", price=Decimal("2.10"), cny_per_card_hour=Decimal("2.10")
-)
+OTHER = replace(OFFER, offer_id="c-4090-b", price=Decimal("2.10"), per_card_hour=Decimal("2.10"))
 QUOTE = SpotQuoteRow(
     observed_at=T0, source="smm", gpu="h20-96g", gpu_name_raw="H20-96G", region="京津冀",
     basis="整机包月均价", price=Decimal("7.47"), unit_raw="元/卡时",
-    cny_per_card_hour=Decimal("7.47"), simulated=True,
+    per_card_hour=Decimal("7.47"), simulated=True,
 )  # fmt: skip
 POLICY = QuarantinePolicy(jump_factor=3.0, confirm_snapshots=3)
 runner = CliRunner()
@@ -46,7 +45,7 @@ runner = CliRunner()
 def at(row, hours: int, price: str | None = None):
     moved = replace(row, observed_at=T0 + hours * HOUR)
     if price is not None:
-        moved = replace(moved, price=Decimal(price), cny_per_card_hour=Decimal(price))
+        moved = replace(moved, price=Decimal(price), per_card_hour=Decimal(price))
     return moved
 
 
@@ -56,18 +55,20 @@ def load(path: Path, *rows, source: str = "jygpu", policy: QuarantinePolicy = PO
     fetched = FetchedPage("http://127.0.0.1/p", 200, body, "text/html", when)
     kind = "offers" if source == "jygpu" else "quotes"
     snapshot = Snapshot(source, kind, when, None, [ParsedPage(fetched, list(rows), None)])
-    return load_snapshot(path, snapshot, profile="demo", quarantine=policy)
+    return load_snapshot(warehouse_at(path), snapshot, profile="demo", quarantine=policy)
 
 
 def prices(path: Path, offer_id: str = "c-4090") -> list[Decimal]:
     return read_frame(
-        path, "SELECT price FROM offer WHERE offer_id = ? ORDER BY observed_at", [offer_id]
+        warehouse_at(path),
+        "SELECT price FROM offer WHERE offer_id = ? ORDER BY observed_at",
+        [offer_id],
     )["price"].to_list()
 
 
 def entries(path: Path) -> list[dict]:
     return read_frame(
-        path,
+        warehouse_at(path),
         "SELECT quarantine_id, reason_kind, status, price, reason, loadable FROM quarantine "
         "ORDER BY observed_at, quarantine_id",
     ).to_dicts()
@@ -90,21 +91,23 @@ def test_a_jump_is_held_with_its_reason_and_the_rest_of_the_page_loads(tmp_path:
 
 def test_held_rows_stay_out_of_metrics(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
     load(path, OFFER)
     load(path, at(OFFER, 1, "15.00"))
-    derive(path)
+    derive(warehouse_at(path))
     values = read_frame(
-        path, "SELECT max(cny_per_card_hour) AS m FROM card_value WHERE source = 'jygpu'"
+        warehouse_at(path),
+        "SELECT max(cny_per_card_hour) AS m FROM card_value WHERE source = 'jygpu'",
     )["m"][0]
     assert float(values) == pytest.approx(1.96)
     # accepted by hand: the next derive picks the snapshot up
     (held,) = entries(path)
-    assert decide(path, [held["quarantine_id"]], accept=True) == 1
-    derive(path)
+    assert decide(warehouse_at(path), [held["quarantine_id"]], accept=True) == 1
+    derive(warehouse_at(path))
     values = read_frame(
-        path, "SELECT max(cny_per_card_hour) AS m FROM card_value WHERE source = 'jygpu'"
+        warehouse_at(path),
+        "SELECT max(cny_per_card_hour) AS m FROM card_value WHERE source = 'jygpu'",
     )["m"][0]
     assert float(values) == pytest.approx(15.0)
 
@@ -151,9 +154,9 @@ def test_impossible_unit_is_held(tmp_path: Path) -> None:
 
 def test_invalid_prices_still_reject_the_page_and_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "gpuprice.duckdb"
-    zero = replace(OFFER, offer_id="z", price=Decimal("0"), cny_per_card_hour=Decimal("0"))
-    nan = replace(OFFER, offer_id="n", price=Decimal("NaN"), cny_per_card_hour=Decimal("NaN"))
-    neg = replace(OFFER, offer_id="m", price=Decimal("-1"), cny_per_card_hour=Decimal("-1"))
+    zero = replace(OFFER, offer_id="z", price=Decimal("0"), per_card_hour=Decimal("0"))
+    nan = replace(OFFER, offer_id="n", price=Decimal("NaN"), per_card_hour=Decimal("NaN"))
+    neg = replace(OFFER, offer_id="m", price=Decimal("-1"), per_card_hour=Decimal("-1"))
     summary = load(path, OFFER, zero, nan, neg)
     assert summary.status == "failed" and summary.rows_added == 0
     kept = entries(path)
@@ -166,15 +169,20 @@ def test_invalid_prices_still_reject_the_page_and_are_kept(tmp_path: Path) -> No
 
 def test_unknown_gpu_names_are_loaded_as_unknown_and_noted(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
     odd = replace(OFFER, offer_id="u", gpu="unknown", gpu_name_raw="RTX 9090 Ti")
     summary = load(path, OFFER, odd)
     assert summary.rows_added == 2
     (noted,) = entries(path)
     assert noted["reason_kind"] == "unknown_gpu" and noted["status"] == "noted"
-    derive(path)
-    assert read_frame(path, "SELECT count(*) FROM card_value WHERE gpu = 'unknown'").item() == 0
+    derive(warehouse_at(path))
+    assert (
+        read_frame(
+            warehouse_at(path), "SELECT count(*) FROM card_value WHERE gpu = 'unknown'"
+        ).item()
+        == 0
+    )
 
 
 def test_reloading_the_same_page_adds_no_entries(tmp_path: Path) -> None:

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from configuration.settings import PROJECT_ROOT, ConfigError, load_settings
+from configuration.secrets import PROJECT_ROOT
+from configuration.settings import ConfigError, load_settings
 from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
+from tests.support.handles import warehouse_at
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
 
@@ -62,13 +64,15 @@ def test_cookie_and_notify_urls_never_leak(
     assert smm.status == "failed" and smm.reason == "drift"
 
     # … and is nowhere else: warehouse, Dagster's event log, Python logs
-    path = settings.warehouse_path
-    tables = read_frame(path, "SELECT table_name FROM information_schema.tables")["table_name"]
+    path = settings.warehouse
+    tables = read_frame(warehouse_at(path), "SELECT table_name FROM information_schema.tables")[
+        "table_name"
+    ]
     dumps = []
     for table in tables:
-        frame = read_frame(path, f'SELECT * FROM "{table}"')
+        frame = read_frame(warehouse_at(path), f'SELECT * FROM "{table}"')
         dumps.append(str(frame.to_dicts()))
-    alerts = read_frame(path, "SELECT kind, attempts, last_error FROM alert")
+    alerts = read_frame(warehouse_at(path), "SELECT kind, attempts, last_error FROM alert")
     assert alerts.height == 1 and alerts["attempts"][0] >= 1  # the delivery was tried
     events = [str(e) for e in runner.instance.all_logs(result.dagster_run_id)]
     text = "\n".join(dumps + events + [r.getMessage() for r in caplog.records] + [caplog.text])

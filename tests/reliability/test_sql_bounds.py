@@ -11,8 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -26,8 +25,9 @@ from tests.reliability.test_safe_sql import _warehouse_on_ducklake as _warehouse
 from tests.reliability.test_safe_sql import warehouse as warehouse
 from warehouse.read import sql as safe_sql
 from warehouse.read import sql_child
-from warehouse.store.config import WarehouseConfig, configure, current
+from warehouse.store.config import WarehouseConfig
 from warehouse.store.db import write_connection
+from warehouse.store.handle import Warehouse
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,11 +45,9 @@ RUNAWAY = "SELECT count(*) FROM gpu_spec, range(1000000000000) a, range(1000) b"
 
 
 @pytest.fixture(autouse=True)
-def _limit_128mb() -> Iterator[None]:
-    configured = current()
-    configure(replace(configured, memory_limit="128MB"))
-    yield
-    configure(configured)
+def _limit_128mb(warehouse: Warehouse) -> None:
+    # The messages below name the limit: the default one, which the module's warehouse has.
+    assert warehouse.memory_limit == "128MB"
 
 
 def _query_processes(parent: int | None = None) -> list[int]:
@@ -80,7 +78,7 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 60.0) -> bool:
     return False
 
 
-def _warehouse_is_whole(warehouse: Path) -> None:
+def _warehouse_is_whole(warehouse: Warehouse) -> None:
     """A writer can open the warehouse (no lock left behind) and it reads as before."""
     with write_connection(warehouse, wait_s=5) as con:
         assert con.execute("SELECT count(*) FROM gpu_spec").fetchone() == (len(CANONICAL_GPUS),)
@@ -89,14 +87,14 @@ def _warehouse_is_whole(warehouse: Path) -> None:
 
 
 @pytest.mark.parametrize("query", HUGE_VALUES)
-def test_a_huge_single_value_is_stopped_by_the_memory_cap(warehouse: Path, query: str) -> None:
+def test_a_huge_single_value_is_stopped_by_the_memory_cap(warehouse: Warehouse, query: str) -> None:
     with pytest.raises(safe_sql.QueryTooBig, match=TOO_BIG):
         safe_sql.run(warehouse, query, timeout_s=20)
     assert _query_processes() == []
 
 
 def test_a_slow_huge_value_that_ignores_the_interrupt_is_killed_at_the_timeout(
-    warehouse: Path,
+    warehouse: Warehouse,
 ) -> None:
     with pytest.raises(safe_sql.QueryTimeout, match="interrupted after 2 s"):
         safe_sql.run(warehouse, SLOW_HUGE_VALUE, timeout_s=2)
@@ -108,7 +106,7 @@ def test_a_slow_huge_value_that_ignores_the_interrupt_is_killed_at_the_timeout(
     ("query", "says"),
     [(HUGE_VALUES[0], TOO_BIG), (SLOW_HUGE_VALUE, "interrupted after 1 s (the timeout)")],
 )
-def test_the_command_says_so_with_exit_1(warehouse: Path, query: str, says: str) -> None:
+def test_the_command_says_so_with_exit_1(warehouse: Warehouse, query: str, says: str) -> None:
     result = runner.invoke(app, ["sql", query, "--timeout", "1"])
     assert result.exit_code == 1, result.output
     assert says in " ".join(result.stderr.split())
@@ -116,14 +114,14 @@ def test_the_command_says_so_with_exit_1(warehouse: Path, query: str, says: str)
     assert _query_processes() == []
 
 
-def test_a_query_killed_while_reading_the_warehouse_leaves_it_whole(warehouse: Path) -> None:
+def test_a_query_killed_while_reading_the_warehouse_leaves_it_whole(warehouse: Warehouse) -> None:
     with pytest.raises(safe_sql.QueryTimeout):
         safe_sql.run(warehouse, RUNAWAY, timeout_s=1)
     assert _query_processes() == []
     _warehouse_is_whole(warehouse)
 
 
-def test_a_child_killed_from_outside_is_reported_as_out_of_memory(warehouse: Path) -> None:
+def test_a_child_killed_from_outside_is_reported_as_out_of_memory(warehouse: Warehouse) -> None:
     """What the kernel's OOM killer would do: the child dies without an answer."""
     outcome: list[BaseException] = []
 
@@ -147,7 +145,7 @@ def test_a_child_killed_from_outside_is_reported_as_out_of_memory(warehouse: Pat
 
 
 def test_a_normal_query_returns_its_rows_from_the_child(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started = _count_children(monkeypatch)
     got = safe_sql.run(warehouse, "SELECT gpu, vram_gb FROM gpu_spec ORDER BY gpu", max_rows=2)
@@ -182,7 +180,7 @@ def _count_children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     ],
 )
 def test_a_refused_query_starts_no_child(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch, query: str, kwargs: dict, error: type
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch, query: str, kwargs: dict, error: type
 ) -> None:
     started = _count_children(monkeypatch)
     with pytest.raises(error):
@@ -193,14 +191,14 @@ def test_a_refused_query_starts_no_child(
 def test_a_missing_warehouse_starts_no_child(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    configure(WarehouseConfig(memory_limit="128MB"))  # the file, also when testing on a lake
+    missing = Warehouse(tmp_path / "none.duckdb")  # the file, also when testing on a lake
     started = _count_children(monkeypatch)
     with pytest.raises(safe_sql.WarehouseMissing, match="no warehouse at"):
-        safe_sql.run(tmp_path / "none.duckdb", "SELECT 1")
+        safe_sql.run(missing, "SELECT 1")
     assert started == [0]
 
 
-def test_errors_in_the_child_come_back_as_they_were(warehouse: Path) -> None:
+def test_errors_in_the_child_come_back_as_they_were(warehouse: Warehouse) -> None:
     with pytest.raises(duckdb.CatalogException, match="nope"):
         safe_sql.run(warehouse, "SELECT * FROM nope")
     with pytest.raises(duckdb.ConversionException):
@@ -208,13 +206,12 @@ def test_errors_in_the_child_come_back_as_they_were(warehouse: Path) -> None:
 
 
 def test_a_warehouse_held_by_a_writer_is_reported_busy(tmp_path: Path) -> None:
-    configure(WarehouseConfig(memory_limit="128MB"))  # a file of its own: its lock
-    path = tmp_path / "busy.duckdb"
-    with write_connection(path) as con:
+    busy = Warehouse(tmp_path / "busy.duckdb", WarehouseConfig())  # a file of its own: its lock
+    with write_connection(busy) as con:
         con.execute("CREATE TABLE t AS SELECT 1 AS a")
         with pytest.raises(safe_sql.WarehouseBusy, match="locked by another process"):
-            safe_sql.run(path, "SELECT * FROM t", wait_s=0.5)
-    assert safe_sql.run(path, "SELECT * FROM t").rows == [("1",)]
+            safe_sql.run(busy, "SELECT * FROM t", wait_s=0.5)
+    assert safe_sql.run(busy, "SELECT * FROM t").rows == [("1",)]
     assert _query_processes() == []
 
 
@@ -233,16 +230,17 @@ def _address_space_cap(pid: int) -> int | None:
 
 
 def test_the_child_caps_itself_and_ends_itself_when_its_parent_is_killed(
-    warehouse: Path,
+    warehouse: Warehouse,
 ) -> None:
     """Nobody is left to kill it: it exits ORPHAN_GRACE_S after its timeout (the query would
     run for hours)."""
     script = (
-        "import sys; from pathlib import Path; from configuration.settings import warehouse_config; "
-        "from warehouse.store.config import configure; from warehouse.read import sql; "
-        "configure(warehouse_config()); sql.run(Path(sys.argv[1]), sys.argv[2], timeout_s=2)"
+        "import sys; from pathlib import Path; from tests.support.handles import warehouse_at; "
+        "from warehouse.read import sql; "
+        "sql.run(warehouse_at(Path(sys.argv[1])), sys.argv[2], timeout_s=2)"
     )
-    parent = subprocess.Popen([sys.executable, "-c", script, str(warehouse), RUNAWAY], cwd=ROOT)
+    where = str(warehouse.path)
+    parent = subprocess.Popen([sys.executable, "-c", script, where, RUNAWAY], cwd=ROOT)
     try:
         assert _wait_for(lambda: bool(_query_processes(parent.pid)))
         (child,) = _query_processes(parent.pid)
@@ -308,14 +306,14 @@ def _raises(error: BaseException) -> Callable[[], None]:
     ],
 )
 def test_the_child_answers_every_failure_and_the_parent_raises_it(
-    warehouse: Path, failure: BaseException, reply: dict, raised: type
+    warehouse: Warehouse, failure: BaseException, reply: dict, raised: type
 ) -> None:
-    job = sql_child.Job(warehouse, "SELECT 1", 10, "text", 5, 5, current())
+    job = sql_child.Job(warehouse, "SELECT 1", 10, "text", 5, 5)
     assert safe_sql.answer(job, _raises(failure)) == reply
     with pytest.raises(raised):
-        safe_sql._result(reply)
+        safe_sql._result(reply, warehouse.memory_limit)
 
 
 def test_a_duckdb_class_name_that_is_not_an_error_is_raised_as_duckdb_error() -> None:
     with pytest.raises(duckdb.Error, match="odd"):
-        safe_sql._result({"error": "duckdb", "class": "connect", "message": "odd"})
+        safe_sql._result({"error": "duckdb", "class": "connect", "message": "odd"}, "128MB")

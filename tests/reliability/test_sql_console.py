@@ -16,13 +16,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from configuration.settings import MEMORY_LIMIT_ENV
+from configuration.environment import MEMORY_LIMIT_ENV
 from gpuprice.cli import app
 from tests.reliability.test_safe_sql import _home as _home
 from tests.reliability.test_safe_sql import _warehouse_on_ducklake as _warehouse_on_ducklake
 from tests.reliability.test_safe_sql import warehouse as warehouse
 from warehouse.read import sql as safe_sql
-from warehouse.store.config import configure, current
+from warehouse.store.handle import Warehouse
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,16 +31,13 @@ HUGE_LIST = "SELECT sum(len(l)) FROM (SELECT list(i) AS l FROM range(400000000) 
 
 
 @pytest.fixture
-def memory_limit() -> object:
-    configured = current()
-    configure(replace(configured, memory_limit="64MB"))
-    yield
-    configure(configured)
+def small(warehouse: Warehouse) -> Warehouse:
+    """The module's warehouse opened under a 64MB limit."""
+    return replace(warehouse, config=replace(warehouse.config, memory_limit="64MB"))
 
 
-def test_the_sandbox_runs_under_the_configured_memory_limit(
-    warehouse: Path, memory_limit: object
-) -> None:
+def test_the_sandbox_runs_under_the_configured_memory_limit(small: Warehouse) -> None:
+    warehouse = small
     got = safe_sql.run(warehouse, "SELECT current_setting('memory_limit') AS m")
     assert got.rows == [("61.0 MiB",)]  # 64MB as DuckDB prints it, not 80% of the RAM
     spill = safe_sql.run(warehouse, "SELECT current_setting('temp_directory') AS t")
@@ -51,10 +48,10 @@ def test_the_sandbox_runs_under_the_configured_memory_limit(
     assert safe_sql.run(warehouse, "SELECT 1 AS one").rows == [("1",)]
 
 
-def test_a_query_too_big_for_the_limit_stops_in_its_own_process(warehouse: Path) -> None:
+def test_a_query_too_big_for_the_limit_stops_in_its_own_process(warehouse: Warehouse) -> None:
     """The real command, in a process of its own: it stops with a message and exit code 1
     instead of growing (before: past 4 GB resident in 10 s)."""
-    env = os.environ | {MEMORY_LIMIT_ENV: "64MB", "GPUPRICE_HOME": str(warehouse.parent)}
+    env = os.environ | {MEMORY_LIMIT_ENV: "64MB", "GPUPRICE_HOME": str(warehouse.path.parent)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     done = subprocess.run(
         [sys.executable, "-m", "gpuprice.cli", "sql", HUGE_LIST, "--timeout", "30"],
@@ -88,7 +85,7 @@ def test_a_query_too_big_for_the_limit_stops_in_its_own_process(warehouse: Path)
     ],
 )
 def test_timeout_and_limit_are_validated_and_capped(
-    warehouse: Path, args: list[str], says: str
+    warehouse: Warehouse, args: list[str], says: str
 ) -> None:
     result = runner.invoke(app, ["sql", "SELECT 1", *args])
     assert result.exit_code == 2, result.output
@@ -96,7 +93,7 @@ def test_timeout_and_limit_are_validated_and_capped(
     assert result.stdout == ""
 
 
-def test_the_caps_come_from_the_sql_section(warehouse: Path, tmp_path: Path) -> None:
+def test_the_caps_come_from_the_sql_section(warehouse: Warehouse, tmp_path: Path) -> None:
     config = tmp_path / "gpuprice.toml"
     config.write_text("[sql]\nmax_rows = 3\ntimeout_s = 2\n", encoding="utf-8")
     query = "SELECT * FROM range(10)"
@@ -114,7 +111,7 @@ def test_the_caps_come_from_the_sql_section(warehouse: Path, tmp_path: Path) -> 
     [(0, 1.0), (True, 1.0), (10, float("inf")), (10, float("nan")), (10, 1e12), (10, 0)],
 )
 def test_run_itself_refuses_limits_out_of_range(
-    warehouse: Path, max_rows: int, timeout_s: float
+    warehouse: Warehouse, max_rows: int, timeout_s: float
 ) -> None:
     with pytest.raises(ValueError, match="must be"):
         safe_sql.run(warehouse, "SELECT 1", max_rows=max_rows, timeout_s=timeout_s)
@@ -129,14 +126,14 @@ def test_run_itself_refuses_limits_out_of_range(
     ],
     ids=["250 subqueries", "101 calls", "5000 subqueries"],
 )
-def test_deep_nesting_is_refused_with_exit_2(warehouse: Path, query: str) -> None:
+def test_deep_nesting_is_refused_with_exit_2(warehouse: Warehouse, query: str) -> None:
     result = runner.invoke(app, ["sql", query])
     assert result.exit_code == 2, result.output
     assert "refused" in result.stderr and "nests" in result.stderr
     assert "Traceback" not in result.output
 
 
-def test_nesting_up_to_the_limit_runs(warehouse: Path) -> None:
+def test_nesting_up_to_the_limit_runs(warehouse: Warehouse) -> None:
     depth = safe_sql.MAX_NESTING - 1
     query = "SELECT " + "(SELECT " * depth + "1" + ")" * depth + " AS v, '((((' AS s -- (((("
     assert safe_sql.run(warehouse, query).rows == [("1", "((((")]
@@ -153,13 +150,13 @@ def test_nesting_up_to_the_limit_runs(warehouse: Path) -> None:
         "SELECT 1 AS v;;",
     ],
 )
-def test_comments_around_the_statement_are_fine(warehouse: Path, query: str) -> None:
+def test_comments_around_the_statement_are_fine(warehouse: Warehouse, query: str) -> None:
     result = runner.invoke(app, ["sql", "--format", "csv", "--", query])  # "--": not an option
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "v\n1\n"
 
 
-def test_comments_do_not_hide_a_second_statement_or_change_explain(warehouse: Path) -> None:
+def test_comments_do_not_hide_a_second_statement_or_change_explain(warehouse: Warehouse) -> None:
     two = runner.invoke(app, ["sql", "SELECT 1; -- note\nDELETE FROM gpu_spec"])
     assert two.exit_code == 2 and "2 statements given" in two.stderr
     explain = runner.invoke(app, ["sql", "--", "-- why slow?\nEXPLAIN SELECT * FROM gpu_spec"])
@@ -185,7 +182,7 @@ def test_comments_do_not_hide_a_second_statement_or_change_explain(warehouse: Pa
         "ducklake_expire_snapshots('warehouse')",
     ],
 )
-def test_table_functions_with_side_effects_are_refused(warehouse: Path, function: str) -> None:
+def test_table_functions_with_side_effects_are_refused(warehouse: Warehouse, function: str) -> None:
     result = runner.invoke(app, ["sql", f"SELECT * FROM {function}"])
     assert result.exit_code == 2, result.output
     assert "refused" in result.stderr
@@ -203,7 +200,7 @@ def test_table_functions_with_side_effects_are_refused(warehouse: Path, function
         "SELECT * FROM unnest([1, 2])",
     ],
 )
-def test_read_only_table_functions_are_allowed(warehouse: Path, query: str) -> None:
+def test_read_only_table_functions_are_allowed(warehouse: Warehouse, query: str) -> None:
     result = runner.invoke(app, ["sql", query, "--format", "csv"])
     assert result.exit_code == 0, result.stderr
 
@@ -229,14 +226,14 @@ FILE_NAMES = [
 
 
 @pytest.mark.parametrize("name", FILE_NAMES)
-def test_the_first_check_refuses_every_quoted_file_name(warehouse: Path, name: str) -> None:
+def test_the_first_check_refuses_every_quoted_file_name(warehouse: Warehouse, name: str) -> None:
     with pytest.raises(safe_sql.UnsafeQuery, match="not a warehouse table"):
         safe_sql.check(f"SELECT * FROM '{name}'")
     with pytest.raises(safe_sql.UnsafeQuery, match="not a warehouse table"):
         safe_sql.check(f'WITH t AS (SELECT 1) SELECT * FROM t, "{name}"')
 
 
-def test_the_check_refuses_whatever_the_sandbox_refuses_as_a_file(warehouse: Path) -> None:
+def test_the_check_refuses_whatever_the_sandbox_refuses_as_a_file(warehouse: Warehouse) -> None:
     """Each quoted name run straight on the sandbox (no check): every one the sandbox stops
     because it reads files is refused by the check first."""
     con = safe_sql._sandbox(warehouse, 5)
@@ -261,7 +258,7 @@ def test_plain_table_names_still_pass_the_check() -> None:
         assert safe_sql.check(query) == query
 
 
-def test_a_data_frame_in_scope_is_not_read_as_a_table(warehouse: Path) -> None:
+def test_a_data_frame_in_scope_is_not_read_as_a_table(warehouse: Warehouse) -> None:
     secret_frame = pl.DataFrame({"password": ["hunter2"]})  # DuckDB would scan it by name
     assert secret_frame.height == 1
     with pytest.raises(safe_sql.duckdb.Error, match="secret_frame"):

@@ -12,7 +12,6 @@ import csv
 import io
 import json
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -24,6 +23,7 @@ from tests.reliability.test_safe_sql import _warehouse_on_ducklake as _warehouse
 from tests.reliability.test_safe_sql import warehouse as warehouse
 from warehouse.read.sql_output import json_lines, unique
 from warehouse.store.db import write_connection
+from warehouse.store.handle import Warehouse
 
 runner = CliRunner()
 
@@ -100,7 +100,7 @@ def _strict(line: str) -> object:
 
 
 def test_every_type_prints_in_every_format(
-    warehouse: Path, monkeypatch: pytest.MonkeyPatch
+    warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One query with a column of each type, once per format (three runs, not a hundred)."""
     monkeypatch.setattr(cli_common.console, "_width", 100_000)  # no wrapped or cut cells
@@ -134,7 +134,7 @@ def test_every_type_prints_in_every_format(
     assert lines[-1] == "1 row(s)"
 
 
-def test_the_raw_page_table_prints_in_every_format(warehouse: Path) -> None:
+def test_the_raw_page_table_prints_in_every_format(warehouse: Warehouse) -> None:
     """The issue's example: a raw page's body (BLOB) panicked polars's JSON writer."""
     body = b"<html>\x00\xff</html>"
     with write_connection(warehouse) as con:
@@ -159,7 +159,7 @@ def test_the_raw_page_table_prints_in_every_format(warehouse: Path) -> None:
     assert got.stdout.splitlines()[1] == "p1,2026-09-04 02:00:00,PGh0bWw+AP88L2h0bWw+"
 
 
-def test_a_name_used_twice_gets_a_suffix_in_json_only(warehouse: Path) -> None:
+def test_a_name_used_twice_gets_a_suffix_in_json_only(warehouse: Warehouse) -> None:
     query = 'SELECT 1 AS a, 2 AS a, 3 AS "a_1", \'x\' AS "we""ird"'
     js = runner.invoke(app, ["sql", query, "--format", "json"])
     assert js.stdout == '{"a":1,"a_1":2,"a_1_1":3,"we\\"ird":"x"}\n'
@@ -169,7 +169,7 @@ def test_a_name_used_twice_gets_a_suffix_in_json_only(warehouse: Path) -> None:
     assert json_lines(["x"], []) == ""
 
 
-def test_no_rows_and_describe_show_explain_print(warehouse: Path) -> None:
+def test_no_rows_and_describe_show_explain_print(warehouse: Warehouse) -> None:
     for query in (
         "SELECT 1 AS a WHERE false",
         "DESCRIBE raw_page",

@@ -41,7 +41,7 @@ def test_matpool_price_paid_beside_list_price_per_unit() -> None:
     assert list(rows) == ["pool-119", "pool-207", "pool-311", "pool-405", "pool-512"]
     r4090 = rows["pool-119"]  # no discountPriceMillicent: the list price is paid
     assert (r4090.gpu, r4090.vram_gb, r4090.gpu_count) == ("rtx4090-24g", 24, 1)
-    assert (r4090.price, r4090.list_price, r4090.cny_per_card_hour) == (
+    assert (r4090.price, r4090.list_price, r4090.per_card_hour) == (
         D("2.2"),
         D("2.2"),
         D("2.2"),
@@ -64,7 +64,7 @@ def test_matpool_price_paid_beside_list_price_per_unit() -> None:
         D("14"),
         D("15.6"),
     )
-    assert pair.unit == "CNY/server-hour" and pair.cny_per_card_hour == D("7")
+    assert pair.unit == "CNY/server-hour" and pair.per_card_hour == D("7")
     assert (pair.cpu_cores, pair.stock, pair.ram_gb) == (32, 2, 460)
     a2000 = rows["pool-512"]
     assert (
@@ -126,18 +126,18 @@ def test_autodl_every_sku_type_with_its_list_price() -> None:
     assert (payg.gpu, payg.vram_gb, payg.price, payg.list_price) == (
         "rtx4090-24g", 24, D("1.98"), D("1.98"),
     )  # fmt: skip
-    assert payg.unit == "CNY/card-hour" and payg.cny_per_card_hour == D("1.98")
+    assert payg.unit == "CNY/card-hour" and payg.per_card_hour == D("1.98")
     # mem_per_gpu is bytes of GiB: 128849018880 = 120 GiB
     assert (payg.region, payg.stock, payg.cpu_cores, payg.ram_gb) == ("西北B区", 3, 16, 120)
     day = got[("2dd949a4cf", "daily")]
-    assert (day.price, day.list_price, day.unit, day.cny_per_card_hour) == (
+    assert (day.price, day.list_price, day.unit, day.per_card_hour) == (
         D("45.6"), D("47.52"), "CNY/card-day", D("1.9"),
     )  # fmt: skip
     week = got[("2dd949a4cf", "weekly")]
     assert (week.price, week.list_price, week.unit) == (D("300"), D("332.64"), "CNY/card-week")
     month = got[("2dd949a4cf", "monthly")]
     assert (month.price, month.list_price, month.unit) == (D("1052"), D("1425.6"), "CNY/card-month")
-    assert month.cny_per_card_hour == (D("1052") / 720).quantize(D("0.000001"))
+    assert month.per_card_hour == (D("1052") / 720).quantize(D("0.000001"))
     d4090 = got[("463e49a218", "monthly")]
     assert d4090.gpu_name_raw == "RTX 4090D" and d4090.gpu == canonical_gpu("RTX 4090D", 24)
     assert (d4090.price, d4090.ram_gb, d4090.stock) == (D("946"), 90, 0)

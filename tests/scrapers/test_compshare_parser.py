@@ -14,11 +14,11 @@ import pytest
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
+from scrapers.sources.base import KeyPairSpec
 from scrapers.sources.compshare import (
     DEFAULT_MACHINES,
     CompshareAdapter,
     Machine,
-    UcloudKeyPair,
     sign,
 )
 
@@ -138,8 +138,9 @@ def test_fetch_plan_is_one_unsigned_request_per_machine() -> None:
 def test_key_pair_signs_the_body_and_keeps_the_url() -> None:
     adapter = CompshareAdapter((Machine("3080Ti", 2, 24, 64, "cn-sh2", "cn-sh2-02"),))
     assert adapter.name == "compshare" and adapter.kind == "offers" and adapter.currency == "CNY"
-    spec = adapter.secret
-    assert isinstance(spec, UcloudKeyPair)
+    assert adapter.secret is None  # nothing goes into a header
+    spec = adapter.key_pair
+    assert isinstance(spec, KeyPairSpec)
     assert spec.envs == ("GPUPRICE_UCLOUD_PUBLIC_KEY", "GPUPRICE_UCLOUD_PRIVATE_KEY")
     (request,) = adapter.fetch_plan("https://api.compshare.cn")
     assert isinstance(request, Request)
@@ -148,8 +149,6 @@ def test_key_pair_signs_the_body_and_keeps_the_url() -> None:
     assert signed.json_body == sign(request.json_body, "pub", "priv")
     assert "priv" not in signed.url and "pub" not in signed.url
     assert signed.json_body["Memory"] == "65536" and signed.json_body["Gpu"] == "2"
-    with pytest.raises(TypeError, match="signs the request body"):
-        spec.headers("anything")
     with pytest.raises(ValueError, match="no JSON parameters"):
         spec.sign(Request("https://api.compshare.cn/"), "pub", "priv")
 
@@ -194,7 +193,7 @@ def test_real_answer_gives_one_row_per_charge_type() -> None:
         assert row.cpu_cores is None and row.ram_gb is None  # the report does not print them
         assert row.discount_label is None and row.stated_discount is None
         assert row.observed_at == FETCHED and not row.simulated
-    assert [r.cny_per_card_hour for r in rows] == [
+    assert [r.per_card_hour for r in rows] == [
         Decimal("1.5800"),
         Decimal("1.5800"),
         Decimal("1.454167"),  # 34.9 / 24
@@ -208,7 +207,7 @@ def test_real_answer_gives_one_row_per_charge_type() -> None:
 
 def test_modelled_answer_exact_rows() -> None:
     rows = _parse(_modelled())
-    got = [(r.offer_id, r.billing, r.price, r.list_price, r.cny_per_card_hour) for r in rows]
+    got = [(r.offer_id, r.billing, r.price, r.list_price, r.per_card_hour) for r in rows]
     assert got == [
         ("5090x1/16C64G/cn-wlcb-01/Postpay", "hourly", Decimal("2.77"), Decimal("2.92"),
          Decimal("2.7700")),
@@ -243,7 +242,7 @@ def test_multi_card_machine_is_priced_per_server() -> None:
     assert row.offer_id == "3090x4/16C64G/cn-wlcb-01/Postpay"
     assert row.gpu == canonical_gpu("RTX 3090", 24) and row.gpu_count == 4
     assert row.unit == "CNY/server-hour" and row.price == Decimal("2.77")
-    assert row.cny_per_card_hour == Decimal("0.6925")
+    assert row.per_card_hour == Decimal("0.6925")
 
 
 def test_original_price_is_the_list_price_without_list_price_details() -> None:

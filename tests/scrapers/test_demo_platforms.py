@@ -22,6 +22,7 @@ from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError, Row
 from scrapers.sources import build_adapter
 from warehouse.ingest.drift import implausible
+from warehouse.ingest.money import convert_rows
 
 FX = FxRates(defaults=(FxRate(date(2020, 1, 1), "USD", Decimal("7.10"), "test default"),))
 GENERIC = {"paths": ["/pricing"], "currency": "CNY", "price_per": "machine", "jsonld": False}
@@ -37,14 +38,13 @@ def market() -> Iterator[DemoMarket]:
 
 def adapter(source: str, day: date | None) -> DatedMarketAdapter:
     if source == "cloudgrid":
-        return DatedMarketAdapter(
-            build_adapter(source, "generic", fx=FX, options=GENERIC), DEMO_MARKET, day
-        )
-    return DatedMarketAdapter(build_adapter(source, fx=FX), DEMO_MARKET, day)
+        return DatedMarketAdapter(build_adapter(source, "generic", GENERIC), DEMO_MARKET, day)
+    return DatedMarketAdapter(build_adapter(source), DEMO_MARKET, day)
 
 
 def fetch(market: DemoMarket, source: str, day: date | None) -> list[Row]:
-    """Every page of the source's plan for ``day``, parsed (ParseError as the adapter raises)."""
+    """Every page of the source's plan for ``day``, parsed (ParseError as the adapter raises)
+    and priced in CNY as the load prices them, at the test's default rate."""
     reader = adapter(source, day)
     rows: list[Row] = []
     for step in reader.fetch_plan(market.source_url(source), day):
@@ -54,7 +54,7 @@ def fetch(market: DemoMarket, source: str, day: date | None) -> list[Row]:
         )
         assert answer.status_code == 200, (request.url, answer.text[:200])
         rows += reader.parse(answer.content, str(answer.url), datetime(2030, 1, 1))
-    return rows
+    return list(convert_rows(rows, FX))
 
 
 def url(market: DemoMarket, path: str) -> str:

@@ -3,25 +3,23 @@ schema.org Offer JSON-LD, configured only by options; nothing guessed."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.fx import FxRate, FxRates
 from scrapers.rows import ParseError
 from scrapers.sources import GenericOptions, _jsonld, build_adapter
-from scrapers.sources.generic import GenericAdapter
+from scrapers.sources.generic.adapter import GenericAdapter
 from tests.scrapers.live_fixtures import GENERIC_EN, GENERIC_LD, GENERIC_ZH, read
 
 D = Decimal
 FETCHED = datetime(2026, 9, 4, 3, 0)
-FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", D("7.10"), "configured default"),))
 
 
 def parse(name: str, **options) -> dict:
-    adapter = build_adapter("examplecloud", "generic", fx=FX, options=options)
+    adapter = build_adapter("examplecloud", "generic", options)
     return {r.offer_id: r for r in adapter.parse(read(name), "https://gpu.example.com/p", FETCHED)}
 
 
@@ -31,7 +29,7 @@ def test_chinese_headers_with_units_in_parentheses() -> None:
     assert (hourly.source, hourly.gpu, hourly.billing, hourly.price) == (
         "examplecloud", "rtx4090-24g", "hourly", D("1.89"),
     )  # fmt: skip
-    assert (hourly.unit_raw, hourly.unit, hourly.cny_per_card_hour) == (
+    assert (hourly.unit_raw, hourly.unit, hourly.per_card_hour) == (
         "元/时", "CNY/card-hour", D("1.890000"),
     )  # fmt: skip
     monthly = rows["t2|NVIDIA GeForce RTX 4090|24|1|华东-杭州|包月价格"]
@@ -42,7 +40,7 @@ def test_chinese_headers_with_units_in_parentheses() -> None:
     )
     # 8 cards, a price for the row's machine: per card-hour ÷ 8
     eight = rows["t2|RTX 4090|24|8|华东-杭州|按量价格"]
-    assert (eight.gpu_count, eight.unit, eight.cny_per_card_hour) == (
+    assert (eight.gpu_count, eight.unit, eight.per_card_hour) == (
         8, "CNY/server-hour", D("1.850000"),
     )  # fmt: skip
     assert rows["t2|昇腾910B|64|1|华南-深圳|按量价格"].gpu == "910b-64g"
@@ -56,9 +54,9 @@ def test_english_headers_unit_column_and_dollars() -> None:
     assert (h100.gpu, h100.currency, h100.price, h100.unit) == (
         "h100-80g", "USD", D("17.92"), "USD/server-hour",
     )  # fmt: skip
-    assert h100.cny_per_card_hour == D("15.904000")  # 17.92 / 8 × 7.10
+    assert h100.per_card_hour == D("2.24")  # 17.92 / 8, in USD
     l40s = rows["t1|L40S|48|1|us-east|price"]
-    assert l40s.unit == "USD/card-hour" and l40s.cny_per_card_hour == D("7.029000")
+    assert l40s.unit == "USD/card-hour" and l40s.per_card_hour == D("0.99")
 
 
 def test_schema_org_offers() -> None:
@@ -68,16 +66,16 @@ def test_schema_org_offers() -> None:
     assert (h20.gpu, h20.billing, h20.price, h20.unit) == (
         "h20-96g", "monthly", D("4150"), "CNY/card-month",
     )  # fmt: skip
-    assert rows["ld|H20 96GB|按量"].cny_per_card_hour == D("7.200000")
+    assert rows["ld|H20 96GB|按量"].per_card_hour == D("7.200000")
 
 
 def test_a_configured_unit_and_currency_fill_what_the_page_leaves_out() -> None:
     page = read(GENERIC_EN).replace(b"$", b"")
     page = page.replace(b"<th>Unit</th>", b"<th>Note</th>")
-    bare = GenericAdapter("x", GenericOptions(), FX)
+    bare = GenericAdapter("x", GenericOptions())
     with pytest.raises(ParseError, match="names no currency"):
         bare.parse(page, "https://x", FETCHED)
-    configured = GenericAdapter("x", GenericOptions(currency="USD", unit="/hr"), FX)
+    configured = GenericAdapter("x", GenericOptions(currency="USD", unit="/hr"))
     rows = configured.parse(page.replace(b"per GPU per hour", b"per hour"), "https://x", FETCHED)
     assert {r.currency for r in rows} == {"USD"} and {r.unit_raw for r in rows} == {"/hr"}
 
@@ -90,7 +88,7 @@ def test_a_page_with_no_price_table_names_the_headers_it_saw() -> None:
     with pytest.raises(
         ParseError, match=r"headers seen: 公告 \| 九月活动进行中; GPU型号 .*\| 备注 \| 说明\)$"
     ):
-        GenericAdapter("x", GenericOptions(), FX).parse(page, "https://x", FETCHED)
+        GenericAdapter("x", GenericOptions()).parse(page, "https://x", FETCHED)
 
 
 def test_columns_that_name_only_the_period_are_price_columns() -> None:
@@ -99,7 +97,7 @@ def test_columns_that_name_only_the_period_are_price_columns() -> None:
         "<th>按量价格(元/时)</th><th>包月价格(元/月)</th>".encode(),
         "<th>按量(元/时)</th><th>包月(元/月)</th>".encode(),
     )
-    adapter = GenericAdapter("x", GenericOptions(), FX)
+    adapter = GenericAdapter("x", GenericOptions())
     rows = {r.offer_id: r for r in adapter.parse(page, "https://x", FETCHED)}
     assert rows["t2|RTX 4090|24|8|华东-杭州|按量"].price == D("14.80")
     monthly = rows["t2|NVIDIA GeForce RTX 4090|24|1|华东-杭州|包月"]
@@ -126,7 +124,7 @@ def _html(body: str, head: str = "") -> bytes:
 
 
 def _rows(body: bytes, **options) -> list[tuple[str, str, str, str]]:
-    adapter = GenericAdapter("examplecloud", GenericOptions(**options), FX)
+    adapter = GenericAdapter("examplecloud", GenericOptions(**options))
     rows = adapter.parse(body, "https://gpu.example.com/p", FETCHED)
     return [(r.offer_id, r.gpu, str(r.price), r.unit) for r in rows]
 
@@ -344,7 +342,7 @@ def test_the_simulated_marker(meta: str, simulated: bool) -> None:
     table = (
         "<table><tr><th>GPU</th><th>价格</th></tr><tr><td>H100</td><td>9.9元/时</td></tr></table>"
     )
-    rows = GenericAdapter("x", GenericOptions(), FX).parse(_html(table, meta), "https://x", FETCHED)
+    rows = GenericAdapter("x", GenericOptions()).parse(_html(table, meta), "https://x", FETCHED)
     assert [r.simulated for r in rows] == [simulated]
 
 
@@ -353,7 +351,7 @@ def test_the_simulated_marker(meta: str, simulated: bool) -> None:
 
 def _offers(body: bytes, **options) -> list[tuple]:
     """(card, gpu, count, billing, price, unit) of every row, in page order."""
-    adapter = GenericAdapter("examplecloud", GenericOptions(**options), FX)
+    adapter = GenericAdapter("examplecloud", GenericOptions(**options))
     rows = adapter.parse(body, "https://gpu.example.com/p", FETCHED)
     return [(r.gpu_name_raw, r.gpu, r.gpu_count, r.billing, str(r.price), r.unit) for r in rows]
 
@@ -430,7 +428,7 @@ def test_an_excerpt_that_starts_inside_a_table() -> None:
         b"<tr><td><strong>On-demand 8x NVIDIA A100 SXM</strong></td><td>40 GB</td><td>124</td>"
         b"<td>1800 GiB</td><td>$1.29 / GPU / hr</td></tr></tbody></table><h5>*tax</h5>"
     )
-    adapter = GenericAdapter("x", GenericOptions(), FX)
+    adapter = GenericAdapter("x", GenericOptions())
     rows = adapter.parse(body, "https://x", FETCHED)
     assert [(r.offer_id, r.gpu, r.vram_gb, r.price, r.unit) for r in rows] == [
         ("t1|NVIDIA A100 SXM|80|8", "a100-80g", 80, D("1.7900"), "USD/card-hour"),
@@ -469,7 +467,7 @@ def test_cells_that_carry_their_column_name() -> None:
         '<th data-label="Plan">NVIDIA H100 SXM</th><td data-label="VRAM/GPU">80 GB</td>'
         '<td data-label="PRICE/GPU/HR*">$2.99</td></tr></tbody></table></div>'
     )
-    adapter = GenericAdapter("x", GenericOptions(), FX)
+    adapter = GenericAdapter("x", GenericOptions())
     [row] = adapter.parse(body, "https://x", FETCHED)
     assert (row.offer_id, row.gpu, row.gpu_count, row.price, row.unit, row.unit_raw) == (
         "t1|NVIDIA H100 SXM|80|8|price/gpu/hr", "h100-80g", 8, D("2.9900"), "USD/card-hour",
@@ -603,7 +601,7 @@ def test_a_card_named_only_in_a_header() -> None:
 
 def test_a_memory_column_that_gives_the_whole_machine() -> None:
     page = _table("GPU|vRAM, GB|On demand", "1 × H200 SXM|141|$3.50", "8 × H200 SXM|1128|$28.00")
-    adapter = GenericAdapter("x", GenericOptions(unit="/hr"), FX)
+    adapter = GenericAdapter("x", GenericOptions(unit="/hr"))
     rows = adapter.parse(page, "https://x", FETCHED)
     assert [(r.gpu, r.gpu_count, r.vram_gb, r.unit) for r in rows] == [
         ("h200-141g", 1, 141, "USD/card-hour"), ("h200-141g", 8, 141, "USD/server-hour"),

@@ -54,8 +54,7 @@ def test_fetch_plan_is_one_get_with_the_store_origin_and_a_bearer_token() -> Non
 def test_every_sku_is_its_own_row_in_its_billing_mode() -> None:
     rows = {r.offer_id: r for r in _parse(BASE.encode())}
     got = {
-        k: (r.billing, r.price, r.cny_per_card_hour, r.unit, r.gpu, r.stock)
-        for k, r in rows.items()
+        k: (r.billing, r.price, r.per_card_hour, r.unit, r.gpu, r.stock) for k, r in rows.items()
     }
     r3090 = canonical_gpu("NVIDIA GeForce RTX 3090")
     assert got == {

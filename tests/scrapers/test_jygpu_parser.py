@@ -91,9 +91,9 @@ def test_container_rows_match_seed(
         assert r.simulated is True
         assert r.region and r.interconnect
         assert isinstance(r.stock, int) and r.stock >= 0
-    assert h.price == D(hourly) and h.cny_per_card_hour == D(hourly).quantize(D("0.000001"))
+    assert h.price == D(hourly) and h.per_card_hour == D(hourly).quantize(D("0.000001"))
     assert (h.stated_discount, h.discount_label) == (None, None)
-    assert m.price == D(monthly) and m.cny_per_card_hour == D(monthly)
+    assert m.price == D(monthly) and m.per_card_hour == D(monthly)
     assert (m.stated_discount, m.discount_label) == (D(stated), label)
     # The seed's labels say 95/93折 but every monthly price is 0.80 of list: kept as published.
     assert (m.price / h.price).quantize(D("0.01")) == D("0.80")
@@ -126,7 +126,7 @@ def test_bare_metal_rows_match_seed(
     assert row.gpu_count == 8
     assert row.price == D(price) and row.list_price == D(price)
     assert (row.unit, row.unit_raw) == ("CNY/server-month", "元/月")
-    assert row.cny_per_card_hour == D(per_card_hour)
+    assert row.per_card_hour == D(per_card_hour)
     assert row.interconnect == interconnect
     assert row.observed_at == STATED
     assert row.simulated is True

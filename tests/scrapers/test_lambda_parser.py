@@ -4,19 +4,17 @@ captures of three generations, tests/fixtures/real/lambda/)."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from scrapers.fx import FxRate, FxRates
 from scrapers.http import Request
 from scrapers.rows import ParseError
 from scrapers.sources.lambda_cloud import PRICING_URL, UNIT_RAW, LambdaAdapter
 
 D = Decimal
-FX = FxRates((), (FxRate(date(2026, 1, 1), "USD", D("7.10"), "test default"),))
 FETCHED = datetime(2026, 9, 4, 3, 0)
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 API = FIXTURES / "live" / "lambda_instance_types.json"
@@ -25,7 +23,7 @@ API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
 
 
 def parse(body: bytes, url: str = API_URL) -> list:
-    return LambdaAdapter(FX).parse(body, url, FETCHED)
+    return LambdaAdapter().parse(body, url, FETCHED)
 
 
 def api(**changes) -> bytes:
@@ -45,7 +43,7 @@ def api(**changes) -> bytes:
 
 
 def test_the_adapter_and_its_two_fetch_plans() -> None:
-    adapter = LambdaAdapter(FX)
+    adapter = LambdaAdapter()
     assert (adapter.name, adapter.kind, adapter.currency) == ("lambda", "offers", "USD")
     assert adapter.fetch_plan("https://cloud.lambdalabs.com/") == [Request(API_URL)]
     assert adapter.public_fetch_plan("https://cloud.lambdalabs.com") == [PRICING_URL]
@@ -68,11 +66,11 @@ def test_the_instance_types_answer() -> None:
     assert (h100.gpu, h100.gpu_name_raw, h100.gpu_count, h100.vram_gb) == (
         "h100-80g", "H100 (80 GB SXM5)", 8, 80,
     )  # fmt: skip
-    # 2392 cents for the 8-card instance: $23.92, $2.99 per card-hour, × 7.10
+    # 2392 cents for the 8-card instance: $23.92, $2.99 per card-hour
     assert (h100.billing, h100.price, h100.currency, h100.unit, h100.unit_raw) == (
         "hourly", D("23.9200"), "USD", "USD/server-hour", UNIT_RAW,
     )  # fmt: skip
-    assert h100.cny_per_card_hour == D("21.229000")
+    assert h100.per_card_hour == D("2.99")  # USD, not converted
     assert (h100.cpu_cores, h100.ram_gb, h100.disk_gb, h100.stock) == (208, 1800, 22528, None)
     pcie = rows["gpu_1x_h100_pcie"]
     assert (pcie.price, pcie.unit, pcie.stock) == (D("2.4900"), "USD/card-hour", 0)  # sold out
@@ -162,7 +160,7 @@ def test_an_only_cpu_answer_is_an_error() -> None:
 
 
 def page_rows(name: str) -> list[tuple]:
-    rows = LambdaAdapter(FX).parse((REAL / name).read_bytes(), "file:///saved.html", FETCHED)
+    rows = LambdaAdapter().parse((REAL / name).read_bytes(), "file:///saved.html", FETCHED)
     return [(r.gpu_name_raw, r.gpu, r.gpu_count, r.vram_gb, str(r.price), r.unit) for r in rows]
 
 
@@ -212,5 +210,5 @@ def test_a_reserved_row_with_a_price_is_not_an_instance_either() -> None:
         .read_bytes()
         .replace(b"<strong><span>CONTACT SALES</span></strong>", b"$1.85 / GPU / hr")
     )
-    rows = LambdaAdapter(FX).parse(body, PRICING_URL, FETCHED)
+    rows = LambdaAdapter().parse(body, PRICING_URL, FETCHED)
     assert len(rows) == 17 and D("1.8500") not in {r.price for r in rows}

@@ -32,20 +32,21 @@ from tests.scrapers.live_fixtures import (
 )
 from warehouse.ingest.load import validate_page
 
-FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
 FETCHED = datetime(2026, 9, 4, 3, 0)
+# What the load prices USD rows with when no rate is stored (warehouse.ingest.money).
+FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", Decimal("7.10"), "configured default"),))
 
 
 def adapter_for(name: str):
     source = name.split("_")[0]
     if source == "generic":
-        return build_adapter("examplecloud", "generic", fx=FX, options={})
-    return build_adapter(source, fx=FX)
+        return build_adapter("examplecloud", "generic", {})
+    return build_adapter(source)
 
 
 def load_outcome(name: str):
     page = FetchedPage("https://example.invalid/pricing", 200, read(name), "", FETCHED)
-    return validate_page(parse_page(adapter_for(name), page))
+    return validate_page(parse_page(adapter_for(name), page), FX)
 
 
 def test_variant_files_are_up_to_date() -> None:

@@ -48,8 +48,7 @@ def test_fetch_plan_is_skypilot_s_get_with_a_bearer_key() -> None:
 def test_one_row_per_product_region_and_billing_mode() -> None:
     rows = {r.offer_id: r for r in _parse(BASE.encode())}
     got = {
-        k: (r.billing, r.price, r.cny_per_card_hour, r.gpu, r.region, r.stock)
-        for k, r in rows.items()
+        k: (r.billing, r.price, r.per_card_hour, r.gpu, r.region, r.stock) for k, r in rows.items()
     }
     a6000 = canonical_gpu("RTX A6000 48GB")
     sh, gz = "华东-上海一区", "华南-广州二区"

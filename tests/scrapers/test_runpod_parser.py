@@ -6,25 +6,23 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from configuration.settings import DEFAULT_SOURCES
+from configuration.schema import DEFAULT_SOURCES
 from gpuprice.cli import app
-from scrapers.fx import FxRate, FxRates
 from scrapers.http import Request
 from scrapers.rows import BILLING_MODES, ParseError
-from scrapers.sources.runpod import GPU_TYPES_QUERY, RunpodAdapter
+from scrapers.sources.runpod.adapter import GPU_TYPES_QUERY, RunpodAdapter
 from tests.scrapers.live_fixtures import LIVE_DIR, RUNPOD, RUNPOD_SAVED, read
 
 D = Decimal
 FETCHED = datetime(2026, 9, 4, 3, 0)
-FX = FxRates((), (FxRate(date(2026, 9, 1), "USD", D("7.10"), "configured default"),))
-adapter = RunpodAdapter(FX)
+adapter = RunpodAdapter()
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "runpod"
 NEXT_2023 = "runpod_20230929070808.html"
 WEBFLOW_2025 = "runpod_20250909131230.html"
@@ -83,7 +81,7 @@ def test_gpu_types_give_on_demand_spot_and_commitment_rows_per_cloud() -> None:
     assert (h100.billing, h100.price, h100.currency, h100.unit) == (
         "hourly", D("2.9900"), "USD", "USD/card-hour",
     )  # fmt: skip
-    assert h100.cny_per_card_hour == D("21.229000")  # 2.99 × 7.10
+    assert h100.per_card_hour == D("2.99")  # USD as listed: the warehouse converts
     assert h100.unit_raw == "$/hr per GPU (securePrice)"
     assert rows["H100 SXM/Community Cloud"].price == D("2.6900")
     spot = rows["H100 SXM/Community Cloud spot"]
@@ -95,7 +93,7 @@ def test_gpu_types_give_on_demand_spot_and_commitment_rows_per_cloud() -> None:
     assert (plan.billing, plan.price, plan.list_price, plan.discount_label) == (
         "monthly", D("2.8110"), D("2.9900"), "3-month commitment",
     )  # fmt: skip
-    assert plan.unit == "USD/card-hour" and plan.cny_per_card_hour == D("19.958100")
+    assert plan.unit == "USD/card-hour" and plan.per_card_hour == D("2.811")
     assert rows["H100 SXM/Secure Cloud 6-month commitment"].price == D("2.6010")
     assert {r.billing for r in rows.values()} <= set(BILLING_MODES)
 
@@ -363,7 +361,10 @@ def test_gpuprice_parse_runpod_saved_page(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(rows) == 16
     h100 = next(r for r in rows if r["offer_id"] == "H100 SXM/Secure Cloud")
     assert (h100["gpu"], h100["currency"], h100["price"]) == ("h100-80g", "USD", "2.9900")
-    assert h100["cny_per_card_hour"] == "21.229000"  # 2.99 × the configured 7.10
+    assert h100["per_card_hour"] == "2.9900"  # as listed
+    # no warehouse is read: a CNY figure at the configured default, and it says so
+    assert h100["cny_per_card_hour_at_default"] == "21.229000"  # 2.99 × the configured 7.10
+    assert h100["cny_note"] == "≈ ¥21.229000 at the configured default 7.1 CNY/USD"
 
 
 @pytest.mark.parametrize(

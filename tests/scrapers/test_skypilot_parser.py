@@ -3,13 +3,12 @@ and broken variants made by replacing text in them."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from scrapers.fx import FxRate, FxRates
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources.skypilot import (
     DEFAULT_CATALOG_VERSION,
@@ -23,7 +22,6 @@ D = Decimal
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "skypilot"
 CATALOGS = f"{LIVE_URL}/catalogs"
 FETCHED = datetime(2026, 1, 1)
-FX = FxRates((), (FxRate(date(2000, 1, 1), "USD", D("7.10"), "test default"),))
 
 
 def capture(folder: str) -> bytes:
@@ -35,7 +33,7 @@ def url(folder: str) -> str:
 
 
 def parse(folder: str, body: bytes | None = None, at: str | None = None) -> list[OfferRow]:
-    rows = SkypilotAdapter(FX).parse(
+    rows = SkypilotAdapter().parse(
         capture(folder) if body is None else body, at or url(folder), FETCHED
     )
     assert all(isinstance(row, OfferRow) for row in rows)
@@ -58,7 +56,7 @@ def variant(folder: str, old: str, new: str, count: int = 1) -> bytes:
 
 def refused(folder: str, body: bytes, at: str | None = None) -> str:
     with pytest.raises(ParseError) as error:
-        SkypilotAdapter(FX).parse(body, at or url(folder), FETCHED)
+        SkypilotAdapter().parse(body, at or url(folder), FETCHED)
     return str(error.value)
 
 
@@ -110,7 +108,7 @@ def test_verda_json_gpu_info_per_instance_prices_and_spot_only_sizes() -> None:
         "h100-80g", "H100", 1, 80,
     )  # fmt: skip
     assert (h100.price, h100.currency, h100.unit) == (D("2.2900"), "USD", "USD/card-hour")
-    assert h100.cny_per_card_hour == D("16.259000")  # 2.29 × 7.10
+    assert h100.per_card_hour == D("2.29")  # USD, not converted
     assert h100.unit_raw == "verda: USD per instance-hour (SkyPilot catalog)"
     assert (h100.region, h100.cpu_cores, h100.ram_gb, h100.list_price) == (
         "verda/FIN-02", 32, 185, D("2.29"),
@@ -119,12 +117,12 @@ def test_verda_json_gpu_info_per_instance_prices_and_spot_only_sizes() -> None:
     spot = got[("verda/1H100.80S.32V/FIN-02", "spot")]
     assert (spot.price, spot.list_price) == (D("0.8015"), None)
     assert spot.unit_raw == "verda: USD per instance-hour (SkyPilot catalog), spot price"
-    # the whole instance's price, divided by its cards for the CNY figure
+    # the whole instance's price, divided by its cards for the per-card-hour figure
     four = got[("verda/4A100.88V/FIN-03", "hourly")]
     assert (four.gpu, four.gpu_count, four.unit, four.price) == (
         "a100-80g", 4, "USD/server-hour", D("5.1600"),
     )  # fmt: skip
-    assert four.cny_per_card_hour == D("9.159000")  # 5.16 / 4 × 7.10
+    assert four.per_card_hour == D("1.29")  # 5.16 / 4
     assert ("verda/4A100.88V/FIN-03", "spot") not in got  # no SpotPrice
     # Price empty, SpotPrice given: a spot row only
     assert ("verda/2B300.60V/FIN-03", "hourly") not in got
@@ -158,7 +156,7 @@ def test_lambda_reads_the_per_card_size_not_its_total() -> None:
         "a100-40g", 40, 8, D("15.92"),
     )  # fmt: skip
     assert (eight.cpu_cores, eight.ram_gb, eight.region) == (124, 1800, "lambda/us-east-1")
-    assert eight.cny_per_card_hour == D("14.129000")  # 15.92 / 8 × 7.10
+    assert eight.per_card_hour == D("1.99")  # 15.92 / 8
     assert got[("lambda/gpu_1x_a100_sxm4/us-midwest-1", "hourly")].unit == "USD/card-hour"
     assert len({row.region for row in got.values()}) == 17
     assert len(got) == 68
@@ -262,10 +260,10 @@ def test_the_same_file_read_as_another_cloud_keeps_the_per_card_convention() -> 
     # vast's rule (total memory) applies to vast only: under its folder name, Fluidstack's
     # per-card 81920 MiB for 2 H100 would read as 40 GB each
     body = capture("v6/fluidstack")
-    as_vast = SkypilotAdapter(FX).parse(body, "/tmp/saved/vast/vms.csv", FETCHED)
+    as_vast = SkypilotAdapter().parse(body, "/tmp/saved/vast/vms.csv", FETCHED)
     two = next(row for row in as_vast if row.offer_id == "vast/H100_PCIE_80GB::2/CANADA")
     assert (two.vram_gb, two.gpu) == (40, "unknown")
-    local = SkypilotAdapter(FX).parse(body, r"C:\saved\Fluidstack\vms.csv", FETCHED)
+    local = SkypilotAdapter().parse(body, r"C:\saved\Fluidstack\vms.csv", FETCHED)
     assert {row.region for row in local} >= {"fluidstack/CANADA", "fluidstack/FINLAND"}
 
 

@@ -36,13 +36,13 @@ def test_published_quotes_of_seed_003() -> None:
     rows = {(q.gpu, q.region): q for q in quotes()}
     q4090 = rows[("rtx4090-24g", "长三角")]
     assert (q4090.gpu_name_raw, q4090.basis) == ("4090-24G", "整机包月均价")
-    assert (q4090.price, q4090.unit_raw, q4090.cny_per_card_hour) == (
+    assert (q4090.price, q4090.unit_raw, q4090.per_card_hour) == (
         D("1.26"),
         "元/卡时",
         D("1.260000"),
     )
     h20 = rows[("h20-96g", "京津冀")]
-    assert (h20.gpu_name_raw, h20.price, h20.cny_per_card_hour) == ("H20-96G", D("7.47"), D("7.47"))
+    assert (h20.gpu_name_raw, h20.price, h20.per_card_hour) == ("H20-96G", D("7.47"), D("7.47"))
 
 
 def test_every_quote_row() -> None:
@@ -61,7 +61,7 @@ def test_every_quote_row() -> None:
         assert q.basis == "整机包月均价"
         assert q.observed_at == datetime(2026, 9, 4, 2, 0)  # quote date, 10:00 Beijing
         assert q.simulated is True
-        assert q.cny_per_card_hour == q.price.quantize(D("0.000001"))
+        assert q.per_card_hour == q.price.quantize(D("0.000001"))
 
 
 def test_not_simulated_page() -> None:
@@ -132,7 +132,7 @@ def test_each_quote_is_converted_in_its_own_unit() -> None:
     text = read(QUOTES).decode()
     changed = text.replace("<td>元/卡时</td>", "<td>元/卡/天</td>", 1).encode()
     first = adapter.parse(changed, URL, FETCHED)[0]
-    assert (first.price, first.unit_raw, str(first.cny_per_card_hour)) == (
+    assert (first.price, first.unit_raw, str(first.per_card_hour)) == (
         D("1.26"),
         "元/卡/天",
         "0.052500",

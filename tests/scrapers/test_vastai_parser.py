@@ -1,18 +1,17 @@
 """vast.ai bundles: on-demand offers at dph_total, interruptible floors (min_bid) as spot
-quotes, USD converted at the rate of the day; tested on vast.ai's own saved answers
+quotes, prices kept in USD as listed (the warehouse converts them); tested on vast.ai's own saved answers
 (tests/fixtures/real/vastai/) and on the modelled fixture (tests/fixtures/live/)."""
 
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from scrapers.collect import parse_page
-from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage, Request
 from scrapers.rows import OfferRow, ParseError, SpotQuoteRow
 from scrapers.sources.vastai import VastaiAdapter
@@ -21,7 +20,6 @@ from tests.scrapers.live_fixtures import VASTAI, read
 D = Decimal
 URL = "https://console.vast.ai/api/v0/bundles/"
 FETCHED = datetime(2026, 9, 4, 3, 0)
-DEFAULT = FxRate(date(2026, 9, 1), "USD", D("7.10"), "configured default")
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "vastai"
 # `vast search offers --raw` as vast.ai's CLI repository saved it: the bare list of offers.
 CLI_3090 = "vastcli_search_2024-11-01.json"
@@ -35,15 +33,15 @@ def real(name: str) -> bytes:
     return (REAL / name).read_bytes()
 
 
-def rows_of(body: bytes, fx: FxRates | None = None, fetched: datetime = FETCHED):
-    rows = VastaiAdapter(fx or FxRates((), (DEFAULT,))).parse(body, URL, fetched)
+def rows_of(body: bytes, fetched: datetime = FETCHED):
+    rows = VastaiAdapter().parse(body, URL, fetched)
     offers = {r.offer_id: r for r in rows if isinstance(r, OfferRow)}
     quotes = {(r.gpu_name_raw, r.region): r for r in rows if isinstance(r, SpotQuoteRow)}
     return offers, quotes
 
 
-def parse(fx: FxRates | None = None, fetched: datetime = FETCHED):
-    return rows_of(read(VASTAI), fx, fetched)
+def parse(fetched: datetime = FETCHED):
+    return rows_of(read(VASTAI), fetched)
 
 
 def variant(name: str, old: str, new: str, count: int = 1) -> bytes:
@@ -55,7 +53,7 @@ def variant(name: str, old: str, new: str, count: int = 1) -> bytes:
 
 def refused(body: bytes) -> str:
     with pytest.raises(ParseError) as error:
-        VastaiAdapter(FxRates((), (DEFAULT,))).parse(body, URL, FETCHED)
+        VastaiAdapter().parse(body, URL, FETCHED)
     return str(error.value)
 
 
@@ -89,13 +87,13 @@ def test_the_cli_bare_list_gives_offers_at_dph_total() -> None:
     assert (one.billing, one.currency, one.unit) == ("hourly", "USD", "USD/card-hour")
     # dph_total 2.6680555555555556 = dph_base 2.6666666666666665 + storage_total_cost 0.0013889
     assert one.price == one.list_price == D("2.6681") and one.unit_raw == "$/hr (dph_total)"
-    assert one.cny_per_card_hour == D("18.943510")  # 2.6681 × 7.10
+    assert one.per_card_hour == D("2.6681")  # USD, not converted
     assert one.region == "South Africa, ZA" and one.stock is None
     # cpu_ram 128785 MiB (half of a 256 GiB machine), disk_space 749.5 GB
     assert (one.cpu_cores, one.ram_gb, one.disk_gb) == (32, 126, 750)
     two = offers["13444221"]
     assert (two.gpu_count, two.unit, two.price) == (2, "USD/server-hour", D("5.3347"))
-    assert two.cny_per_card_hour == D("18.938185")  # 5.3347 / 2 × 7.10
+    assert two.per_card_hour == D("2.66735")  # 5.3347 / 2, in USD
     assert (two.cpu_cores, two.ram_gb, two.disk_gb) == (64, 252, 1499)
 
 
@@ -103,7 +101,7 @@ def test_the_api_envelope_and_the_bare_list_give_the_same_rows() -> None:
     for name in CLI_CAPTURES:
         listed = real(name)
         wrapped = json.dumps({"offers": json.loads(listed)}).encode()
-        parsed = VastaiAdapter(FxRates((), (DEFAULT,))).parse
+        parsed = VastaiAdapter().parse
         assert parsed(wrapped, URL, FETCHED) == parsed(listed, URL, FETCHED), name
 
 
@@ -141,7 +139,7 @@ def test_the_floor_is_the_lowest_min_bid_per_card_and_a_tie_goes_to_fewer_cards(
     assert (floor.price, floor.unit_raw) == (
         D("0.3511"), "$/hr for 2 GPU(s) (min_bid of offer 13444221)",
     )  # fmt: skip
-    assert floor.cny_per_card_hour == D("1.246405")  # 0.3511 / 2 × 7.10
+    assert floor.per_card_hour == D("0.17555")  # 0.3511 / 2, in USD
     assert (floor.quote_kind, floor.currency, floor.gpu) == (
         "interruptible_floor",
         "USD",
@@ -217,7 +215,7 @@ def test_an_offer_listed_twice_is_an_error() -> None:
 def test_an_empty_well_formed_answer_is_zero_rows_which_the_collector_records_as_failed(
     body: bytes,
 ) -> None:
-    adapter = VastaiAdapter(FxRates((), (DEFAULT,)))
+    adapter = VastaiAdapter()
     assert adapter.parse(body, URL, FETCHED) == []
     parsed = parse_page(adapter, FetchedPage(URL, 200, body, "application/json", FETCHED))
     assert (parsed.rows, parsed.error) == ([], "parse error: page parsed to zero rows")
@@ -235,14 +233,14 @@ def test_modelled_on_demand_offer_is_dph_total_in_usd_converted_at_the_day_rate(
     assert one.billing == "hourly" and one.currency == "USD"
     assert one.price == D("0.3639")  # dph_total (= dph_base 0.35 + storage_total_cost 0.0139)
     assert one.unit == "USD/card-hour" and one.unit_raw == "$/hr (dph_total)"
-    assert one.cny_per_card_hour == D("2.583690")  # 0.3639 × 7.10
+    assert one.per_card_hour == D("0.3639")  # USD per card-hour as listed
     # cpu_ram 64300 MiB = 62.8 GiB
     assert (one.region, one.cpu_cores, one.ram_gb, one.disk_gb) == ("Texas, US", 16, 63, 480)
     # a whole 8-card machine: the price is the machine's, the CNY figure per card
     h100 = offers["22105561"]
     assert (h100.gpu, h100.gpu_count, h100.unit) == ("h100-80g", 8, "USD/server-hour")
     assert h100.price == D("17.6556")
-    assert h100.cny_per_card_hour == D("15.669345")  # 17.6556 / 8 × 7.10
+    assert h100.per_card_hour == D("2.20695")  # 17.6556 / 8, in USD
     assert offers["19873004"].price == D("0.7000")  # no storage_total_cost: dph_total = base
 
 
@@ -260,32 +258,23 @@ def test_modelled_interruptible_floor_per_card_size_and_location() -> None:
     texas = quotes[("RTX 4090 24GB", "Texas, US")]
     assert texas.quote_kind == "interruptible_floor" and texas.currency == "USD"
     assert texas.price == D("0.1800")  # offer 21440987, the lower of 0.20 and 0.18
-    assert texas.cny_per_card_hour == D("1.278000")
+    assert texas.per_card_hour == D("0.18")
     quebec = quotes[("RTX 4090 24GB", "Quebec, CA")]
-    assert quebec.price == D("0.3600") and quebec.cny_per_card_hour == D("1.278000")  # ÷ 2 GPUs
-    assert quotes[("H100 SXM 80GB", "Oregon, US")].cny_per_card_hour == D("10.650000")
+    assert quebec.price == D("0.3600") and quebec.per_card_hour == D("0.18")  # ÷ 2 GPUs
+    assert quotes[("H100 SXM 80GB", "Oregon, US")].per_card_hour == D("1.5")
     assert ("A100 SXM4 40GB", "Sweden, SE") not in quotes  # min_bid null: no floor
     assert quotes[("RTX 3090 24GB", "unknown")].gpu == "rtx3090-24g"
 
 
-def test_each_figure_uses_the_latest_rate_on_or_before_its_day() -> None:
-    rates = FxRates(
-        (FxRate(date(2026, 9, 3), "USD", D("7.20"), "https://fx.example"),
-         FxRate(date(2026, 9, 5), "USD", D("7.30"), "https://fx.example")),
-        (DEFAULT,),
-    )  # fmt: skip
-    on_4th, _ = parse(rates, datetime(2026, 9, 4, 23, 0))
-    on_5th, _ = parse(rates, datetime(2026, 9, 5, 0, 30))
-    before, _ = parse(rates, datetime(2026, 8, 1, 0, 0))
-    assert on_4th["21440112"].cny_per_card_hour == D("2.620080")  # × 7.20
-    assert on_5th["21440112"].cny_per_card_hour == D("2.656470")  # × 7.30
-    assert before["21440112"].cny_per_card_hour == D("2.583690")  # the configured default
-    assert on_4th["21440112"].price == on_5th["21440112"].price == D("0.3639")  # as listed
-
-
-def test_without_any_usd_rate_nothing_is_guessed() -> None:
-    with pytest.raises(ParseError, match="no USD→CNY rate"):
-        VastaiAdapter(FxRates()).parse(real(CLI_3090), URL, FETCHED)
+def test_rows_carry_the_listed_figures_whatever_the_day() -> None:
+    # No money is converted while parsing: the same answer on two days lists the same USD.
+    on_4th, _ = parse(datetime(2026, 9, 4, 23, 0))
+    in_2023, _ = parse(datetime(2023, 8, 1, 0, 0))
+    for offers in (on_4th, in_2023):
+        row = offers["21440112"]
+        assert (row.price, row.currency, row.per_card_hour) == (D("0.3639"), "USD", D("0.3639"))
+        assert not hasattr(row, "cny_per_card_hour")
+    assert in_2023["21440112"].observed_at == datetime(2023, 8, 1, 0, 0)
 
 
 def test_a_number_json_will_not_convert_is_a_parse_error() -> None:

@@ -13,6 +13,7 @@ from demo.market import render_page
 from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
 from scrapers.sources import get_adapter
+from tests.support.handles import warehouse_at
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import write_connection
@@ -21,7 +22,7 @@ PAGES = {"jygpu": ["/market/container", "/market/baremetal"], "smm": ["/compute/
 
 
 def seed_demo_history(path: Path, last_day: date, days: int) -> None:
-    with write_connection(path) as con:
+    with write_connection(warehouse_at(path)) as con:
         load_reference(con)
     for offset in range(days - 1, -1, -1):
         day = last_day - timedelta(days=offset)
@@ -35,4 +36,4 @@ def seed_demo_history(path: Path, last_day: date, days: int) -> None:
                     f"http://127.0.0.1{page_path}?as_of={day}", 200, body, "text/html", fetched_at
                 )
                 snapshot.pages.append(parse_page(adapter, page))
-            load_snapshot(path, snapshot, profile="demo")
+            load_snapshot(warehouse_at(path), snapshot, profile="demo")

@@ -29,7 +29,7 @@ def offer(gpu: str, billing: str, per_card_hour: str, **extra: Any) -> OfferRow:
         "currency": "CNY",
         "unit": "CNY/server-month" if bare else "CNY/card-hour",
         "unit_raw": "元/月" if bare else "元/时",
-        "cny_per_card_hour": Decimal(per_card_hour),
+        "per_card_hour": Decimal(per_card_hour),
         "cpu_cores": 64 if bare else 16,
         "ram_gb": 512 if bare else 64,
         "disk_gb": 7680 if bare else 200,

@@ -17,6 +17,7 @@ from scrapers.rows import UNKNOWN_GPU
 from scrapers.sources import build_adapter
 from warehouse.ingest import reference
 from warehouse.ingest.drift import REFERENCE_CNY_PER_CARD_HOUR, implausible
+from warehouse.ingest.money import convert
 from warehouse.ingest.reference import SpecTableError, gpu_specs
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
@@ -90,13 +91,13 @@ def _capture_rows() -> list[tuple[str, object]]:
             continue
         capture = case.with_name(case.name.removesuffix(".expected.json"))
         adapter = build_adapter(
-            spec.get("source") or spec["adapter"], spec["adapter"], fx=FX,
-            options=spec.get("options"),
+            spec.get("source") or spec["adapter"], spec["adapter"], spec.get("options"),
         )  # fmt: skip
         rows = adapter.parse(
             capture.read_bytes(), spec["url"], datetime.fromisoformat(spec["fetched_at"])
         )
-        out.extend((str(case.relative_to(REAL)), row) for row in rows)
+        # priced as the load prices them (the plausible ranges are in CNY)
+        out.extend((str(case.relative_to(REAL)), convert(row, FX)) for row in rows)
     return out
 
 

@@ -2,8 +2,9 @@ import time
 
 import pytest
 
-from configuration.settings import HttpConfig
+from configuration.schema import HttpConfig
 from scrapers.http import FetchError, PoliteClient
+from tests.support.client_record import record_client, stop_client_clock
 from tests.support.loopback import LoopbackServer, reply
 
 FAST = HttpConfig(
@@ -49,12 +50,15 @@ def test_gives_up_after_bounded_retries(loopback: LoopbackServer) -> None:
     assert len(loopback.hits) == 3
 
 
-def test_honours_retry_after_on_429(loopback: LoopbackServer) -> None:
+def test_honours_retry_after_on_429(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     loopback.script("/p", reply(429, headers={"Retry-After": "1"}), reply(200, b"ok"))
-    started = time.monotonic()
+    record = record_client(monkeypatch)
     with client() as c:
         assert c.get(f"{loopback.url}/p").body == b"ok"
-    assert time.monotonic() - started >= 0.9
+    assert record.waits == [1.0]  # the server's Retry-After, not the 0.01 s backoff
+    assert len(loopback.hits) == 2
 
 
 def test_404_is_not_retried(loopback: LoopbackServer) -> None:
@@ -69,13 +73,13 @@ def test_read_timeout_fails_within_bounded_time(loopback: LoopbackServer) -> Non
         reply(200, b"late")(handler)
 
     loopback.script("/slow", stall)
-    started = time.monotonic()
     with (
         client(FAST.model_copy(update={"retries": 0})) as c,
         pytest.raises(FetchError, match="timed out"),
     ):
         c.get(f"{loopback.url}/slow")
-    assert time.monotonic() - started < 2.5
+    # bounded: the 1 s read timeout ended the one attempt before the 3 s reply came
+    assert len(loopback.hits) == 1
 
 
 def test_connection_refused_is_a_fetch_error() -> None:
@@ -90,14 +94,17 @@ def test_oversized_page_is_refused(loopback: LoopbackServer) -> None:
         c.get(f"{loopback.url}/big")
 
 
-def test_minimum_interval_per_host(loopback: LoopbackServer) -> None:
+def test_minimum_interval_per_host(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     loopback.script("/p", reply(200, b"ok"))
     paced = FAST.model_copy(update={"min_interval_s": 0.3})
-    started = time.monotonic()
+    clock = stop_client_clock(monkeypatch)
     with client(paced) as c:
         for _ in range(3):
             c.get(f"{loopback.url}/p")
-    assert time.monotonic() - started >= 0.6
+    assert len(loopback.hits) == 3
+    assert clock.sleeps == pytest.approx([0.3, 0.3])  # before the second and the third
 
 
 def test_robots_txt_is_honoured_when_asked(loopback: LoopbackServer) -> None:

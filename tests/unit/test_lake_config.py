@@ -6,7 +6,7 @@ tests/deploy/test_ducklake_product.py."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
 from pathlib import Path
 
 import duckdb
@@ -14,19 +14,15 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from configuration.settings import (
-    ConfigError,
-    LakeTarget,
-    S3Access,
-    ducklake_target,
-    load_settings,
-)
+from configuration.settings import ConfigError, load_settings
 from gpuprice.cli import app
 from warehouse.ingest.reference import load_reference
 from warehouse.store import lake
 from warehouse.store.backup import BackupError, backup, restore
-from warehouse.store.config import configure, current
+from warehouse.store.config import LakeTarget, S3Access, WarehouseConfig
 from warehouse.store.db import WarehouseUnreachable, migration_files, write_connection
+from warehouse.store.environment import lake_target
+from warehouse.store.handle import Warehouse
 
 LAKE_VARS = ("GPUPRICE_DUCKLAKE", "GPUPRICE_DUCKLAKE_DATA_PATH", "GPUPRICE_DUCKLAKE_SCHEMA")
 S3_VARS = (
@@ -48,7 +44,7 @@ def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def test_unset_means_the_duckdb_file(env: pytest.MonkeyPatch) -> None:
-    assert ducklake_target() is None
+    assert lake_target(os.environ) is None
 
 
 def test_a_postgres_catalog_with_data_path_and_schema(
@@ -57,7 +53,7 @@ def test_a_postgres_catalog_with_data_path_and_schema(
     env.setenv("GPUPRICE_DUCKLAKE", PG_LAKE)
     env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", f"{tmp_path}/data/")
     env.setenv("GPUPRICE_DUCKLAKE_SCHEMA", "prod")
-    target = ducklake_target()
+    target = lake_target(os.environ)
     assert target == LakeTarget(PG_LAKE, f"{tmp_path}/data/", "prod")
     assert target.postgres and target.s3 is None
     assert "s3cret" not in target.describe() and "password=***" in target.describe()
@@ -74,15 +70,15 @@ def test_an_s3_data_path_on_aws_takes_the_aws_variables(env: pytest.MonkeyPatch)
     env.setenv("AWS_SECRET_ACCESS_KEY", "very-secret-key")
     env.setenv("AWS_SESSION_TOKEN", "session-token-value")
     env.setenv("AWS_DEFAULT_REGION", "ap-east-1")
-    target = ducklake_target()
+    target = lake_target(os.environ)
     assert target.s3 == S3Access(
         "AKIAEXAMPLE", "very-secret-key", "ap-east-1", "session-token-value", None, True
     )
     assert target.s3.describe() == "AWS S3 (ap-east-1) with key AKIAEXAMPLE"
     env.setenv("AWS_REGION", "eu-west-1")  # AWS_REGION first, as the AWS SDKs read them
-    assert ducklake_target().s3.region == "eu-west-1"
+    assert lake_target(os.environ).s3.region == "eu-west-1"
     # never shown: not in a repr (a failed comparison, a log line), not in describe()
-    for shown in (repr(ducklake_target()), target.describe(), target.s3.describe()):
+    for shown in (repr(lake_target(os.environ)), target.describe(), target.s3.describe()):
         assert "very-secret-key" not in shown and "session-token-value" not in shown
 
 
@@ -102,7 +98,7 @@ def test_an_s3_compatible_endpoint(
     env.setenv("AWS_ACCESS_KEY_ID", "minio")
     env.setenv("AWS_SECRET_ACCESS_KEY", "minio-secret")
     env.setenv("GPUPRICE_S3_ENDPOINT", endpoint)
-    s3 = ducklake_target().s3
+    s3 = lake_target(os.environ).s3
     assert (s3.endpoint, s3.use_ssl, s3.region) == (address, tls, "us-east-1")
     assert s3.describe() == f"{'https' if tls else 'http'}://{address} with key minio"
 
@@ -163,10 +159,10 @@ def test_an_endpoint_without_an_s3_data_path_is_ignored(
     env: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     env.setenv("GPUPRICE_S3_ENDPOINT", "http://127.0.0.1:9000")
-    assert ducklake_target() is None
+    assert lake_target(os.environ) is None
     env.setenv("GPUPRICE_DUCKLAKE", PG_LAKE)
     env.setenv("GPUPRICE_DUCKLAKE_DATA_PATH", f"{tmp_path}/data/")
-    assert ducklake_target().s3 is None
+    assert lake_target(os.environ).s3 is None
 
 
 def test_migrations_lose_only_keys_and_checks() -> None:
@@ -224,13 +220,13 @@ def test_restore_refuses_a_lake_and_touches_nothing(
     env: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     path = tmp_path / "home" / "gpuprice.duckdb"
-    with write_connection(path) as con:
+    with write_connection(Warehouse(path)) as con:
         load_reference(con)
-    backup(path, tmp_path / "bk")
+    backup(Warehouse(path), tmp_path / "bk")
     before = path.read_bytes()
-    configure(replace(current(), lake=LakeTarget(f"ducklake:{tmp_path / 'lake.ducklake'}")))
+    on_lake = WarehouseConfig(lake=LakeTarget(f"ducklake:{tmp_path / 'lake.ducklake'}"))
     with pytest.raises(BackupError, match="DuckLake .* restore its catalog database"):
-        restore(path, tmp_path / "bk")
+        restore(Warehouse(path, on_lake), tmp_path / "bk")
     assert path.read_bytes() == before
     assert not (tmp_path / "lake.ducklake").exists()
 
@@ -267,26 +263,29 @@ def test_an_unreachable_lake_is_a_message_and_exit_1(
 def test_a_run_whose_steps_could_not_write_reports_each_source(
     env: pytest.MonkeyPatch, make_settings
 ) -> None:
-    from gpuprice.jobs import JobRunner
+    from types import SimpleNamespace
+
+    from gpuprice.jobs import JobRunner, source_results
 
     runner = JobRunner(make_settings())
-    assert not runner.settings.warehouse_path.exists()
-    results = runner._summaries("no-such-run")
+    assert not runner.settings.warehouse.path.exists()
+    # a run whose steps died before reporting anything has no step events
+    results = source_results(SimpleNamespace(all_events=[]), runner.sources)
     assert [(r.source, r.status) for r in results] == [(s, "failed") for s in runner.sources]
     assert all("see Dagster logs" in r.error for r in results)
-    assert runner.settings.warehouse_label == str(runner.settings.warehouse_path)
+    assert runner.settings.warehouse.describe() == str(runner.settings.warehouse.path)
     env.setenv("GPUPRICE_DUCKLAKE", "ducklake:postgres:dbname=lake password=pw")
     lake_settings = make_settings()
-    assert lake_settings.warehouse_label == "DuckLake ducklake:postgres:dbname=lake password=***"
+    assert (
+        lake_settings.warehouse.describe() == "DuckLake ducklake:postgres:dbname=lake password=***"
+    )
 
 
 def test_a_writer_that_cannot_reach_the_catalog_is_a_message(tmp_path: Path) -> None:
     # a closed port on the loopback: the writer lock's session is refused at once
-    configure(
-        replace(current(), lake=LakeTarget("ducklake:postgres:dbname=lake host=127.0.0.1 port=1"))
-    )
+    closed = LakeTarget("ducklake:postgres:dbname=lake host=127.0.0.1 port=1")
     with (
         pytest.raises(WarehouseUnreachable, match="cannot reach the DuckLake's catalog"),
-        write_connection(tmp_path / "gpuprice.duckdb"),
+        write_connection(Warehouse(tmp_path / "gpuprice.duckdb", WarehouseConfig(lake=closed))),
     ):
         pass

@@ -9,7 +9,7 @@ from configuration.settings import ConfigError, load_settings
 def test_defaults_from_the_bundled_file(tmp_path: Path) -> None:
     settings = load_settings(home=tmp_path)
     assert settings.profile == "demo"
-    assert settings.warehouse_path == tmp_path / "gpuprice.duckdb"
+    assert settings.warehouse.path == tmp_path / "gpuprice.duckdb"
     assert settings.file.schedule.cron == "0 * * * *"
     assert settings.source_url("jygpu") == "http://127.0.0.1:8701"
     # the bundled gpuprice.toml: every source on its own SIMULATED demo platform

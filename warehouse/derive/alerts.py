@@ -32,13 +32,13 @@ import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Literal
 
 import duckdb
 
 from warehouse.derive.metrics import CHEAPEST
 from warehouse.store.db import utcnow, write_connection
+from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new
 
 Against = Literal["hourly", "monthly"]
@@ -230,10 +230,10 @@ class EvaluationSummary:
 
 
 def evaluate(
-    path: Path, rules: list[WatchRule], *, now: datetime | None = None
+    warehouse: Warehouse, rules: list[WatchRule], *, now: datetime | None = None
 ) -> EvaluationSummary:
     """Evaluate every rule over the breakeven snapshots after its cursor; store new alerts."""
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         return evaluate_with(con, rules, now=now)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 
 import duckdb
 
@@ -26,6 +25,7 @@ from warehouse.store.db import (
     with_more_memory,
     write_connection,
 )
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import SyncSummary, mark_all, mark_changed, sync
 
 DERIVED_TABLES = ("card_value", "monthly_discount", "breakeven", "market_premium")
@@ -79,31 +79,37 @@ class DeriveSummary:
         return line
 
 
-def derive(path: Path, *, full: bool = False, now: datetime | None = None) -> DeriveSummary:
+def derive(
+    warehouse: Warehouse, *, full: bool = False, now: datetime | None = None
+) -> DeriveSummary:
     """Derive every snapshot not derived yet (``full``: forget the ledger, derive all), then
     bring the dashboard's serving copy up to date (warehouse.store.serving). A copy that fails is
     reported in the summary and retried by the next run; the derive itself stands."""
-    with write_connection(path) as con:  # one connection for both steps
-        summary = _derive_tables(con, full=full, now=now)
+    with write_connection(warehouse) as con:  # one connection for both steps
+        summary = _derive_tables(con, warehouse, full=full, now=now)
         try:
-            return replace(summary, serving=sync(con, path))
+            return replace(summary, serving=sync(con, warehouse))
         except SYNC_ERRORS as exc:
             return replace(summary, serving_error=sync_error(exc))
 
 
-def derive_tables(path: Path, *, full: bool = False, now: datetime | None = None) -> DeriveSummary:
+def derive_tables(
+    warehouse: Warehouse, *, full: bool = False, now: datetime | None = None
+) -> DeriveSummary:
     """The derive step alone: the derived tables, and the serving days it changed queued in
     ``serving_outbox`` (the Dagster asset ``serving_copy`` copies them afterwards)."""
-    with write_connection(path) as con:
-        return _derive_tables(con, full=full, now=now)
+    with write_connection(warehouse) as con:
+        return _derive_tables(con, warehouse, full=full, now=now)
 
 
 def _derive_tables(
-    con: duckdb.DuckDBPyConnection, *, full: bool, now: datetime | None
+    con: duckdb.DuckDBPyConnection, warehouse: Warehouse, *, full: bool, now: datetime | None
 ) -> DeriveSummary:
-    # A backlog that does not fit the configured DuckDB limit is run again with more
+    # A backlog that does not fit the warehouse's DuckDB limit is run again with more
     # (warehouse.store.db.with_more_memory); the summary says what it needed.
-    summary, limit = with_more_memory(con, lambda: derive_with(con, full=full, now=now))
+    summary, limit = with_more_memory(
+        con, lambda: derive_with(con, full=full, now=now), configured=warehouse.memory_limit
+    )
     return replace(summary, memory_limit=limit)
 
 
@@ -112,10 +118,10 @@ def _derive_tables(
 SYNC_ERRORS = (WarehouseBusy, duckdb.Error, OSError)
 
 
-def sync_serving(path: Path) -> SyncSummary:
+def sync_serving(warehouse: Warehouse) -> SyncSummary:
     """Copy the days ``derive_tables`` queued to the serving copy; raises ``SYNC_ERRORS``."""
-    with write_connection(path) as con:
-        return sync(con, path)
+    with write_connection(warehouse) as con:
+        return sync(con, warehouse)
 
 
 def sync_error(exc: BaseException) -> str:

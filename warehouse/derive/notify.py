@@ -21,11 +21,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 import apprise
 
 from warehouse.store.db import read_connection, utcnow, warehouse_exists, write_connection
+from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new
 
 log = logging.getLogger(__name__)
@@ -84,8 +84,8 @@ class DeliverySummary:
         return f"{text} ({self.note})" if self.note else text
 
 
-def pending_alerts(path: Path, limit: int = 200) -> list[dict]:
-    with read_connection(path) as con:
+def pending_alerts(warehouse: Warehouse, limit: int = 200) -> list[dict]:
+    with read_connection(warehouse) as con:
         alerts = con.execute(
             "SELECT alert_id, kind, gpu, rule, message, simulated FROM alert "
             "WHERE delivered_at IS NULL ORDER BY new_observed_at, created_at, alert_id LIMIT ?",
@@ -114,7 +114,7 @@ def title_of(alert: dict) -> str:
 
 
 def deliver_pending(
-    path: Path,
+    warehouse: Warehouse,
     urls: Sequence[str],
     *,
     send: Sender = apprise_send,
@@ -122,9 +122,9 @@ def deliver_pending(
     limit: int = 200,
 ) -> DeliverySummary:
     """Send every pending alert to every target that has not taken it yet; record the outcome."""
-    if not warehouse_exists(path):
+    if not warehouse_exists(warehouse):
         return DeliverySummary(note="no warehouse yet")
-    pending = pending_alerts(path, limit)
+    pending = pending_alerts(warehouse, limit)
     summary = DeliverySummary(pending_before=len(pending))
     if not pending:
         return summary
@@ -151,7 +151,7 @@ def deliver_pending(
                 errors.append(error)
         complete = not errors
         results.append((alert["alert_id"], took, "; ".join(errors) or None, complete, now()))
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             for alert_id, took, error, complete, at in results:

@@ -3,21 +3,21 @@
 ``fx_rate(day, currency, cny_per_unit, source)``: one rate per day and currency. The
 configured default (``[fx] usd_cny`` with its ``as_of`` date) is stored under its date with
 ``source`` starting "configured default"; a fetched rate (``[fx] source_url``) names its URL.
-A fetched rate replaces a default of the same day, never the other way round. Conversion
-(latest rate on or before the day, the default before the first one) is
-:class:`scrapers.fx.FxRates`.
+A fetched rate replaces a default of the same day, never the other way round. Rows are
+converted at load by :mod:`warehouse.ingest.money` (the latest rate on or before the row's
+day, the default before the first one, looked up by :class:`scrapers.fx.FxRates`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
-from pathlib import Path
 
 import duckdb
 
-from scrapers.fx import CONFIGURED_DEFAULT, FxRate, FxRates
-from warehouse.store.db import WarehouseMissing, read_connection, write_connection
+from scrapers.fx import CONFIGURED_DEFAULT, FxRate
+from warehouse.store.db import WarehouseMissing, read_connection
+from warehouse.store.handle import Warehouse
 
 
 def store_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[FxRate]) -> int:
@@ -46,7 +46,8 @@ def store_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[FxRate]) -> int:
     return n
 
 
-def _read(con: duckdb.DuckDBPyConnection) -> list[FxRate]:
+def read_rates(con: duckdb.DuckDBPyConnection) -> list[FxRate]:
+    """Every stored rate, by currency and day (read in the caller's connection)."""
     return [
         FxRate(day, currency, rate, source)
         for day, currency, rate, source in con.execute(
@@ -55,30 +56,10 @@ def _read(con: duckdb.DuckDBPyConnection) -> list[FxRate]:
     ]
 
 
-def load_rates(con: duckdb.DuckDBPyConnection, defaults: list[FxRate]) -> FxRates:
-    """Store the configured defaults, then every rate known: what a parse converts with."""
-    store_rates(con, defaults)
-    return FxRates(tuple(_read(con)), tuple(defaults))
-
-
-def fx_rates(path: Path, defaults: list[FxRate]) -> FxRates:
-    with write_connection(path) as con:
-        return load_rates(con, defaults)
-
-
-def read_fx_rates(path: Path, defaults: list[FxRate]) -> FxRates:
-    """Read-only (``gpuprice parse``): the warehouse's rates if there is one, else defaults."""
-    try:
-        with read_connection(path) as con:
-            return FxRates(tuple(_read(con)), tuple(defaults))
-    except WarehouseMissing:
-        return FxRates((), tuple(defaults))
-
-
-def has_recent_rate(path: Path, currency: str, since: date, source: str) -> bool:
+def has_recent_rate(warehouse: Warehouse, currency: str, since: date, source: str) -> bool:
     """Whether ``source`` already gave a rate for ``since`` or later (fetch once a day)."""
     try:
-        with read_connection(path) as con:
+        with read_connection(warehouse) as con:
             return bool(
                 con.execute(
                     "SELECT count(*) FROM fx_rate WHERE day >= ? AND currency = ? AND source = ?",

@@ -6,8 +6,13 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from scrapers.fx import FxRates
 from scrapers.rows import OfferRow, Row, SpotQuoteRow
+from warehouse.ingest.money import convert_rows, table_dict
 from warehouse.store.lake import insert_new_frame
+
+# No rates: a row in CNY is priced at 1, any other is refused (FxRates raises ParseError).
+_CNY_ONLY = FxRates()
 
 # The primary keys of the two price tables (warehouse/store/migrations/001_core.sql).
 _KEYS = {
@@ -31,7 +36,11 @@ def insert_rows(
     run_id: str | None,
     citation: str | None = None,
 ) -> int:
+    """Insert ``rows`` priced in CNY (warehouse.ingest.money). A row not priced yet is priced
+    here only when it is listed in CNY (the rate is 1); any other currency must be converted
+    by the caller at the rate of its day, so that is a ``ParseError``."""
     extra = {"page_id": page, "run_id": run_id, "citation": citation}
-    offers = [r.to_dict() | extra for r in rows if isinstance(r, OfferRow)]
-    quotes = [r.to_dict() | extra for r in rows if isinstance(r, SpotQuoteRow)]
+    priced = convert_rows(rows, _CNY_ONLY)
+    offers = [table_dict(r) | extra for r in priced if isinstance(r, OfferRow)]
+    quotes = [table_dict(r) | extra for r in priced if isinstance(r, SpotQuoteRow)]
     return _insert(con, "offer", offers) + _insert(con, "spot_quote", quotes)

@@ -4,29 +4,31 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
-import sys
-import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
-from pathlib import Path
 
 import duckdb
 
 from scrapers.collect import ParsedPage, Snapshot
-from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, Row
+from scrapers.fx import FxRate, FxRates
+from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, ParseError, Row
 from warehouse.ingest.drift import implausible, record_health
 from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.money import PricedOffer, PricedQuote, convert, day_rates, default_note
 from warehouse.ingest.quarantine import (
     Entry,
     QuarantinePolicy,
+    admitted_ids,
     confirm,
+    entry_id,
     invalid_price_entries,
     screen,
     store,
 )
 from warehouse.store.db import utcnow, write_connection
+from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new
 
 
@@ -44,6 +46,8 @@ class LoadSummary:
     broken_alert: str | None = None  # a scraper_broken alert this run raised
     quarantined: int = 0  # rows this run put in quarantine (held or noted)
     released: int = 0  # held rows this run confirmed and loaded
+    # how many rows were converted at the configured default rate (no stored rate before them)
+    fx_note: str | None = None
 
     def line(self) -> str:
         status = f"{self.status} ({self.reason.replace('_', ' ')})" if self.reason else self.status
@@ -55,26 +59,17 @@ class LoadSummary:
         return f"{text} — {self.error}" if self.error else text
 
 
-# Crash-safety tests (tests/reliability/test_crash_safety.py) set this to make a load pause
-# inside its transaction, just before COMMIT, so that a real SIGKILL lands there.
-PAUSE_BEFORE_COMMIT_ENV = "GPUPRICE_TEST_PAUSE_BEFORE_COMMIT_S"
-
-
-def _pause_for_tests() -> None:
-    pause = os.environ.get(PAUSE_BEFORE_COMMIT_ENV)
-    if pause:
-        sys.stderr.write("gpuprice: load paused before COMMIT\n")
-        sys.stderr.flush()
-        time.sleep(float(pause))
-
-
 def page_id(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
 def _invalid(row: Row) -> str | None:
-    """Validation before load: a row that would be junk makes its whole page an error."""
-    for name, value in (("price", row.price), ("cny_per_card_hour", row.cny_per_card_hour)):
+    """Validation before load: a row that would be junk makes its whole page an error. Checks
+    the listed figures of a parsed row, and the CNY figure too once it is priced."""
+    figures = [("price", row.price), ("per_card_hour", row.per_card_hour)]
+    if isinstance(row, PricedOffer | PricedQuote):
+        figures.append(("cny_per_card_hour", row.cny_per_card_hour))
+    for name, value in figures:
         if not isinstance(value, Decimal) or not value.is_finite() or value <= 0:
             return f"{name} {value!r} is not a positive number"
         if not math.isfinite(float(value)) or float(value) > 10_000_000:
@@ -89,37 +84,132 @@ def _invalid(row: Row) -> str | None:
     return None
 
 
-def validate_page(parsed: ParsedPage) -> ParsedPage:
-    """The page as loaded: any invalid or implausible row rejects the whole page."""
+def validate_page(parsed: ParsedPage, rates: FxRates) -> ParsedPage:
+    """The page as loaded, its rows priced in CNY at the rate of their day (``rates``); any
+    invalid, unconvertible or implausible row rejects the whole page."""
+    priced: list[Row] = []
     for row in parsed.rows:
         problem = _invalid(row)
+        if problem is None:
+            try:
+                row = convert(row, rates)
+            except ParseError as exc:
+                problem = str(exc)
+            else:
+                problem = _invalid(row)
         if problem:
             return ParsedPage(parsed.page, [], f"invalid row ({problem}); page rejected")
-    for row in parsed.rows:
+        priced.append(row)
+    for row in priced:
         problem = implausible(row)
         if problem:
             return ParsedPage(parsed.page, [], f"{problem}; page rejected (drift?)")
-    return parsed
+    return ParsedPage(parsed.page, priced, parsed.error)
+
+
+def quarantine_page(
+    con: duckdb.DuckDBPyConnection,
+    rows: list[Row],
+    policy: QuarantinePolicy,
+    *,
+    page: str,
+    run_id: str,
+    rejected: list[Row] | None = None,
+) -> tuple[list[Row], list[Entry]]:
+    """The quarantine steps of one page, for a load and a re-parse alike: screen ``rows``
+    (jumps and impossible units held, unknown cards noted), keep the invalid prices of a
+    ``rejected`` page's rows, let through what a person accepted or snapshots confirmed
+    before, and store the rest. Returns the rows to insert and the entries stored."""
+    keep, held = screen(con, rows, policy)
+    if rejected:
+        held += invalid_price_entries(rejected)
+    admitted = admitted_ids(con, [e.row for e in held])
+    keep += [e.row for e in held if e.status == "held" and entry_id(e.row) in admitted]
+    held = [e for e in held if entry_id(e.row) not in admitted]
+    store(con, held, page_id=page, run_id=run_id)
+    return keep, held
+
+
+def _archive_page(con: duckdb.DuckDBPyConnection, source: str, parsed: ParsedPage) -> str:
+    """The page in ``raw_page`` (once: the same body again adds nothing); its id."""
+    pid = page_id(parsed.page.body)
+    insert_new(
+        con,
+        "INSERT INTO raw_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            pid,
+            source,
+            parsed.page.url,
+            parsed.page.fetched_at,
+            parsed.page.status,
+            parsed.page.content_type,
+            parsed.page.body,
+            "error" if parsed.error else "ok",
+            parsed.error,
+            len(parsed.rows),
+            any(getattr(r, "simulated", False) for r in parsed.rows),
+        ],
+        table="raw_page",
+        key={"page_id": pid},
+    )
+    return pid
+
+
+@dataclass(slots=True)
+class _Loaded:
+    """What the pages of one snapshot added inside the load's transaction."""
+
+    added: int = 0
+    held: list[Entry] = field(default_factory=list)
+    priced: list[Row] = field(default_factory=list)
+
+
+def _load_pages(
+    con: duckdb.DuckDBPyConnection,
+    snapshot: Snapshot,
+    pages: list[ParsedPage],
+    policy: QuarantinePolicy,
+    run_id: str,
+) -> _Loaded:
+    loaded = _Loaded()
+    for original, parsed in zip(snapshot.pages, pages, strict=True):
+        pid = _archive_page(con, snapshot.source, parsed)
+        keep, held = quarantine_page(
+            con,
+            parsed.rows,
+            policy,
+            page=pid,
+            run_id=run_id,
+            rejected=original.rows if parsed.error else None,
+        )
+        loaded.held += held
+        loaded.priced += parsed.rows
+        loaded.added += insert_rows(con, keep, page=pid, run_id=run_id)
+    return loaded
 
 
 def load_snapshot(
-    path: Path,
+    warehouse: Warehouse,
     snapshot: Snapshot,
     *,
     profile: str,
     run_id: str | None = None,
     quarantine: QuarantinePolicy | None = None,
+    fx_defaults: Sequence[FxRate] = (),
 ) -> LoadSummary:
     """Archive the pages and load their rows in one transaction, and record the run.
 
-    Rows that look wrong go to the quarantine table instead (warehouse.ingest.quarantine): price
-    jumps and impossible units are held back, unknown GPU names are loaded as 'unknown' and
-    noted, the rows of a page rejected for invalid prices are kept there with the reason."""
+    Each row is priced in CNY at the ``fx_rate`` of its own day, read in this transaction
+    (``fx_defaults``, the configured rates, for days before every stored one:
+    warehouse.ingest.money). Rows that look wrong go to the quarantine table instead
+    (warehouse.ingest.quarantine): price jumps and impossible units are held back, unknown
+    GPU names are loaded as 'unknown' and noted, the rows of a page rejected for invalid
+    prices are kept there with the reason."""
     run_id = run_id or uuid.uuid4().hex
     policy = quarantine or QuarantinePolicy()
     if snapshot.fetch_error:
         return record_run(
-            path,
+            warehouse,
             snapshot,
             profile,
             run_id,
@@ -128,45 +218,18 @@ def load_snapshot(
             snapshot.fetch_error,
             reason=snapshot.fetch_failure or "http_error",
         )
-    pages = [validate_page(p) for p in snapshot.pages]
-    errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
-    status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
-    problem = "; ".join(errors) or None
-    reason = "drift" if errors else None
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            added = 0
-            held: list[Entry] = []
-            for original, parsed in zip(snapshot.pages, pages, strict=True):
-                pid = page_id(parsed.page.body)
-                insert_new(
-                    con,
-                    "INSERT INTO raw_page VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        pid,
-                        snapshot.source,
-                        parsed.page.url,
-                        parsed.page.fetched_at,
-                        parsed.page.status,
-                        parsed.page.content_type,
-                        parsed.page.body,
-                        "error" if parsed.error else "ok",
-                        parsed.error,
-                        len(parsed.rows),
-                        any(getattr(r, "simulated", False) for r in parsed.rows),
-                    ],
-                    table="raw_page",
-                    key={"page_id": pid},
-                )
-                keep, page_held = screen(con, parsed.rows, policy)
-                if parsed.error:
-                    page_held += invalid_price_entries(original.rows)
-                store(con, page_held, page_id=pid, run_id=run_id)
-                held += page_held
-                added += insert_rows(con, keep, page=pid, run_id=run_id)
-            released = confirm(con, held, policy)
-            added += released
+            rates = day_rates(con, fx_defaults)
+            pages = [validate_page(p, rates) for p in snapshot.pages]
+            errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
+            status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
+            problem = "; ".join(errors) or None
+            reason = "drift" if errors else None
+            loaded = _load_pages(con, snapshot, pages, policy, run_id)
+            released = confirm(con, loaded.held, policy)
+            added = loaded.added + released
             _insert_run(con, snapshot, profile, run_id, status, added, problem, reason)
             alert = record_health(
                 con,
@@ -176,14 +239,13 @@ def load_snapshot(
                 at=snapshot.started_at,
                 problem=problem,
             )
-            _pause_for_tests()
             con.execute("COMMIT")
         except duckdb.Error as exc:
             con.execute("ROLLBACK")
             failure = f"load failed and was rolled back: {type(exc).__name__}: {exc}"
             _insert_run(con, snapshot, profile, run_id, "failed", 0, failure, "load_error")
             return LoadSummary(
-                run_id, snapshot.source, "failed", len(pages), 0, failure, "load_error"
+                run_id, snapshot.source, "failed", len(snapshot.pages), 0, failure, "load_error"
             )
     return LoadSummary(
         run_id,
@@ -194,13 +256,14 @@ def load_snapshot(
         problem,
         reason,
         alert,
-        quarantined=len(held),
+        quarantined=len(loaded.held),
         released=released,
+        fx_note=default_note(loaded.priced),
     )
 
 
 def record_run(
-    path: Path,
+    warehouse: Warehouse,
     snapshot: Snapshot,
     profile: str,
     run_id: str,
@@ -210,18 +273,20 @@ def record_run(
     *,
     reason: str | None = None,
 ) -> LoadSummary:
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         _insert_run(con, snapshot, profile, run_id, status, rows, error, reason)
     return LoadSummary(run_id, snapshot.source, status, len(snapshot.pages), rows, error, reason)
 
 
 def record_skipped(
-    path: Path, snapshot: Snapshot, profile: str, run_id: str, why: str
+    warehouse: Warehouse, snapshot: Snapshot, profile: str, run_id: str, why: str
 ) -> LoadSummary:
     """A source that is not configured (e.g. its login cookie is missing): nothing fetched,
     recorded as ``skipped`` / ``not_configured`` so the data-health page tells it from a
     failure."""
-    return record_run(path, snapshot, profile, run_id, "skipped", 0, why, reason="not_configured")
+    return record_run(
+        warehouse, snapshot, profile, run_id, "skipped", 0, why, reason="not_configured"
+    )
 
 
 def _insert_run(

@@ -28,23 +28,27 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
+from scrapers.fx import FxRate
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row, SpotQuoteRow
 from warehouse.ingest.insert import insert_rows
+from warehouse.ingest.money import PricedOffer, PricedQuote
 from warehouse.store.db import read_frame, utcnow, write_connection
+from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new
 
 REASONS = ("jump", "invalid_price", "unknown_gpu", "impossible_unit")
 STATUSES = ("held", "confirmed", "accepted", "rejected", "noted")
 _UNIT = re.compile(r"^(?P<cur>[A-Z]{3})/(card|server)-(hour|day|month)$")
-_DECIMAL_FIELDS = ("price", "cny_per_card_hour", "list_price", "stated_discount")
+_DECIMAL_FIELDS = (
+    "price", "per_card_hour", "cny_per_card_hour", "list_price", "stated_discount",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +92,8 @@ def _as_float(value: Any) -> float | None:
 
 
 def bad_price(row: Row) -> str | None:
-    for name in ("price", "cny_per_card_hour"):
+    """What is wrong with the listed prices of ``row`` (its price and price per card-hour)."""
+    for name in ("price", "per_card_hour"):
         value = getattr(row, name)
         number = _as_float(value)
         if not isinstance(value, Decimal) or number is None or number <= 0:
@@ -121,12 +126,26 @@ def _row_json(row: Row) -> str:
 
 
 def row_from_json(text: str) -> Row:
+    """The row a quarantine entry keeps: priced (with the rate it was converted at) when it
+    was screened, listed only when its page was rejected before pricing."""
     data = json.loads(text)
     table = data.pop("_table")
     data["observed_at"] = datetime.fromisoformat(data["observed_at"])
+    if "per_card_hour" not in data:
+        # kept before rows carried their listed per-card-hour figure (converted when parsed)
+        data["per_card_hour"] = data["cny_per_card_hour"]
+        data["fx"] = {"day": data["observed_at"].date().isoformat(), "currency": "CNY",
+                      "cny_per_unit": "1", "source": "converted when parsed"}  # fmt: skip
     for name in _DECIMAL_FIELDS:
         if data.get(name) is not None:
             data[name] = Decimal(data[name])
+    fx = data.pop("fx", None)
+    if fx is not None and "cny_per_card_hour" in data:
+        rate = FxRate(
+            date.fromisoformat(fx["day"]), fx["currency"], Decimal(fx["cny_per_unit"]), fx["source"]
+        )
+        return (PricedOffer if table == "offer" else PricedQuote)(**data, fx=rate)
+    data.pop("cny_per_card_hour", None)
     return OfferRow(**data) if table == "offer" else SpotQuoteRow(**data)
 
 
@@ -260,7 +279,7 @@ def store(
                 r.gpu_name_raw,
                 str(r.price),
                 getattr(r, "unit", None),
-                _as_float(r.cny_per_card_hour),
+                _as_float(getattr(r, "cny_per_card_hour", None)),
                 e.baseline,
                 e.baseline_at,
                 e.reason_kind,
@@ -327,7 +346,7 @@ def confirm(con: duckdb.DuckDBPyConnection, entries: list[Entry], policy: Quaran
 
 
 def list_entries(
-    path: Path, status: str | None = "held", source: str | None = None
+    warehouse: Warehouse, status: str | None = "held", source: str | None = None
 ) -> pl.DataFrame:
     where, params = [], []
     if status:
@@ -338,7 +357,7 @@ def list_entries(
         params.append(source)
     clause = f"WHERE {' AND '.join(where)}" if where else ""
     return read_frame(
-        path,
+        warehouse,
         "SELECT quarantine_id AS id, status, reason_kind, source, gpu, gpu_name_raw, observed_at, "
         "price, unit, cny_per_card_hour, baseline_cny_per_card_hour AS baseline, reason "
         f"FROM quarantine {clause} ORDER BY observed_at DESC, source, id",
@@ -350,11 +369,11 @@ class QuarantineError(ValueError):
     """An accept / reject that cannot be done; the message says why."""
 
 
-def decide(path: Path, ids: list[str], *, accept: bool, note: str | None = None) -> int:
+def decide(warehouse: Warehouse, ids: list[str], *, accept: bool, note: str | None = None) -> int:
     """Accept (load into the table) or reject held entries, by id or unique id prefix; one
     transaction. Returns rows added (0 for reject)."""
     by = "hand" + (f": {note}" if note else "")
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             resolved = []

@@ -117,7 +117,7 @@ def _container(
             offer_id=f"pub-{gpu}-container",
             billing="hourly",
             price=Decimal(hourly),
-            cny_per_card_hour=Decimal(hourly),
+            per_card_hour=Decimal(hourly),
             list_price=Decimal(hourly),
             **common,
         )
@@ -128,7 +128,7 @@ def _container(
                 offer_id=f"pub-{gpu}-container",
                 billing="monthly",
                 price=Decimal(monthly),
-                cny_per_card_hour=Decimal(monthly),
+                per_card_hour=Decimal(monthly),
                 list_price=Decimal(hourly),
                 stated_discount=parse_discount(label),
                 discount_label=label,
@@ -153,7 +153,7 @@ def _bare_metal(day: datetime, gpu: str, name: str, vram: int, monthly: str) -> 
         currency="CNY",
         unit="CNY/server-month",
         unit_raw="元/月",
-        cny_per_card_hour=(price / 8 / HOURS_PER_MONTH).quantize(Decimal("0.000001")),
+        per_card_hour=(price / 8 / HOURS_PER_MONTH).quantize(Decimal("0.000001")),
     )
 
 
@@ -218,7 +218,7 @@ def published_rows() -> list[tuple[OfferRow | SpotQuoteRow, str]]:
             basis="整机包月均价",
             price=Decimal(price),
             unit_raw="元/卡时",
-            cny_per_card_hour=Decimal(price),
+            per_card_hour=Decimal(price),
         )
         out.append((quote, SEED_003_SMM))
     return out

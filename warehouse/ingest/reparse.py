@@ -22,20 +22,24 @@ fetch time only (later identical fetches left no trace).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from pathlib import Path
+
+import duckdb
 
 from scrapers.collect import ParsedPage, parse_page
+from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, Row
 from scrapers.sources.base import SourceAdapter
 from warehouse.derive.metrics import DERIVED_TABLES, ReferenceMissing, derive
 from warehouse.ingest.insert import insert_rows
-from warehouse.ingest.load import validate_page
-from warehouse.ingest.quarantine import QuarantinePolicy, admitted_ids, entry_id, screen, store
+from warehouse.ingest.load import quarantine_page, validate_page
+from warehouse.ingest.money import day_rates
+from warehouse.ingest.quarantine import QuarantinePolicy
 from warehouse.store.db import read_connection, utcnow, write_connection
+from warehouse.store.handle import Warehouse
 
 Progress = Callable[[int, int, str, str], None]  # (done, total, url, outcome)
 
@@ -53,6 +57,17 @@ class ReparseSummary:
     derive_note: str = ""
     page_errors: list[str] = field(default_factory=list)
 
+    def add(self, page: _Outcome) -> None:
+        self.rows_before += page.rows_before
+        self.rows_after += page.added
+        self.snapshots |= page.snapshots
+        if page.error:
+            self.errors += 1
+            self.page_errors.append(f"{page.url}: {page.error}")
+        else:
+            self.ok += 1
+        self.changed += page.changed
+
     def line(self) -> str:
         return (
             f"reparse {self.source}: {self.pages} page(s), {self.ok} ok, {self.errors} with "
@@ -61,9 +76,9 @@ class ReparseSummary:
         )
 
 
-def archived_pages(path: Path, source: str, since: datetime | None = None) -> list[tuple]:
+def archived_pages(warehouse: Warehouse, source: str, since: datetime | None = None) -> list[tuple]:
     """``(page_id, url, fetched_at)`` of the source's archived pages, oldest first."""
-    with read_connection(path) as con:
+    with read_connection(warehouse) as con:
         return con.execute(
             "SELECT page_id, url, fetched_at FROM raw_page WHERE source = $source "
             "AND ($since::TIMESTAMP IS NULL OR fetched_at >= $since) "
@@ -80,7 +95,7 @@ def _key(row: Row) -> tuple:
 
 
 def reparse(
-    path: Path,
+    warehouse: Warehouse,
     adapter: SourceAdapter,
     source: str,
     since: datetime | None = None,
@@ -88,136 +103,197 @@ def reparse(
     progress: Progress | None = None,
     run_derive: bool = True,
     quarantine: QuarantinePolicy | None = None,
+    fx_defaults: Sequence[FxRate] = (),
 ) -> ReparseSummary:
+    """Re-parse every archived page of ``source`` (fetched on or after ``since``) with
+    ``adapter`` and reload its rows, priced at the rates of their days (``fx_defaults``:
+    the configured ones, for days before every stored rate)."""
     summary = ReparseSummary(source)
     policy = quarantine or QuarantinePolicy()
-    pages = archived_pages(path, source, since)
+    pages = archived_pages(warehouse, source, since)
     summary.pages = len(pages)
-    stamp = f"reparse-{utcnow():%Y%m%dT%H%M%S}"
+    job = _Reload(adapter, source, f"reparse-{utcnow():%Y%m%dT%H%M%S}", policy, fx_defaults)
     vanished = False
-    for done, (pid, url, fetched_at) in enumerate(pages, 1):
-        outcome, gone = _reparse_page(
-            path, adapter, source, pid, url, fetched_at, stamp, summary, policy
-        )
-        vanished = vanished or gone
+    for done, page in enumerate(pages, 1):
+        outcome = _reparse_page(warehouse, job, page)
+        summary.add(outcome)
+        vanished = vanished or outcome.gone
         if progress is not None:
-            progress(done, len(pages), url, outcome)
+            progress(done, len(pages), outcome.url, outcome.line())
     if run_derive and summary.snapshots:
         try:
-            result = derive(path, full=vanished)
+            result = derive(warehouse, full=vanished)
             summary.derive_note = f"; {result.line()}"
         except ReferenceMissing as exc:
             summary.derive_note = f"; not derived: {exc}"
     return summary
 
 
-def _reparse_page(
-    path: Path,
-    adapter: SourceAdapter,
-    source: str,
-    pid: str,
-    url: str,
-    fetched_at: datetime,
-    stamp: str,
-    summary: ReparseSummary,
-    policy: QuarantinePolicy,
-) -> tuple[str, bool]:
-    """Re-parse and reload one page; ``(outcome, a snapshot lost every row)``."""
-    with write_connection(path) as con:
-        body, http_status, content_type, old_status, old_rows, was_simulated = con.execute(
-            "SELECT body, http_status, content_type, parse_status, rows, simulated "
-            "FROM raw_page WHERE page_id = ?",
-            [pid],
-        ).fetchone()
-        old = con.execute(
-            "SELECT observed_at, run_id, 'offer' FROM offer WHERE page_id = $p "
-            "UNION ALL SELECT observed_at, run_id, 'quote' FROM spot_quote WHERE page_id = $p",
-            {"p": pid},
-        ).fetchall()
-    run_of = {observed: run_id for observed, run_id, _ in old}
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """An archived page as stored, and the rows it gave before."""
+
+    pid: str
+    url: str
+    fetched_at: datetime
+    body: bytes
+    http_status: int
+    content_type: str
+    status: str
+    rows: int
+    simulated: bool
+    old: list[tuple]  # (observed_at, run_id, 'offer' | 'quote')
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What re-parsing one page did (folded into :class:`ReparseSummary`)."""
+
+    url: str
+    rows_before: int
+    added: int
+    snapshots: set[tuple[str, datetime]]
+    error: str | None
+    changed: bool
+    gone: bool  # a snapshot lost every row
+
+    def line(self) -> str:
+        return f"error: {self.error}" if self.error else f"ok, {self.added} row(s)"
+
+
+def _stored(con: duckdb.DuckDBPyConnection, pid: str, url: str, fetched_at: datetime) -> _Stored:
+    body, http_status, content_type, status, rows, simulated = con.execute(
+        "SELECT body, http_status, content_type, parse_status, rows, simulated "
+        "FROM raw_page WHERE page_id = ?",
+        [pid],
+    ).fetchone()
+    old = con.execute(
+        "SELECT observed_at, run_id, 'offer' FROM offer WHERE page_id = $p "
+        "UNION ALL SELECT observed_at, run_id, 'quote' FROM spot_quote WHERE page_id = $p",
+        {"p": pid},
+    ).fetchall()
+    return _Stored(
+        pid, url, fetched_at, bytes(body), http_status, content_type or "", status, rows,
+        bool(simulated), old,
+    )  # fmt: skip
+
+
+def _parse_again(
+    adapter: SourceAdapter, stored: _Stored, rates: FxRates
+) -> tuple[dict[tuple, Row], str | None, bool]:
+    """The page parsed, validated and priced as a load would, at every moment its rows were
+    stored under: ``(rows by key, error, simulated)``."""
     # Parsed at the moments its rows were stored under (the demo market's answers are stamped
     # with the day they are of, not the fetch time); a page without rows at its fetch time.
-    times = sorted(run_of) or [fetched_at]
+    times = sorted({observed for observed, _, _ in stored.old}) or [stored.fetched_at]
     rows: dict[tuple, Row] = {}
-    error: str | None = None
     # A page stored as simulated stays so: the demo market's JSON and CSV answers cannot say it
     # themselves (the demo profile marked their rows when it loaded them).
-    simulated = bool(was_simulated)
+    simulated = stored.simulated
     for moment in times:
-        page = FetchedPage(url, http_status, bytes(body), content_type or "", moment)
-        parsed: ParsedPage = validate_page(parse_page(adapter, page))
+        page = FetchedPage(stored.url, stored.http_status, stored.body, stored.content_type, moment)
+        parsed: ParsedPage = validate_page(parse_page(adapter, page), rates)
         if parsed.error:
-            error = parsed.error
-            rows = {}
-            break
+            return {}, parsed.error, simulated
         for row in parsed.rows:
-            if was_simulated and not getattr(row, "simulated", True):
+            if stored.simulated and not getattr(row, "simulated", True):
                 row = replace(row, simulated=True)
             rows.setdefault(_key(row), row)
             simulated = simulated or bool(getattr(row, "simulated", False))
-    new_status = "error" if error else "ok"
-    affected = {(o[2], source, o[0]) for o in old}
-    affected |= {
-        ("offer" if isinstance(r, OfferRow) else "quote", source, r.observed_at)
-        for r in rows.values()
-    }
-    with write_connection(path) as con:
+    return rows, None, simulated
+
+
+def _replace_rows(
+    con: duckdb.DuckDBPyConnection,
+    stored: _Stored,
+    rows: list[Row],
+    stamp: str,
+    policy: QuarantinePolicy,
+) -> int:
+    """Delete the page's rows and insert the new ones through the load's quarantine steps;
+    each row keeps the run that first loaded its moment, a new one gets ``stamp``."""
+    con.execute("DELETE FROM offer WHERE page_id = ?", [stored.pid])
+    con.execute("DELETE FROM spot_quote WHERE page_id = ?", [stored.pid])
+    # Re-parsed prices face the quarantine rules as in a normal load (screened against the
+    # accepted history before them); one a person accepted, or that N snapshots confirmed,
+    # before stays admitted.
+    keep, _ = quarantine_page(con, rows, policy, page=stored.pid, run_id=stamp)
+    run_of = {observed: run_id for observed, run_id, _ in stored.old}
+    by_run: dict[str, list[Row]] = {}
+    for row in keep:
+        by_run.setdefault(run_of.get(row.observed_at) or stamp, []).append(row)
+    return sum(
+        insert_rows(con, group, page=stored.pid, run_id=run_id) for run_id, group in by_run.items()
+    )
+
+
+def _forget_derived(
+    con: duckdb.DuckDBPyConnection, affected: set[tuple[str, str, datetime]]
+) -> bool:
+    """Drop the derived-metrics ledger of every snapshot touched (and the derived rows of an
+    offer snapshot left without rows); whether a snapshot lost every row."""
+    gone = False
+    for kind, src, observed in affected:
+        con.execute(
+            "DELETE FROM derived_snapshot WHERE kind = ? AND source = ? AND observed_at = ?",
+            [kind, src, observed],
+        )
+        table = "offer" if kind == "offer" else "spot_quote"
+        left = con.execute(
+            f"SELECT count(*) FROM {table} WHERE source = ? AND observed_at = ?",
+            [src, observed],
+        ).fetchone()[0]
+        if left == 0:
+            gone = True
+            if kind == "offer":
+                for derived in DERIVED_TABLES:
+                    con.execute(
+                        f"DELETE FROM {derived} WHERE source = ? AND observed_at = ?",
+                        [src, observed],
+                    )
+    return gone
+
+
+@dataclass(frozen=True, slots=True)
+class _Reload:
+    """What every page of one re-parse is reloaded with."""
+
+    adapter: SourceAdapter
+    source: str
+    stamp: str  # run_id of rows a page gives for the first time
+    policy: QuarantinePolicy
+    fx_defaults: Sequence[FxRate]  # the configured rates, for days before every stored one
+
+
+def _reparse_page(warehouse: Warehouse, job: _Reload, page: tuple[str, str, datetime]) -> _Outcome:
+    """Re-parse and reload one archived page ``(page_id, url, fetched_at)``, in one
+    transaction, converting its rows at the rates of their own days."""
+    with write_connection(warehouse) as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute("DELETE FROM offer WHERE page_id = ?", [pid])
-            con.execute("DELETE FROM spot_quote WHERE page_id = ?", [pid])
-            # Re-parsed prices face the quarantine rules as in a normal load (screened against
-            # the accepted history before them); one a person accepted, or that N snapshots
-            # confirmed, before stays admitted.
-            keep, held = screen(con, list(rows.values()), policy)
-            admitted = admitted_ids(con, [e.row for e in held])
-            keep += [e.row for e in held if e.status == "held" and entry_id(e.row) in admitted]
-            store(
-                con, [e for e in held if entry_id(e.row) not in admitted], page_id=pid, run_id=stamp
-            )
-            by_run: dict[str, list[Row]] = {}
-            for row in keep:
-                by_run.setdefault(run_of.get(row.observed_at) or stamp, []).append(row)
-            added = sum(
-                insert_rows(con, group, page=pid, run_id=run_id) for run_id, group in by_run.items()
-            )
+            stored = _stored(con, *page)
+            rates = day_rates(con, job.fx_defaults)
+            rows, error, simulated = _parse_again(job.adapter, stored, rates)
+            affected = {(kind, job.source, observed) for observed, _, kind in stored.old}
+            affected |= {
+                ("offer" if isinstance(r, OfferRow) else "quote", job.source, r.observed_at)
+                for r in rows.values()
+            }
+            added = _replace_rows(con, stored, list(rows.values()), job.stamp, job.policy)
             con.execute(
                 "UPDATE raw_page SET parse_status = ?, parse_error = ?, rows = ?, simulated = ? "
                 "WHERE page_id = ?",
-                [new_status, error, len(rows), simulated, pid],
+                ["error" if error else "ok", error, len(rows), simulated, stored.pid],
             )
-            gone = False
-            for kind, src, observed in affected:
-                con.execute(
-                    "DELETE FROM derived_snapshot WHERE kind = ? AND source = ? AND observed_at = ?",
-                    [kind, src, observed],
-                )
-                table = "offer" if kind == "offer" else "spot_quote"
-                left = con.execute(
-                    f"SELECT count(*) FROM {table} WHERE source = ? AND observed_at = ?",
-                    [src, observed],
-                ).fetchone()[0]
-                if left == 0:
-                    gone = True
-                    if kind == "offer":
-                        for derived in DERIVED_TABLES:
-                            con.execute(
-                                f"DELETE FROM {derived} WHERE source = ? AND observed_at = ?",
-                                [src, observed],
-                            )
+            gone = _forget_derived(con, affected)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    summary.rows_before += len(old)
-    summary.rows_after += added
-    summary.snapshots |= {(src, observed) for _, src, observed in affected}
-    if error:
-        summary.errors += 1
-        summary.page_errors.append(f"{url}: {error}")
-    else:
-        summary.ok += 1
-    if new_status != old_status or added != len(old) or len(rows) != old_rows:
-        summary.changed += 1
-    outcome = f"error: {error}" if error else f"ok, {added} row(s)"
-    return outcome, gone
+    changed = (
+        ("error" if error else "ok") != stored.status
+        or added != len(stored.old)
+        or len(rows) != stored.rows
+    )
+    snapshots = {(src, observed) for _, src, observed in affected}
+    return _Outcome(stored.url, len(stored.old), added, snapshots, error, changed, gone)

@@ -8,19 +8,20 @@ most ``FRESH_HOURS`` older than the newest of all: a platform that stopped answe
 ago is not quoting today. The seeds' published reference prices (``*-published``) are dated
 articles, not platforms quoting now: they are left out here (the trend page shows them).
 Prices are CNY per card-hour; a USD listing's was converted at the day's ``fx_rate`` when it
-was parsed (scrapers.fx), and ``fx_rates_on`` says which rate that was.
+was loaded (warehouse.ingest.money), and ``fx_rates_on`` says which rate that was.
 """
 
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
-from warehouse.read.dashboard import NO_REGION, price_trend
+from warehouse.read.dashboard import price_trend
+from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served
 
 # As the cross-platform cheapest line counts it (warehouse.derive.metrics): a platform's
@@ -43,11 +44,11 @@ _TODAY = f"""
 """
 
 
-def compare_options(path: Path) -> pl.DataFrame:
+def compare_options(warehouse: Warehouse) -> pl.DataFrame:
     """What the comparison filters can offer: each (card, billing, region) quoted today,
     whether the card is domestic (gpu_spec.domestic: Chinese-made, e.g. Ascend 910B)."""
     return read_served(
-        path,
+        warehouse,
         _TODAY
         + """
         SELECT DISTINCT t.gpu, t.billing, t.region_name AS region,
@@ -59,21 +60,17 @@ def compare_options(path: Path) -> pl.DataFrame:
 
 
 def platform_prices(
-    path: Path,
-    gpus: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    domestic_only: bool = False,
+    warehouse: Warehouse, offers: OfferFilter, domestic_only: bool = False
 ) -> pl.DataFrame:
     """Per card, billing mode and platform today: the cheapest listing's CNY per card-hour
     (within the chosen regions), as listed (price, currency, unit), when it was observed, and
     for its card and billing mode: the cheapest platform, the lowest and highest platform
     price, the spread (max / min and max − min in CNY) and the platform's rank (1 = cheapest).
-    An empty tuple matches nothing."""
+    The filter's days, when set, bound the snapshot times."""
     return read_served(
-        path,
+        warehouse,
         _TODAY
-        + """
+        + f"""
         , cheapest AS (
             SELECT t.gpu, t.billing, t.source,
                    arg_min(t.cny_per_card_hour, t.cny_per_card_hour)::DOUBLE
@@ -87,9 +84,7 @@ def platform_prices(
                    bool_or(t.simulated) AS simulated,
                    coalesce(any_value(s.domestic), false) AS domestic
             FROM today t LEFT JOIN gpu_spec s USING (gpu)
-            WHERE list_contains($gpus::VARCHAR[], t.gpu)
-              AND list_contains($billing::VARCHAR[], t.billing)
-              AND list_contains($regions::VARCHAR[], t.region_name)
+            WHERE {offers.where(table="t.", region="t.region_name", at="t.observed_at")}
               AND (NOT $domestic_only OR coalesce(s.domestic, false))
             GROUP BY t.gpu, t.billing, t.source
         )
@@ -109,28 +104,15 @@ def platform_prices(
                card_all AS (PARTITION BY gpu, billing)
         ORDER BY gpu, billing, cny_per_card_hour, source
         """,
-        {
-            "gpus": list(gpus),
-            "billing": list(billing),
-            "regions": list(regions),
-            "domestic_only": domestic_only,
-        },
+        offers.params() | {"domestic_only": domestic_only},
     )
 
 
-def platform_moves(
-    path: Path,
-    gpus: tuple[str, ...],
-    sources: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    start: date,
-    end: date,
-) -> pl.DataFrame:
+def platform_moves(warehouse: Warehouse, offers: OfferFilter) -> pl.DataFrame:
     """Per card, platform and billing mode over [start, end]: the first and last day's mean
     CNY per card-hour (warehouse.read.dashboard.price_trend, daily), the change between them
     and the window's low and high."""
-    daily = price_trend(path, "day", gpus, sources, billing, regions, start, end)
+    daily = price_trend(warehouse, "day", offers)
     return (
         daily.sort("period")
         .group_by("gpu", "source", "billing", maintain_order=True)
@@ -151,12 +133,12 @@ def platform_moves(
     )
 
 
-def fx_rates_on(path: Path, day: date) -> pl.DataFrame:
+def fx_rates_on(warehouse: Warehouse, day: date) -> pl.DataFrame:
     """Per currency, the rate a listing observed on ``day`` was converted at: the newest
     ``fx_rate`` on or before the day, else the oldest one (the configured default, which
-    scrapers.fx uses before the first known day); its date and where it comes from."""
+    the load uses before the first known day); its date and where it comes from."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT currency, day, cny_per_unit::DOUBLE AS cny_per_unit, source
         FROM fx_rate

@@ -2,9 +2,9 @@
 warehouse.read.metrics do not already provide.
 
 Every function opens the warehouse read-only for one query (``read_frame``), so a page
-never holds the file while the pipeline wants to write. Filters are pushed into SQL so a
-page over years of hourly history only moves the rows it draws. List filters take a
-tuple; an empty tuple matches nothing (the page says so before asking).
+never holds the file while the pipeline wants to write. Filters (one
+warehouse.read.filters.OfferFilter) are pushed into SQL so a page over years of hourly
+history only moves the rows it draws.
 
 The price trend, band and month-over-month queries read the daily pre-aggregate
 ``offer_daily`` (warehouse.derive.rollup, kept by the derive step), so they cost the same whether
@@ -17,52 +17,46 @@ observed after the rollup's watermark.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
 import polars as pl
 
+from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_connection, read_frame
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served, serving_connection
+
+__all__ = ["GRAINS", "NO_REGION", "Grain", "OfferFilter"]  # NO_REGION: for the compare page
 
 Grain = Literal["day", "week", "month"]
 GRAINS: tuple[Grain, ...] = ("day", "week", "month")
-# Published (seed) prices carry no region; filters show them under this name.
-NO_REGION = "(none)"
-
-_OFFER_FILTER = f"""
-    gpu <> 'unknown'
-    AND list_contains($gpus::VARCHAR[], gpu)
-    AND list_contains($sources::VARCHAR[], source)
-    AND list_contains($billing::VARCHAR[], billing)
-    AND list_contains($regions::VARCHAR[], coalesce(region, '{NO_REGION}'))
-    AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY
-"""
-
-
-_DAILY_FILTER = """
-    list_contains($gpus::VARCHAR[], gpu)
-    AND list_contains($sources::VARCHAR[], source)
-    AND list_contains($billing::VARCHAR[], billing)
-    AND list_contains($regions::VARCHAR[], region)
-"""
 
 
 def _daily_sql(
-    watermark: object, rollup: bool, start: bool, months: bool = False, tail: bool = True
+    offers: OfferFilter,
+    watermark: object,
+    rollup: bool,
+    start: bool,
+    months: bool = False,
+    tail: bool = True,
 ) -> str:
     """A CTE ``daily``: per day, card, platform, billing and region the observations, their
     sum, low, high and newest time: offer_daily up to its watermark, raw offers after it.
 
-    ``months``: whole calendar months in [$month_low, $month_high) come from offer_monthly
-    as one row dated the 1st (only for callers that group by month). ``tail``: False on the
-    serving copy, which holds no raw offers (warehouse.store.serving)."""
+    ``start``: whether the rows begin at the filter's start (the changes queries need the
+    months before it). ``months``: whole calendar months in [$month_low, $month_high) come
+    from offer_monthly as one row dated the 1st (only for callers that group by month).
+    ``tail``: False on the serving copy, which holds no raw offers (warehouse.store.serving)."""
+    start = start and offers.start is not None
     since = " AND observed_at >= $start::TIMESTAMP" if start else ""
+    until = " AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY" if offers.end is not None else ""
     tail_after = "observed_at > $watermark::TIMESTAMP AND " if watermark is not None else ""
+    rolled = offers.where(region="region", at=None)  # the rollups' region is never NULL
     parts = []
     if rollup and watermark is not None:
         day_since = " AND day >= $start::DATE" if start else ""
+        day_until = " AND day <= $end::DATE" if offers.end is not None else ""
         day_not_in_months = " AND (day < $month_low OR day >= $month_high)" if months else ""
         parts.append(
             f"""
@@ -70,7 +64,7 @@ def _daily_sql(
                    sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low,
                    max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen
             FROM offer_daily
-            WHERE {_DAILY_FILTER} AND day <= $end::DATE{day_since}{day_not_in_months}
+            WHERE {rolled}{day_until}{day_since}{day_not_in_months}
             """
         )
         if months:
@@ -80,15 +74,15 @@ def _daily_sql(
                        sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low,
                        max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen
                 FROM offer_monthly
-                WHERE {_DAILY_FILTER} AND month >= $month_low AND month < $month_high
+                WHERE {rolled} AND month >= $month_low AND month < $month_high
                 """
             )
     if tail:
-        parts.append(_tail_sql(tail_after, since))
+        parts.append(_tail_sql(tail_after, offers.where(at=None) + until + since))
     return "daily AS (" + " UNION ALL ".join(parts) + ")"
 
 
-def _tail_sql(tail_after: str, since: str) -> str:
+def _tail_sql(tail_after: str, where: str) -> str:
     return f"""
         SELECT observed_at::DATE AS day, gpu, source, billing,
                coalesce(region, '{NO_REGION}') AS region, count(*) AS n,
@@ -96,7 +90,7 @@ def _tail_sql(tail_after: str, since: str) -> str:
                max(cny_per_card_hour) AS high, bool_or(simulated) AS simulated,
                max(observed_at) AS last_seen
         FROM offer
-        WHERE {tail_after}{_OFFER_FILTER}{since}
+        WHERE {tail_after}gpu <> 'unknown' AND {where}
         GROUP BY ALL
         """
 
@@ -111,29 +105,40 @@ def _whole_months(start: date | None, end: date) -> tuple[date, date]:
 
 
 def _read_daily(
-    path: Path, sql: str, params: dict[str, Any], *, start: bool, by_month: bool = False
+    warehouse: Warehouse,
+    sql: str,
+    offers: OfferFilter,
+    *,
+    start: bool,
+    by_month: bool = False,
+    **params: Any,
 ) -> pl.DataFrame:
-    """Run ``sql`` (which starts its WITH list with ``{daily}``): on the serving copy when
-    there is one (warehouse.store.serving: its rollups, opened in milliseconds), else on the
-    warehouse, where the rollups up to their watermark are joined by the raw offers after
-    it. ``by_month``: the query groups by calendar month, so whole months may come from
+    """Run ``sql`` (which starts its WITH list with ``{daily}``) for the ``offers`` filter
+    and the further ``params``: on the serving copy when there is one
+    (warehouse.store.serving: its rollups, opened in milliseconds), else on the warehouse,
+    where the rollups up to their watermark are joined by the raw offers after it.
+    ``by_month``: the query groups by calendar month, so whole months may come from
     offer_monthly."""
-    with serving_connection(path) as served:
+    params = offers.params() | params
+    with serving_connection(warehouse) as served:
         if served is not None and served[1].watermark is not None:
             con, state = served
-            return _run_daily(con, sql, params, state.watermark, start, by_month, tail=False)
-    with read_connection(path) as con:
+            return _run_daily(
+                con, sql, offers, params, state.watermark, start, by_month, tail=False
+            )
+    with read_connection(warehouse) as con:
         try:
             watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
             watermark, rollup = watermark[0][0], True
         except duckdb.CatalogException:  # a warehouse from before migration 005
             watermark, rollup = None, False
-        return _run_daily(con, sql, params, watermark, start, by_month, rollup=rollup)
+        return _run_daily(con, sql, offers, params, watermark, start, by_month, rollup=rollup)
 
 
 def _run_daily(
     con: duckdb.DuckDBPyConnection,
     sql: str,
+    offers: OfferFilter,
     params: dict[str, Any],
     watermark: object,
     start: bool,
@@ -144,29 +149,13 @@ def _run_daily(
 ) -> pl.DataFrame:
     if watermark is not None and tail:
         params = params | {"watermark": watermark}
-    months = by_month and rollup and watermark is not None
+    # Whole months need a last day; with none, the days come from offer_daily alone.
+    months = by_month and rollup and watermark is not None and offers.end is not None
     if months:
-        low, high = _whole_months(params["start"] if start else None, params["end"])
+        low, high = _whole_months(offers.start if start else None, offers.end)
         params = params | {"month_low": low, "month_high": high}
-    daily = _daily_sql(watermark, rollup, start, months, tail)
+    daily = _daily_sql(offers, watermark, rollup, start, months, tail)
     return con.sql(sql.format(daily=daily), params=params).pl()
-
-
-def _offer_params(
-    gpus: tuple[str, ...],
-    sources: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    end: date,
-    **more: Any,
-) -> dict[str, Any]:
-    return {
-        "gpus": list(gpus),
-        "sources": list(sources),
-        "billing": list(billing),
-        "regions": list(regions),
-        "end": end,
-    } | more
 
 
 def _grain(grain: str) -> str:
@@ -175,7 +164,7 @@ def _grain(grain: str) -> str:
     return grain
 
 
-def trend_options(path: Path) -> pl.DataFrame:
+def trend_options(warehouse: Warehouse) -> pl.DataFrame:
     """What the trend filters can offer: each (card, platform, billing, region) present,
     with its first and last day (from offer_daily plus the offers newer than it)."""
     raw = f"""
@@ -193,10 +182,10 @@ def trend_options(path: Path) -> pl.DataFrame:
                sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
         FROM ({rows}) GROUP BY ALL ORDER BY gpu, source, billing, region
     """
-    with serving_connection(path) as served:
+    with serving_connection(warehouse) as served:
         if served is not None:
             return served[0].sql(options.format(rows=daily)).pl()
-    with read_connection(path) as con:
+    with read_connection(warehouse) as con:
         try:
             watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
             watermark = watermark[0][0]
@@ -210,12 +199,12 @@ def trend_options(path: Path) -> pl.DataFrame:
         return con.sql(options.format(rows=rows), params=params).pl()
 
 
-def serving_freshness(path: Path) -> pl.DataFrame:
+def serving_freshness(warehouse: Warehouse) -> pl.DataFrame:
     """When the serving copy (warehouse.store.serving) was last brought up to date and the newest
     observation its rollups hold; no row when there is no copy (pages then read the
     warehouse, raw offers included)."""
     schema = {"synced_at": pl.Datetime("us"), "watermark": pl.Datetime("us")}
-    with serving_connection(path) as served:
+    with serving_connection(warehouse) as served:
         if served is None:
             return pl.DataFrame(schema=schema)
         state = served[1]
@@ -225,19 +214,14 @@ def serving_freshness(path: Path) -> pl.DataFrame:
 
 
 def price_trend(
-    path: Path,
+    warehouse: Warehouse,
     grain: Grain,
-    gpus: tuple[str, ...],
-    sources: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    start: date,
-    end: date,
+    offers: OfferFilter,
 ) -> pl.DataFrame:
     """Mean CNY per card-hour per period (day, week from Monday, or month), card, platform
     and billing mode, with the period's low and high and how many observations it holds."""
     return _read_daily(
-        path,
+        warehouse,
         """
         WITH {daily}
         SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing,
@@ -247,27 +231,23 @@ def price_trend(
         FROM daily
         GROUP BY ALL ORDER BY period, gpu, source, billing
         """,
-        _offer_params(gpus, sources, billing, regions, end, start=start, grain=_grain(grain)),
+        offers,
         start=True,
         by_month=grain == "month",
+        grain=_grain(grain),
     )
 
 
 def price_band(
-    path: Path,
+    warehouse: Warehouse,
     grain: Grain,
-    gpus: tuple[str, ...],
-    sources: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    start: date,
-    end: date,
+    offers: OfferFilter,
 ) -> pl.DataFrame:
     """Per period, card and billing mode: min, median and max across platforms of each
     platform's period mean (the band finance reads the market's spread from). Only where
     at least two platforms quote: a band of one is that platform's line again."""
     return _read_daily(
-        path,
+        warehouse,
         """
         WITH {daily}, series AS (
             SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing,
@@ -279,27 +259,27 @@ def price_band(
                max(v) AS band_max, count(*) AS platforms, bool_or(simulated) AS simulated
         FROM series GROUP BY ALL HAVING count(*) >= 2 ORDER BY period, gpu, billing
         """,
-        _offer_params(gpus, sources, billing, regions, end, start=start, grain=_grain(grain)),
+        offers,
         start=True,
         by_month=grain == "month",
+        grain=_grain(grain),
     )
 
 
-def quote_trend(
-    path: Path, grain: Grain, gpus: tuple[str, ...], start: date, end: date
-) -> pl.DataFrame:
+def quote_trend(warehouse: Warehouse, grain: Grain, offers: OfferFilter) -> pl.DataFrame:
     """Market quotes (spot_quote) per period and card: the mean over regions of each
-    region's period mean, so a region quoted more often does not weigh more."""
+    region's period mean, so a region quoted more often does not weigh more. Quotes have
+    no billing mode (their basis says what was quoted): a filter on it is refused."""
+    if offers.billing is not None:
+        raise ValueError("market quotes have no billing mode to filter on")
     return read_served(
-        path,
-        """
+        warehouse,
+        f"""
         WITH per_region AS (
             SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, region, basis,
                    avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated
             FROM spot_quote
-            WHERE gpu <> 'unknown' AND list_contains($gpus::VARCHAR[], gpu)
-              AND observed_at >= $start::TIMESTAMP
-              AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY
+            WHERE gpu <> 'unknown' AND {offers.where()}
             GROUP BY ALL
         )
         SELECT period, gpu, source, string_agg(DISTINCT basis, ', ') AS basis,
@@ -307,13 +287,15 @@ def quote_trend(
                bool_or(simulated) AS simulated
         FROM per_region GROUP BY period, gpu, source ORDER BY period, gpu, source
         """,
-        {"grain": _grain(grain), "gpus": list(gpus), "start": start, "end": end},
+        offers.params() | {"grain": _grain(grain)},
     )
 
 
-def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
+def _changes_sql(keys: str, monthly: str, offers: OfferFilter, extra: str = "") -> str:
     """Latest month (in [start, end]) per key vs one and twelve months before it."""
     on = " AND ".join(f"{{t}}.{k} = l.{k}" for k in keys.split(", "))
+    since = "WHERE month >= date_trunc('month', $start::DATE)::DATE" if offers.start else ""
+
     # Braces doubled: the caller fills {daily} in (_read_daily).
     return f"""
         WITH {{daily}}, series AS (
@@ -325,7 +307,7 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
         ), m AS ({monthly}),
         latest AS (
             SELECT {keys}, max(month) AS month FROM m
-            WHERE month >= date_trunc('month', $start::DATE)::DATE GROUP BY ALL
+            {since} GROUP BY ALL
         )
         SELECT l.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
                year_ago.v AS year_ago, cur.v / prev.v - 1 AS mom, cur.v / year_ago.v - 1 AS yoy,
@@ -343,55 +325,46 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
 
 
 def monthly_changes(
-    path: Path,
-    gpus: tuple[str, ...],
-    sources: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    start: date,
-    end: date,
+    warehouse: Warehouse,
+    offers: OfferFilter,
 ) -> pl.DataFrame:
     """Per card, platform and billing mode: the latest month's mean CNY per card-hour (the
     newest month in [start, end]), month over month and year over year. A year-ago or
     previous month with no observation gives NULL, never 0."""
     return _read_daily(
-        path,
-        _changes_sql("gpu, source, billing", "SELECT * FROM series"),
-        _offer_params(gpus, sources, billing, regions, end, start=start),
+        warehouse,
+        _changes_sql("gpu, source, billing", "SELECT * FROM series", offers),
+        offers,
         start=False,
         by_month=True,
     )
 
 
 def card_changes(
-    path: Path,
-    gpus: tuple[str, ...],
-    sources: tuple[str, ...],
-    billing: tuple[str, ...],
-    regions: tuple[str, ...],
-    start: date,
-    end: date,
+    warehouse: Warehouse,
+    offers: OfferFilter,
 ) -> pl.DataFrame:
     """Per card and billing mode: the median across platforms of the monthly means, its
     latest month, month over month, year over year and the last twelve months (KPI cards)."""
     return _read_daily(
-        path,
+        warehouse,
         _changes_sql(
             "gpu, billing",
             "SELECT month, gpu, billing, median(v) AS v, bool_or(simulated) AS simulated, "
             "max(last_seen) AS last_seen, count(*) AS platforms FROM series GROUP BY ALL",
+            offers,
             extra="cur.platforms,",
         ),
-        _offer_params(gpus, sources, billing, regions, end, start=start),
+        offers,
         start=False,
         by_month=True,
     )
 
 
-def value_board(path: Path) -> pl.DataFrame:
+def value_board(warehouse: Warehouse) -> pl.DataFrame:
     """The newest card_value row per platform, card and billing mode, with the card's specs."""
     return read_served(
-        path,
+        warehouse,
         """
         WITH latest AS (
             SELECT * FROM card_value{latest}
@@ -409,10 +382,10 @@ def value_board(path: Path) -> pl.DataFrame:
     )
 
 
-def rule_states(path: Path) -> pl.DataFrame:
+def rule_states(warehouse: Warehouse) -> pl.DataFrame:
     """Where each watch rule stands (alert_rule_state): its cursor, baseline and mode."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT rule, last_observed_at, last_value, baseline_observed_at, baseline_value,
                mode, updated_at
@@ -421,11 +394,11 @@ def rule_states(path: Path) -> pl.DataFrame:
     )
 
 
-def source_health(path: Path) -> pl.DataFrame:
+def source_health(warehouse: Warehouse) -> pl.DataFrame:
     """Per source: the newest successful (status ok) scrape, the newest attempt and how it
     ended, and how many runs failed."""
     return read_frame(
-        path,
+        warehouse,
         """
         WITH newest AS (
             SELECT source, finished_at AS last_run_at, status AS last_status,
@@ -447,19 +420,19 @@ def source_health(path: Path) -> pl.DataFrame:
     )
 
 
-def parser_states(path: Path) -> pl.DataFrame:
+def parser_states(warehouse: Warehouse) -> pl.DataFrame:
     """Per source and profile, whether its pages still parse (source_health, kept by the
     pipeline's drift check: ok, or broken since when and why)."""
     return read_frame(
-        path,
+        warehouse,
         "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile",
     )
 
 
-def scrape_failures(path: Path, limit: int = 50) -> pl.DataFrame:
+def scrape_failures(warehouse: Warehouse, limit: int = 50) -> pl.DataFrame:
     """Failed and partial scrapes with their recorded errors, newest first."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT finished_at, source, status, as_of, pages, rows, error FROM scrape_run
         WHERE status IN ('failed', 'partial') ORDER BY finished_at DESC LIMIT $limit
@@ -468,11 +441,11 @@ def scrape_failures(path: Path, limit: int = 50) -> pl.DataFrame:
     )
 
 
-def snapshot_rows(path: Path, limit: int = 120) -> pl.DataFrame:
+def snapshot_rows(warehouse: Warehouse, limit: int = 120) -> pl.DataFrame:
     """Rows per snapshot (one source, one observed_at) for offers and quotes, newest
     ``limit`` snapshots, with how many rows had an unknown card."""
     return read_frame(
-        path,
+        warehouse,
         """
         WITH snaps AS (
             SELECT observed_at, source, 'offer' AS kind, count(*) AS rows,
@@ -491,10 +464,10 @@ def snapshot_rows(path: Path, limit: int = 120) -> pl.DataFrame:
     )
 
 
-def unknown_gpus(path: Path) -> pl.DataFrame:
+def unknown_gpus(warehouse: Warehouse) -> pl.DataFrame:
     """GPU names no rule maps to a canonical card, as printed, with where and how often."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
                min(observed_at) AS first_seen, max(observed_at) AS last_seen

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -14,6 +13,7 @@ import polars as pl
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import BREAKEVEN_DAILY, read_served, serving_connection
 
 BREAKEVEN_COLUMNS = (
@@ -23,11 +23,11 @@ BREAKEVEN_COLUMNS = (
 )
 
 
-def latest_breakeven(path: Path, gpu: str | None = None) -> pl.DataFrame:
+def latest_breakeven(warehouse: Warehouse, gpu: str | None = None) -> pl.DataFrame:
     """The newest breakeven row of every line (platform or cheapest) and card (from the
     serving copy when there is one: warehouse.store.serving)."""
     return read_served(
-        path,
+        warehouse,
         f"""
         SELECT {BREAKEVEN_COLUMNS} FROM breakeven{{latest}}
         WHERE $gpu IS NULL OR gpu = $gpu
@@ -39,11 +39,11 @@ def latest_breakeven(path: Path, gpu: str | None = None) -> pl.DataFrame:
 
 
 def breakeven_history(
-    path: Path, gpu: str | None = None, source: str | None = None
+    warehouse: Warehouse, gpu: str | None = None, source: str | None = None
 ) -> pl.DataFrame:
     """Every snapshot's breakeven: the breakeven trend."""
     return read_frame(
-        path,
+        warehouse,
         f"""
         SELECT {BREAKEVEN_COLUMNS} FROM breakeven
         WHERE ($gpu IS NULL OR gpu = $gpu) AND ($source IS NULL OR source = $source)
@@ -53,7 +53,7 @@ def breakeven_history(
     )
 
 
-def breakeven_daily(path: Path, gpu: str, source: str) -> pl.DataFrame:
+def breakeven_daily(warehouse: Warehouse, gpu: str, source: str) -> pl.DataFrame:
     """One line's breakeven per day: the mean over that day's snapshots (``observed_at`` at
     midnight UTC) and how many there were: the breakeven trend over a long history, from
     the serving copy when there is one (warehouse.store.serving)."""
@@ -63,11 +63,11 @@ def breakeven_daily(path: Path, gpu: str, source: str) -> pl.DataFrame:
         "breakeven_hours_vs_monthly, simulated, snapshots FROM {table} "
         "WHERE gpu = $gpu AND source = $source ORDER BY day"
     )
-    with serving_connection(path) as served:
+    with serving_connection(warehouse) as served:
         if served is not None:
             return served[0].sql(select.format(table="breakeven_daily"), params=params).pl()
     daily = BREAKEVEN_DAILY.format(where="gpu = $gpu AND source = $source")
-    return read_frame(path, select.format(table=f"({daily})"), params)
+    return read_frame(warehouse, select.format(table=f"({daily})"), params)
 
 
 COST_MODES = ("hourly container", "monthly-plan container", "bare metal")
@@ -115,7 +115,7 @@ def cost_lines_for(
 
 
 def cost_lines(
-    path: Path,
+    warehouse: Warehouse,
     gpu: str,
     source: str = CHEAPEST,
     at: datetime | None = None,
@@ -128,7 +128,7 @@ def cost_lines(
     breakeven_hours_vs_hourly, breakeven_hours_vs_monthly, simulated. Empty if no snapshot.
     """
     row = read_frame(
-        path,
+        warehouse,
         f"""
         SELECT {BREAKEVEN_COLUMNS} FROM breakeven
         WHERE gpu = $gpu AND source = $source AND ($at IS NULL OR observed_at <= $at)
@@ -178,29 +178,29 @@ def _latest(table: str, partition: str) -> str:
     )
 
 
-def latest_card_value(path: Path) -> pl.DataFrame:
+def latest_card_value(warehouse: Warehouse) -> pl.DataFrame:
     return read_frame(
-        path, _latest("card_value", "source, gpu, billing") + " ORDER BY gpu, source, billing"
+        warehouse, _latest("card_value", "source, gpu, billing") + " ORDER BY gpu, source, billing"
     )
 
 
-def latest_monthly_discount(path: Path) -> pl.DataFrame:
+def latest_monthly_discount(warehouse: Warehouse) -> pl.DataFrame:
     return read_frame(
-        path, _latest("monthly_discount", "source, offer_id") + " ORDER BY gpu, source"
+        warehouse, _latest("monthly_discount", "source, offer_id") + " ORDER BY gpu, source"
     )
 
 
-def latest_market_premium(path: Path) -> pl.DataFrame:
+def latest_market_premium(warehouse: Warehouse) -> pl.DataFrame:
     return read_frame(
-        path,
+        warehouse,
         _latest("market_premium", "source, offer_id, billing") + " ORDER BY gpu, source, billing",
     )
 
 
-def alerts(path: Path, since: datetime | None = None) -> pl.DataFrame:
+def alerts(warehouse: Warehouse, since: datetime | None = None) -> pl.DataFrame:
     """Alerts created at or after ``since`` (all when None), newest first."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT alert_id, created_at, kind, rule, gpu, source, old_value, new_value, message,
                delivered_at, attempts, last_error, against, usage_hours, old_mode, new_mode,
@@ -214,10 +214,10 @@ def alerts(path: Path, since: datetime | None = None) -> pl.DataFrame:
     )
 
 
-def pending_alert_signature(path: Path) -> tuple[int, int]:
+def pending_alert_signature(warehouse: Warehouse) -> tuple[int, int]:
     """(undelivered alerts, their attempts so far): what the delivery sensor looks at."""
     row = read_frame(
-        path,
+        warehouse,
         "SELECT count(*) AS n, coalesce(sum(attempts), 0)::BIGINT AS attempts "
         "FROM alert WHERE delivered_at IS NULL",
     ).row(0)
@@ -235,16 +235,16 @@ class CheckOutcome:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def _outcome(path: Path, sql: str, describe: str, **metadata: Any) -> CheckOutcome:
-    frame = read_frame(path, sql)
+def _outcome(warehouse: Warehouse, sql: str, describe: str, **metadata: Any) -> CheckOutcome:
+    frame = read_frame(warehouse, sql)
     examples = [describe.format(**row) for row in frame.head(10).iter_rows(named=True)]
     return CheckOutcome(frame.is_empty(), frame.height, examples, metadata)
 
 
-def check_card_value(path: Path) -> CheckOutcome:
+def check_card_value(warehouse: Warehouse) -> CheckOutcome:
     """No zero, negative, non-finite or missing price per card, TFLOP, GB or TB/s."""
     return _outcome(
-        path,
+        warehouse,
         """
         SELECT source, gpu, billing, observed_at, cny_per_card_hour, cny_per_tflop_hour
         FROM card_value
@@ -259,10 +259,10 @@ def check_card_value(path: Path) -> CheckOutcome:
     )
 
 
-def check_breakeven(path: Path) -> CheckOutcome:
+def check_breakeven(warehouse: Warehouse) -> CheckOutcome:
     """Breakeven finite and positive where given, a reason where not, prices positive."""
     return _outcome(
-        path,
+        warehouse,
         """
         SELECT source, gpu, observed_at, breakeven_hours_vs_hourly AS h,
                breakeven_hours_vs_monthly AS m, reason_vs_hourly, reason_vs_monthly
@@ -282,10 +282,10 @@ def check_breakeven(path: Path) -> CheckOutcome:
     )
 
 
-def check_discount_range(path: Path) -> CheckOutcome:
+def check_discount_range(warehouse: Warehouse) -> CheckOutcome:
     """Computed monthly ÷ list ratio in (0, 1.2]."""
     return _outcome(
-        path,
+        warehouse,
         """
         SELECT source, gpu, offer_id, observed_at, discount_ratio FROM monthly_discount
         WHERE NOT (isfinite(discount_ratio) AND discount_ratio > 0 AND discount_ratio <= 1.2)
@@ -295,14 +295,14 @@ def check_discount_range(path: Path) -> CheckOutcome:
     )
 
 
-def check_discount_stated(path: Path) -> CheckOutcome:
+def check_discount_stated(warehouse: Warehouse) -> CheckOutcome:
     """The discount a page states agrees with its own prices, in each source's newest snapshot.
 
     A disagreement is reported (WARN), never corrected: seed 003 prints 95折 / 93折 for the
     4090 / 910B while its prices give 0.80.
     """
     outcome = _outcome(
-        path,
+        warehouse,
         """
         WITH newest AS (
             SELECT * FROM monthly_discount
@@ -318,17 +318,17 @@ def check_discount_stated(path: Path) -> CheckOutcome:
         "{monthly} / {list} = {computed}",
     )
     history = read_frame(
-        path,
+        warehouse,
         "SELECT count(*) FILTER (WHERE disagrees) AS n, count(*) AS total FROM monthly_discount",
     ).row(0)
     outcome.metadata = {"disagreeing_rows_in_history": int(history[0]), "rows": int(history[1])}
     return outcome
 
 
-def check_market_premium(path: Path) -> CheckOutcome:
+def check_market_premium(warehouse: Warehouse) -> CheckOutcome:
     """Quotes positive and premium ratios finite."""
     return _outcome(
-        path,
+        warehouse,
         """
         SELECT source, offer_id, billing, observed_at, quote_cny_per_card_hour, premium_ratio
         FROM market_premium

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served
 
 LATEST_OFFERS = """
@@ -29,12 +28,12 @@ ORDER BY day, gpu, source, billing
 """
 
 
-def latest_offers(path: Path) -> pl.DataFrame:
+def latest_offers(warehouse: Warehouse) -> pl.DataFrame:
     """The newest observation of every listing and billing mode (from the serving copy when
     there is one: warehouse.store.serving)."""
-    return read_served(path, LATEST_OFFERS)
+    return read_served(warehouse, LATEST_OFFERS)
 
 
-def daily_trend(path: Path) -> pl.DataFrame:
+def daily_trend(warehouse: Warehouse) -> pl.DataFrame:
     """Mean CNY per card-hour per day, card, source and billing mode."""
-    return read_frame(path, DAILY_TREND)
+    return read_frame(warehouse, DAILY_TREND)

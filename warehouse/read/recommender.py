@@ -6,12 +6,11 @@ conversion lives in ``configuration.recommender_feed``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served
 
 # A listing whose newest observation is this much older than its source's newest one
@@ -109,19 +108,19 @@ ORDER BY source
 """
 
 
-def latest_card_prices(path: Path, source: str | None = None) -> pl.DataFrame:
+def latest_card_prices(warehouse: Warehouse, source: str | None = None) -> pl.DataFrame:
     """Latest hourly / monthly-plan / bare-metal price per (source, gpu), one row each.
 
     Raises ``WarehouseMissing`` when there is no warehouse file yet.
     """
-    return read_served(path, LATEST_CARD_PRICES, {"source": source})
+    return read_served(warehouse, LATEST_CARD_PRICES, {"source": source})
 
 
-def gpu_specs(path: Path) -> pl.DataFrame:
+def gpu_specs(warehouse: Warehouse) -> pl.DataFrame:
     """The ``gpu_spec`` rows, with the columns the recommender needs."""
-    return read_frame(path, GPU_SPECS)
+    return read_frame(warehouse, GPU_SPECS)
 
 
-def price_sources(path: Path) -> pl.DataFrame:
+def price_sources(warehouse: Warehouse) -> pl.DataFrame:
     """Sources that list rentable prices, whether they are simulated, and their newest row."""
-    return read_frame(path, SOURCES)
+    return read_frame(warehouse, SOURCES)

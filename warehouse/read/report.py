@@ -11,12 +11,12 @@ parsed (``fx_in_month`` says at which rates). Every row says whether it is SIMUL
 from __future__ import annotations
 
 from datetime import date, timedelta
-from pathlib import Path
 
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.store.db import read_frame
+from warehouse.store.handle import Warehouse
 
 
 def month_start(month: date) -> date:
@@ -63,25 +63,25 @@ _MEDIANS = """
 """
 
 
-def platform_medians(path: Path, month: date) -> pl.DataFrame:
+def platform_medians(warehouse: Warehouse, month: date) -> pl.DataFrame:
     """Per card, platform and billing mode: the month's median CNY per card-hour, the month
     before's, month over month (a fraction: 0.05 = +5 %), how many observations and days,
     the currencies listed in, SIMULATED or not, and the first and last observation."""
     return read_frame(
-        path,
+        warehouse,
         _MEDIANS + "SELECT * FROM medians ORDER BY gpu, billing, median_cny_per_card_hour, source",
         _bounds(month, previous=True),
     )
 
 
-def cheapest_platforms(path: Path, month: date) -> pl.DataFrame:
+def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
     """Per card and billing mode: the platform with the lowest monthly median, its median
     and month over month, the runner-up, the dearest platform, the spread (max / min and
     max − min, CNY per card-hour) and how many platforms quote it. The seeds' published
     reference prices (``*-published``) are no platform and are left out, as in the
     cross-platform cheapest line (docs/METRICS.md)."""
     return read_frame(
-        path,
+        warehouse,
         _MEDIANS
         + f"""
         , ranked AS (
@@ -107,13 +107,13 @@ def cheapest_platforms(path: Path, month: date) -> pl.DataFrame:
     )
 
 
-def breakeven_month(path: Path, month: date) -> pl.DataFrame:
+def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     """Per card and line (each platform, and the cross-platform ``cheapest`` line first):
     the month's median bare-metal CNY per card-month, hourly and monthly-plan CNY per
     card-hour, and breakeven hours per month against each, with the snapshots counted (a
     snapshot without a breakeven counts, its NULL does not: the median is of the others)."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT gpu, source, scope,
                median(bare_metal_cny_per_card_month)::DOUBLE AS bare_metal_cny_per_card_month,
@@ -131,10 +131,10 @@ def breakeven_month(path: Path, month: date) -> pl.DataFrame:
     )
 
 
-def alerts_in_month(path: Path, month: date) -> pl.DataFrame:
+def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     """The alerts raised (created) in the month, oldest first."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT created_at, kind, rule, gpu, source, old_value, new_value, old_mode, new_mode,
                new_observed_at, delivered_at, message, simulated
@@ -146,11 +146,11 @@ def alerts_in_month(path: Path, month: date) -> pl.DataFrame:
     )
 
 
-def fx_in_month(path: Path, month: date) -> pl.DataFrame:
+def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     """Per currency, the CNY rates of the month's days: lowest, highest, the last one and
     its day, how many days have a rate, and where the rates come from."""
     return read_frame(
-        path,
+        warehouse,
         """
         SELECT currency, min(cny_per_unit)::DOUBLE AS low, max(cny_per_unit)::DOUBLE AS high,
                arg_max(cny_per_unit, day)::DOUBLE AS last, max(day) AS last_day,

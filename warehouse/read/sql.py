@@ -31,14 +31,13 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import duckdb
 
 from warehouse.read import sql_child
 from warehouse.read.sql_output import Row, json_sql, quote, text_sql
-from warehouse.store.config import current
+from warehouse.store.config import DEFAULT_MEMORY_LIMIT
 from warehouse.store.db import (
     WarehouseBusy,
     WarehouseMissing,
@@ -47,6 +46,7 @@ from warehouse.store.db import (
     memory_connection,
     warehouse_exists,
 )
+from warehouse.store.handle import Warehouse
 
 ALLOWED = (
     "one read-only query: SELECT, WITH … SELECT, FROM …, DESCRIBE t, SHOW TABLES, SUMMARIZE t "
@@ -257,7 +257,7 @@ def check(sql: str) -> str:
     if kind not in _READ_TYPES:
         raise _refuse(f"{kind} statements change state or reach outside the warehouse")
     inner = _EXPLAIN.sub("", text, count=1) if kind == "EXPLAIN" else text
-    with memory_connection(None) as parser:
+    with memory_connection(DEFAULT_MEMORY_LIMIT, None) as parser:  # parsing only
         tree = parser.execute("SELECT json_serialize_sql(?)", [inner]).fetchone()[0]
     try:
         parsed = json.loads(tree)
@@ -271,16 +271,16 @@ def check(sql: str) -> str:
     return text
 
 
-def _sandbox(path: Path, wait_s: float) -> duckdb.DuckDBPyConnection:
-    """A private in-memory DuckDB under the configured memory limit, with the warehouse
+def _sandbox(warehouse: Warehouse, wait_s: float) -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB under the warehouse's memory limit, with it
     attached read-only, external access off, Python variables out of reach (DuckDB would
     read a data frame in scope as a table of its name) and the configuration locked."""
-    if not warehouse_exists(path):
-        raise _missing(path)
+    if not warehouse_exists(warehouse):
+        raise _missing(warehouse)
     # No spilling: the memory limit bounds the query, and the disk stays out of reach too.
-    con = memory_connection(None, python_enable_replacements=False)
+    con = memory_connection(warehouse.memory_limit, None, python_enable_replacements=False)
     try:
-        attach_read_only(con, path, wait_s=wait_s)
+        attach_read_only(con, warehouse, wait_s=wait_s)
         con.execute("USE warehouse")
         con.execute("SET TimeZone = 'UTC'")  # the warehouse's times are UTC; so is the output
         con.execute("SET enable_external_access = false")
@@ -320,7 +320,7 @@ def _rendered(rel: duckdb.DuckDBPyRelation, render: Render) -> list[Row]:
 
 
 def run(
-    path: Path,
+    warehouse: Warehouse,
     sql: str,
     *,
     max_rows: int = 10_000,
@@ -334,9 +334,9 @@ def run(
     ``max_rows`` or ``timeout_s`` out of range. Refused queries start no process."""
     _validate(max_rows, timeout_s)
     text = check(sql)
-    if not warehouse_exists(path):
-        raise _missing(path)
-    job = sql_child.Job(path, text, max_rows, render, wait_s, timeout_s, current())
+    if not warehouse_exists(warehouse):
+        raise _missing(warehouse)
+    job = sql_child.Job(warehouse, text, max_rows, render, wait_s, timeout_s)
     try:
         reply = sql_child.run_in_child(job)
     except sql_child.ChildTimedOut:
@@ -345,19 +345,21 @@ def run(
             "LIMIT, or raise --timeout"
         ) from None
     except sql_child.ChildLost:  # an allocation failed where DuckDB could not catch it
-        raise _too_big() from None
+        raise _too_big(warehouse.memory_limit) from None
     except sql_child.ChildNotReady as exc:
         raise WarehouseUnreachable(f"{exc}; try again") from None
-    return _result(reply)
+    return _result(reply, warehouse.memory_limit)
 
 
-def _missing(path: Path) -> WarehouseMissing:
-    return WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
+def _missing(warehouse: Warehouse) -> WarehouseMissing:
+    return WarehouseMissing(
+        f"no warehouse at {warehouse.path} yet: run `gpuprice run` or `make up` first"
+    )
 
 
-def _too_big() -> QueryTooBig:
+def _too_big(memory_limit: str) -> QueryTooBig:
     return QueryTooBig(
-        f"query stopped: it needs more memory than the limit of {current().memory_limit} "
+        f"query stopped: it needs more memory than the limit of {memory_limit} "
         "(GPUPRICE_DUCKDB_MEMORY_LIMIT); narrow it with WHERE, aggregate before "
         "collecting lists, or raise the limit"
     )
@@ -370,7 +372,7 @@ _PASSED_ON: dict[str, type[Exception]] = {
 }
 
 
-def _result(reply: dict[str, Any]) -> QueryResult:
+def _result(reply: dict[str, Any], memory_limit: str) -> QueryResult:
     """The child's answer as a QueryResult, or the error it reported."""
     if "result" in reply:
         got = reply["result"]
@@ -378,7 +380,7 @@ def _result(reply: dict[str, Any]) -> QueryResult:
         return QueryResult(rows=rows, **got)
     kind, message = reply["error"], reply.get("message", "")
     if kind == "QueryTooBig":
-        raise _too_big()
+        raise _too_big(memory_limit)
     if kind in _PASSED_ON:
         raise _PASSED_ON[kind](message)
     if kind == "duckdb":
@@ -406,7 +408,7 @@ def answer(job: sql_child.Job, ready: Callable[[], None]) -> dict[str, Any]:
 
 
 def _execute(job: sql_child.Job, ready: Callable[[], None]) -> QueryResult:
-    con = _sandbox(job.path, job.wait_s)
+    con = _sandbox(job.warehouse, job.wait_s)
     try:
         ready()
         started = time.monotonic()

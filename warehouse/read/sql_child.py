@@ -32,10 +32,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
-from pathlib import Path
 from typing import Any
 
-from warehouse.store.config import WarehouseConfig
+from warehouse.store.handle import Warehouse
 
 # Starting Python, importing DuckDB and polars and attaching the warehouse took 0.3-0.4 s here
 # (bench/sql_console.py); the rest is for a loaded machine or a DuckLake catalog far away.
@@ -62,16 +61,15 @@ _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b)\s*", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Job:
-    """What the child runs: ``text`` (already checked), and how the parent's warehouse is
-    configured (the child builds no settings of its own)."""
+    """What the child runs: ``text`` (already checked) on the parent's ``warehouse`` handle
+    (the child builds no settings of its own)."""
 
-    path: Path
+    warehouse: Warehouse
     text: str
     max_rows: int
     render: str
     wait_s: float
     timeout_s: float
-    config: WarehouseConfig
 
 
 class ChildTimedOut(RuntimeError):

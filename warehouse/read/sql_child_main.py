@@ -14,7 +14,6 @@ from multiprocessing.connection import Connection
 
 from warehouse.read.sql import answer
 from warehouse.read.sql_child import ORPHAN_GRACE_S, READY, Job, headroom
-from warehouse.store.config import configure
 
 
 def _virtual_size() -> int:
@@ -35,10 +34,9 @@ def main(fd: int) -> None:
     """The child: run the job the parent sends over ``fd`` and send back the answer."""
     with Connection(fd) as parent:
         job: Job = parent.recv()
-        configure(job.config)
 
         def ready() -> None:
-            _cap_address_space(job.config.memory_limit)
+            _cap_address_space(job.warehouse.memory_limit)
             orphaned = threading.Timer(job.timeout_s + ORPHAN_GRACE_S, os._exit, args=(3,))
             orphaned.daemon = True
             orphaned.start()

@@ -29,7 +29,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.store.config import current
+from warehouse.store.config import DEFAULT_MEMORY_LIMIT
 from warehouse.store.db import (
     WarehouseMissing,
     attach_read_only,
@@ -39,6 +39,7 @@ from warehouse.store.db import (
     warehouse_exists,
     write_connection,
 )
+from warehouse.store.handle import Warehouse
 from warehouse.store.lake import is_lake, sql_string
 from warehouse.store.serving import remove as remove_serving_copy
 from warehouse.store.serving import serving_path
@@ -103,9 +104,9 @@ class BackupSummary:
         )
 
 
-def backup(path: Path, directory: Path, *, wait_s: float = 60.0) -> BackupSummary:
-    if not warehouse_exists(path):
-        raise WarehouseMissing(f"no warehouse at {path} yet: nothing to back up")
+def backup(warehouse: Warehouse, directory: Path, *, wait_s: float = 60.0) -> BackupSummary:
+    if not warehouse_exists(warehouse):
+        raise WarehouseMissing(f"no warehouse at {warehouse.path} yet: nothing to back up")
     if directory.exists() and not directory.is_dir():
         raise BackupError(f"{directory} is a file; back up into a new or empty directory")
     target = directory / BACKUP_FILE
@@ -121,9 +122,10 @@ def backup(path: Path, directory: Path, *, wait_s: float = 60.0) -> BackupSummar
     partial = directory / (BACKUP_FILE + ".partial")
     partial.unlink(missing_ok=True)
     started = utcnow()
-    con = memory_connection(directory / ".duckdb-backup.tmp")  # under the memory limit
+    # under the warehouse's memory limit
+    con = memory_connection(warehouse.memory_limit, directory / ".duckdb-backup.tmp")
     try:
-        attach_read_only(con, path, wait_s=wait_s)
+        attach_read_only(con, warehouse, wait_s=wait_s)
         con.execute(f"ATTACH {sql_string(str(partial))} AS backup")
         con.execute("COPY FROM DATABASE warehouse TO backup")
         source_counts = _counts(con, "warehouse")
@@ -142,7 +144,7 @@ def backup(path: Path, directory: Path, *, wait_s: float = 60.0) -> BackupSummar
     seconds = (utcnow() - started).total_seconds()
     manifest = {
         "created_at": started.isoformat(),
-        "source": str(path),
+        "source": str(warehouse.path),
         "tables": source_counts,
         "checksums": {t: total for t, (_, total) in contents.items()},
         "checksum": CHECKSUM,
@@ -182,14 +184,14 @@ def _manifest(directory: Path) -> dict[str, Any]:
     return manifest
 
 
-def verify(directory: Path) -> dict[str, int]:
+def verify(directory: Path, *, memory_limit: str = DEFAULT_MEMORY_LIMIT) -> dict[str, int]:
     """The backup's table counts, checked with its contents against its manifest; BackupError
-    naming every table that differs."""
+    naming every table that differs. ``memory_limit``: the restored warehouse's."""
     target, manifest_path = directory / BACKUP_FILE, directory / MANIFEST
     if not target.is_file() or not manifest_path.is_file():
         raise BackupError(f"{directory} holds no backup ({BACKUP_FILE} and {MANIFEST})")
     manifest = _manifest(directory)
-    con = memory_connection(directory / ".duckdb-backup.tmp")  # under the memory limit
+    con = memory_connection(memory_limit, directory / ".duckdb-backup.tmp")
     try:
         con.execute(f"ATTACH {sql_string(str(target))} AS backup (READ_ONLY)")
         contents = _contents(con, "backup")
@@ -228,17 +230,17 @@ def _differences(
     return problems
 
 
-def restore(path: Path, directory: Path) -> Path | None:
+def restore(warehouse: Warehouse, directory: Path) -> Path | None:
     """Put the backup in place of the warehouse; returns where the old file went (or None).
     Refused while any process holds the warehouse, and for a DuckLake."""
-    lake = current().lake
+    lake, path = warehouse.lake, warehouse.path
     if lake is not None:
         raise BackupError(
             f"the warehouse is the DuckLake {lake.describe()} (GPUPRICE_DUCKLAKE): restore its "
             "catalog database and data path with their own tools (pg_restore, the object "
             "store's versions); `gpuprice restore` replaces the DuckDB file only"
         )
-    verify(directory)
+    verify(directory, memory_limit=warehouse.memory_limit)
     moved: Path | None = None
     if path.exists():
         try:
@@ -280,11 +282,13 @@ class PruneSummary:
     before: datetime
 
 
-def prune_raw_pages(path: Path, days: int, *, now: datetime | None = None) -> PruneSummary:
+def prune_raw_pages(
+    warehouse: Warehouse, days: int, *, now: datetime | None = None
+) -> PruneSummary:
     """Empty the bodies of raw pages fetched more than ``days`` days ago; parsed rows and the
     pages' metadata stay."""
     before = (now or utcnow()) - timedelta(days=days)
-    with write_connection(path) as con:
+    with write_connection(warehouse) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute(

@@ -1,11 +1,9 @@
 """What the warehouse needs to know to open itself: DuckDB's memory limit and, when the
 warehouse is a DuckLake instead of the DuckDB file, where the lake is.
 
-The warehouse never reads the environment or the TOML itself. Each entry point (the CLI, the
-Dagster definitions, the dashboard) builds a :class:`WarehouseConfig` once from its settings
-(``configuration.settings.warehouse_config``) and hands it over with :func:`configure`; every
-connection :mod:`warehouse.store.db` opens afterwards uses it. Without a call, the default
-applies: the DuckDB file at the path each caller passes, with the default memory limit.
+The warehouse never reads the environment or the TOML itself: configuration passes the
+environment to :func:`warehouse.store.environment.warehouse_config`, and each entry point
+puts the result in its one :class:`warehouse.store.handle.Warehouse`.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 # The deployment's environment variables, named in messages that say what to fix
-# (configuration.settings reads them).
+# (warehouse.store.environment parses them from the environment configuration passes).
 DUCKLAKE_ENV = "GPUPRICE_DUCKLAKE"
 DUCKLAKE_DATA_PATH_ENV = "GPUPRICE_DUCKLAKE_DATA_PATH"
 S3_ENDPOINT_ENV = "GPUPRICE_S3_ENDPOINT"
@@ -68,22 +66,8 @@ def s3_bucket(data_path: str) -> str:
 
 @dataclass(frozen=True)
 class WarehouseConfig:
-    """How every warehouse connection of this process opens: DuckDB's ``memory_limit``
+    """How every connection to a warehouse opens: DuckDB's ``memory_limit``
     (its cache, spilled to disk beyond it) and the DuckLake, or None for the DuckDB file."""
 
     memory_limit: str = DEFAULT_MEMORY_LIMIT
     lake: LakeTarget | None = None
-
-
-_configured = WarehouseConfig()
-
-
-def configure(config: WarehouseConfig) -> None:
-    """Set how this process's warehouse connections open (once, at the entry point)."""
-    global _configured
-    _configured = config
-
-
-def current() -> WarehouseConfig:
-    """The configuration in force (the default until :func:`configure` is called)."""
-    return _configured

@@ -1,8 +1,8 @@
 """Connections to the warehouse, and its migrations.
 
 The warehouse is the DuckDB file ``$GPUPRICE_HOME/gpuprice.duckdb``, or a DuckLake when
-``GPUPRICE_DUCKLAKE`` is set (warehouse.store.lake; the ``path`` callers pass then only places the
-serving copy and DuckDB's spill files). DuckDB allows one writing process or many reading
+``GPUPRICE_DUCKLAKE`` is set (warehouse.store.lake); every function here takes the
+:class:`~warehouse.store.handle.Warehouse` handle that says which, and how it opens. DuckDB allows one writing process or many reading
 ones, never both. So the pipeline writes in short transactions, every reader opens
 read-only per query, and both retry for a bounded time while the other side holds the lock.
 """
@@ -21,7 +21,8 @@ import polars as pl
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from warehouse.store import lake as ducklake
-from warehouse.store.config import LakeTarget, current
+from warehouse.store.config import LakeTarget
+from warehouse.store.handle import Warehouse
 from warehouse.store.migrations import migration_files
 
 T = TypeVar("T")
@@ -70,37 +71,42 @@ def lock_retrying(wait_s: float) -> Retrying:
     )
 
 
-def duckdb_config() -> dict[str, str]:
-    """The settings every warehouse connection opens with (the same for readers and the
-    writer: DuckDB refuses two connections to one file with different settings)."""
-    return {"memory_limit": current().memory_limit}
+def duckdb_config(warehouse: Warehouse) -> dict[str, str]:
+    """The settings every connection to ``warehouse`` opens with (the same for readers and
+    the writer: DuckDB refuses two connections to one file with different settings)."""
+    return {"memory_limit": warehouse.memory_limit}
 
 
-def _connect(path: Path, read_only: bool, local_file: bool) -> duckdb.DuckDBPyConnection:
-    lake = None if local_file else current().lake
+def _connect(warehouse: Warehouse, read_only: bool) -> duckdb.DuckDBPyConnection:
+    lake = warehouse.lake
     if lake is None:
-        return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+        config = duckdb_config(warehouse)
+        return duckdb.connect(str(warehouse.path), read_only=read_only, config=config)
     if lake.postgres:
-        con = _lake_instance(lake, path, read_only).cursor()
+        con = _lake_instance(warehouse, read_only).cursor()
     else:
-        con = _attach_lake(lake, path, read_only)
+        con = _attach_lake(warehouse, read_only)
     con.execute(f"USE {ducklake.ALIAS}")
     return con
 
 
-def memory_connection(spill_to: Path | None, **settings: str | bool) -> duckdb.DuckDBPyConnection:
-    """A private in-memory DuckDB under the configured memory limit, for work that ATTACHes
-    the warehouse (a DuckLake's attachment, the SQL sandbox, backup). ``spill_to``: the
-    directory it spills to beyond the limit (an in-memory database would spill to ./.tmp,
+def memory_connection(
+    memory_limit: str, spill_to: Path | None, **settings: str | bool
+) -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB under ``memory_limit`` (a warehouse's), for work that
+    ATTACHes the warehouse (a DuckLake's attachment, the SQL sandbox, backup). ``spill_to``:
+    the directory it spills to beyond the limit (an in-memory database would spill to ./.tmp,
     wherever the process runs); None: it never spills, and what does not fit fails with
     ``duckdb.OutOfMemoryException``. ``settings``: more DuckDB settings."""
-    config: dict[str, str | bool] = {**duckdb_config(), **settings}
+    config: dict[str, str | bool] = {"memory_limit": memory_limit, **settings}
     config["temp_directory"] = "" if spill_to is None else str(spill_to)
     return duckdb.connect(":memory:", config=config)
 
 
-def _attach_lake(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    con = memory_connection(path.parent / ".duckdb-lake.tmp")
+def _attach_lake(warehouse: Warehouse, read_only: bool) -> duckdb.DuckDBPyConnection:
+    lake = warehouse.lake
+    assert lake is not None
+    con = memory_connection(warehouse.memory_limit, warehouse.path.parent / ".duckdb-lake.tmp")
     try:
         ducklake.attach(con, lake, read_only=read_only)
     except BaseException:
@@ -113,23 +119,23 @@ def _attach_lake(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.DuckDB
 # each connection a cursor on them. Loading the extensions and ATTACHing cost ~0.5 s here
 # (docs/SCALING.md), more than most queries, and such a lake holds no lock while attached.
 # A DuckDB-file catalog is attached per connection instead: an attachment holds its lock.
-_LAKES: dict[tuple[LakeTarget, bool], duckdb.DuckDBPyConnection] = {}
+_LAKES: dict[tuple[Warehouse, bool], duckdb.DuckDBPyConnection] = {}
 _LAKES_LOCK = threading.Lock()
 
 
-def _lake_instance(lake: LakeTarget, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _lake_instance(warehouse: Warehouse, read_only: bool) -> duckdb.DuckDBPyConnection:
     with _LAKES_LOCK:
-        for key in [k for k in _LAKES if k[0] != lake]:  # another lake configured: let go
+        for key in [k for k in _LAKES if k[0] != warehouse]:  # another handle: let go
             _LAKES.pop(key).close()
-        if (lake, read_only) not in _LAKES:
-            _LAKES[lake, read_only] = _attach_lake(lake, path, read_only)
-        return _LAKES[lake, read_only]
+        if (warehouse, read_only) not in _LAKES:
+            _LAKES[warehouse, read_only] = _attach_lake(warehouse, read_only)
+        return _LAKES[warehouse, read_only]
 
 
-def warehouse_exists(path: Path) -> bool:
-    """Whether there is a warehouse to read: the file at ``path``, or a configured DuckLake
-    (whose tables :func:`read_connection` checks when it opens it)."""
-    return current().lake is not None or path.exists()
+def warehouse_exists(warehouse: Warehouse) -> bool:
+    """Whether there is a warehouse to read: the file, or a DuckLake (whose tables
+    :func:`read_connection` checks when it opens it)."""
+    return warehouse.lake is not None or warehouse.path.exists()
 
 
 @contextmanager
@@ -151,31 +157,34 @@ def _as_warehouse_errors(
         raise
 
 
-def _open(
-    path: Path, *, read_only: bool, wait_s: float, local_file: bool = False
-) -> duckdb.DuckDBPyConnection:
+def _open(warehouse: Warehouse, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
     # LakeNotCreated kept: read_connection says "nothing loaded yet"
-    with _as_warehouse_errors(path, wait_s, keep=(ducklake.LakeNotCreated,)):
-        return lock_retrying(wait_s)(_connect, path, read_only, local_file)
+    with _as_warehouse_errors(warehouse.path, wait_s, keep=(ducklake.LakeNotCreated,)):
+        return lock_retrying(wait_s)(_connect, warehouse, read_only)
 
 
-def attach_read_only(con: duckdb.DuckDBPyConnection, path: Path, *, wait_s: float) -> None:
+def attach_read_only(
+    con: duckdb.DuckDBPyConnection, warehouse: Warehouse, *, wait_s: float
+) -> None:
     """Attach the warehouse read-only as ``warehouse`` on a private in-memory connection
     (backup, the SQL sandbox), waiting up to ``wait_s`` while a writer holds it."""
-    lake = current().lake
-    with _as_warehouse_errors(path, wait_s):
+    lake = warehouse.lake
+    with _as_warehouse_errors(warehouse.path, wait_s):
         if lake is None:
-            statement = f"ATTACH {ducklake.sql_string(str(path))} AS warehouse (READ_ONLY)"
+            where = ducklake.sql_string(str(warehouse.path))
+            statement = f"ATTACH {where} AS warehouse (READ_ONLY)"
             lock_retrying(wait_s)(con.execute, statement)
         else:
             lock_retrying(wait_s)(ducklake.attach, con, lake, read_only=True)
 
 
 @contextmanager
-def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.DuckDBPyConnection]:
+def write_connection(
+    warehouse: Warehouse, *, wait_s: float = 120.0
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """The one writer: migrated on open, closed as soon as the block ends."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lake = current().lake
+    warehouse.path.parent.mkdir(parents=True, exist_ok=True)
+    lake = warehouse.lake
     with ExitStack() as held:
         if lake is not None:
             try:
@@ -184,7 +193,7 @@ def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.Du
                 raise WarehouseBusy(str(exc)) from None
             except ducklake.LakeUnavailable as exc:
                 raise WarehouseUnreachable(str(exc)) from None
-        con = _open(path, read_only=False, wait_s=wait_s)
+        con = _open(warehouse, read_only=False, wait_s=wait_s)
         try:
             migrate(con)
             yield con
@@ -194,17 +203,17 @@ def write_connection(path: Path, *, wait_s: float = 120.0) -> Iterator[duckdb.Du
 
 @contextmanager
 def read_connection(
-    path: Path, *, wait_s: float = 15.0, local_file: bool = False
+    warehouse: Warehouse, *, wait_s: float = 15.0
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Read-only. ``local_file``: the DuckDB file at ``path`` even when the warehouse is a
-    DuckLake (the serving copy is a local file beside each dashboard)."""
-    lake = None if local_file else current().lake
+    """Read-only (the serving copy beside each dashboard, a local file also when the
+    warehouse is a DuckLake, is read through ``warehouse.local(path)``)."""
+    lake, path = warehouse.lake, warehouse.path
     if lake is None and not path.exists():
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
     if lake is not None and not ducklake.catalog_exists(lake):
         raise _empty_lake(lake)
     try:
-        con = _open(path, read_only=True, wait_s=wait_s, local_file=local_file)
+        con = _open(warehouse, read_only=True, wait_s=wait_s)
     except ducklake.LakeNotCreated:
         raise _empty_lake(lake) from None
     try:
@@ -216,15 +225,14 @@ def read_connection(
 
 
 def read_frame(
-    path: Path,
+    warehouse: Warehouse,
     sql: str,
     params: list[Any] | dict[str, Any] | None = None,
     *,
     wait_s: float = 15.0,
-    local_file: bool = False,
 ) -> pl.DataFrame:
     """Run one read-only query and return a Polars frame; the connection is closed at once."""
-    with read_connection(path, wait_s=wait_s, local_file=local_file) as con:
+    with read_connection(warehouse, wait_s=wait_s) as con:
         return con.sql(sql, params=params or None).pl()
 
 
@@ -233,10 +241,12 @@ def read_frame(
 LARGER_MEMORY_LIMITS = ("512MB", "2GB", "8GB")
 
 
-def with_more_memory(con: duckdb.DuckDBPyConnection, step: Callable[[], T]) -> tuple[T, str | None]:
+def with_more_memory(
+    con: duckdb.DuckDBPyConnection, step: Callable[[], T], *, configured: str
+) -> tuple[T, str | None]:
     """Run ``step`` (one transaction on ``con``, rolled back when it fails); when DuckDB runs
     out of memory, run it again with the next larger limit. Returns its result and the
-    limit it needed (None: the configured one sufficed).
+    limit it needed (None: ``configured``, the warehouse's own limit, sufficed).
 
     An hourly run fits the configured limit many times over. A backlog (the first derive
     after a long backfill, a full recompute, a first serving copy of years of history)
@@ -257,7 +267,7 @@ def with_more_memory(con: duckdb.DuckDBPyConnection, step: Callable[[], T]) -> t
         raise AssertionError("unreachable")
     finally:
         if limit is not None:
-            con.execute(f"SET memory_limit = '{current().memory_limit}'")
+            con.execute(f"SET memory_limit = '{configured}'")
 
 
 def drop_work_tables(con: duckdb.DuckDBPyConnection, *tables: str) -> None:

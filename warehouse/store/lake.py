@@ -1,9 +1,10 @@
 """The warehouse on DuckLake (docs/SCALING.md): attaching it, its writer lock, and the few
 statements that differ from the DuckDB file.
 
-``GPUPRICE_DUCKLAKE`` (warehouse.store.config.WarehouseConfig.lake, built by configuration.settings) switches every warehouse
-connection (warehouse.store.db) from the DuckDB file to a DuckLake: catalog in PostgreSQL (or a
-DuckDB file), rows as Parquet under a data path. The code above warehouse.store.db is the same
+``GPUPRICE_DUCKLAKE`` (a warehouse handle's ``config.lake``, parsed by
+warehouse.store.environment) switches every warehouse connection (warehouse.store.db) from
+the DuckDB file to a DuckLake: catalog in PostgreSQL (or a DuckDB file), rows as Parquet
+under a data path. The code above warehouse.store.db is the same
 for both. What DuckLake lacks, and what is done instead:
 
 - no PRIMARY KEY / UNIQUE / CHECK ("Not implemented"): the migrations run without those
@@ -40,7 +41,6 @@ from warehouse.store.config import (
     DUCKLAKE_DATA_PATH_ENV,
     S3_ENDPOINT_ENV,
     LakeTarget,
-    current,
     s3_bucket,
 )
 from warehouse.store.migrations import migration_files
@@ -295,8 +295,6 @@ def writer_lock(lake: LakeTarget, wait_s: float) -> Iterator[None]:
 
 def is_lake(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether ``con``'s default database is a DuckLake."""
-    if current().lake is None:
-        return False  # no lake configured: skip the query on every insert into the file
     rows = con.execute(
         "SELECT type FROM duckdb_databases() WHERE database_name = current_database()"
     ).fetchall()

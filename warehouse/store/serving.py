@@ -46,6 +46,7 @@ from warehouse.store.db import (
     utcnow,
     with_more_memory,
 )
+from warehouse.store.handle import Warehouse
 from warehouse.store.lake import sql_string
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole.
@@ -76,9 +77,9 @@ BREAKEVEN_DAILY = """
 """
 
 
-def serving_path(warehouse: Path) -> Path:
-    """Where the serving copy of ``warehouse`` lives: beside it."""
-    return warehouse.with_name(f"{warehouse.stem}-serving.duckdb")
+def serving_path(path: Path) -> Path:
+    """Where the serving copy of the warehouse file ``path`` lives: beside it."""
+    return path.with_name(f"{path.stem}-serving.duckdb")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +114,11 @@ def mark_all(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def sync(
-    con: duckdb.DuckDBPyConnection, warehouse: Path, *, wait_s: float | None = None
+    con: duckdb.DuckDBPyConnection, warehouse: Warehouse, *, wait_s: float | None = None
 ) -> SyncSummary:
-    """Bring the serving copy up to date from the warehouse open on ``con`` (the writer)."""
+    """Bring the serving copy up to date from ``warehouse``, open on ``con`` (the writer)."""
     started = time.perf_counter()
-    target = serving_path(warehouse)
+    target = serving_path(warehouse.path)
     wait_s = SYNC_WAIT_S if wait_s is None else wait_s
     _attach(con, target, wait_s)
     try:
@@ -134,7 +135,7 @@ def sync(
             remove(target)
             _attach(con, target, wait_s)
         if days or full:
-            with_more_memory(con, lambda: _copy(con, full))
+            with_more_memory(con, lambda: _copy(con, full), configured=warehouse.memory_limit)
             con.execute(
                 "DELETE FROM serving_outbox o USING sync_key k "
                 "WHERE o.source = k.source AND o.day = k.day"
@@ -317,17 +318,18 @@ class ServingState:
 
 @contextmanager
 def serving_connection(
-    warehouse: Path, *, wait_s: float = 15.0
+    warehouse: Warehouse, *, wait_s: float = 15.0
 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, ServingState] | None]:
     """A read-only connection to the serving copy and its state, or None when there is no
     usable copy (never synced, another layout, damaged): the caller then reads the
     warehouse itself."""
-    target = serving_path(warehouse)
+    target = serving_path(warehouse.path)
     with ExitStack() as stack:
         row = None
         if target.exists():
             try:
-                con = stack.enter_context(read_connection(target, wait_s=wait_s, local_file=True))
+                local = warehouse.local(target)  # a file beside the dashboard, also on a lake
+                con = stack.enter_context(read_connection(local, wait_s=wait_s))
                 # fetchall: a half-read result would block the caller's query on this con.
                 rows = con.execute(
                     "SELECT synced_at, watermark FROM serving_state WHERE layout = ?", [LAYOUT]
@@ -338,7 +340,7 @@ def serving_connection(
         yield (con, ServingState(*row)) if row else None
 
 
-def read_served(warehouse: Path, sql: str, params: dict | None = None) -> pl.DataFrame:
+def read_served(warehouse: Warehouse, sql: str, params: dict | None = None) -> pl.DataFrame:
     """Run ``sql`` on the serving copy when there is one, else on the warehouse.
 
     ``sql`` may only read tables the copy holds; ``{latest}`` after offer, card_value or

@@ -1,35 +1,12 @@
-"""A generic extractor for a site with no adapter, configured in ``gpuprice.toml`` only.
+"""The generic extractor: rows from a site with no adapter, configured in ``gpuprice.toml``
+only (``adapter = "generic"``, options in ``[sources.<name>.extract]``: :class:`GenericOptions`).
 
-```toml
-[sources.examplecloud]
-adapter = "generic"
-live_url = "https://gpu.example.com"
-[sources.examplecloud.extract]
-paths = ["/pricing"]        # pages to fetch, relative to the URL (default: the URL itself)
-currency = "CNY"            # for prices that name no currency (¥ / 元 / $ / USD do)
-unit = "元/时"              # for prices whose cell, header and unit column name no period
-price_per = "machine"       # a price without 卡 / 台 / GPU in its unit covers: machine | card
-```
-
-Two extractors run over each page (``jsonld`` / ``tables`` switch them off):
-
-* schema.org JSON-LD: every ``Offer`` (under a ``Product``, an ``AggregateOffer``, or free
-  with ``itemOffered``), the card from the Product's (or item's) name, ``price``,
-  ``priceCurrency`` and the period from ``priceSpecification`` (``unitCode`` HUR / DAY /
-  MON or ``unitText``);
-* pricing tables: HTML tables, ARIA tables and grids of divs (:mod:`._table`), also
-  header-less or cut short as saved excerpts are; which column holds what is read from the
-  headers and the cells (:mod:`._table_layout`, :mod:`._table_columns`). A model cell may
-  hold the count and a label ("On-demand 8x NVIDIA H100 SXM"); a header states the unit and
-  coverage of its prices ("价格(元/时)", "PRICE/GPU/HR", "包月"); several price columns
-  (按量 / 包月, On-demand / Spot) give one row each.
-
-Nothing is guessed: a price whose currency or billing period is stated nowhere (cell,
-header, unit column, the page's "单位：元", configuration) is an error, and so are a row
-whose cells do not match the header and a price cell of a GPU row that is not a price. Rows
-that are not GPU listings (CPU-only, storage, a share of one card, a section heading) are
-skipped. Each row's ``offer_id`` is built from what identifies it on the page (table, card,
-memory, count, region, price column), so it is stable from day to day.
+Two extractors run over each page: schema.org JSON-LD offers, and pricing tables (HTML, ARIA
+or grids of divs, read by :mod:`._table`; which column is which by :mod:`._table_layout` and
+:mod:`._table_columns`). Nothing is guessed: a price whose currency or period is stated
+nowhere is an error. ``offer_id`` is built from what identifies a row on the page, so it is
+stable from day to day. The options, the header synonyms and the real captures the tables
+are verified on: docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -38,11 +15,9 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
-from scrapers.fx import FxRates
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
 from scrapers.rows import (
@@ -57,8 +32,16 @@ from scrapers.sources import _jsonld
 from scrapers.sources._json import number
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import is_simulated, load_html, naive_utc
-from scrapers.sources._table import Cell, Grid, ends_cut, html_tables, other_grids, repair_cut_start
-from scrapers.sources._table_columns import (
+from scrapers.sources.base import Kind
+from scrapers.sources.generic._table import (
+    Cell,
+    Grid,
+    ends_cut,
+    html_tables,
+    other_grids,
+    repair_cut_start,
+)
+from scrapers.sources.generic._table_columns import (
     Column,
     count_label,
     is_gpu_name,
@@ -68,7 +51,13 @@ from scrapers.sources._table_columns import (
     starts_like_price,
     vram_gb,
 )
-from scrapers.sources._table_layout import Layout, Listing, is_section_row, layout_of, listing_of
+from scrapers.sources.generic._table_layout import (
+    Layout,
+    Listing,
+    is_section_row,
+    layout_of,
+    listing_of,
+)
 from scrapers.units import Per, currency_in, nfkc, parse_money, parse_period, per_card_hour
 
 PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
@@ -116,18 +105,17 @@ class _Page:
 
 
 class GenericAdapter:
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     secret = None
+    key_pair = None
 
     def __init__(
         self,
         name: str = "generic",
         options: GenericOptions | None = None,
-        fx: FxRates | None = None,
     ) -> None:
         self.name = name
         self.options = options or GenericOptions()
-        self.fx = fx or FxRates()
         self.currency = (self.options.currency or "CNY").upper()
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
@@ -279,7 +267,6 @@ class GenericAdapter:
         norm_unit, native = per_card_hour(
             listed, currency, hours, listing.count, stated or per or self.options.price_per
         )
-        cny = self.fx.to_cny(native, currency, page.observed_at.date())
         return OfferRow(
             observed_at=page.observed_at,
             source=self.name,
@@ -293,7 +280,7 @@ class GenericAdapter:
             currency=currency,
             unit=norm_unit,
             unit_raw=unit,
-            cny_per_card_hour=cny,
+            per_card_hour=native,
             list_price=listed,
             region=listing.region,
             simulated=page.simulated,

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from scrapers.rows import ParseError
-from scrapers.sources._table import Cell, Grid
-from scrapers.sources._table_columns import (
+from scrapers.sources.generic._table import Cell, Grid
+from scrapers.sources.generic._table_columns import (
     Column,
     card_vram,
     count_in_parts,

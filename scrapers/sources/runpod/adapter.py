@@ -1,41 +1,12 @@
-"""RunPod: GPU pods per GPU-hour in USD (→ CNY), from RunPod's public GraphQL API.
+"""RunPod: GPU pods per GPU-hour in USD, from RunPod's public GraphQL API (no key).
 
-**Live request**: ``POST https://api.runpod.io/graphql`` with ``{"query": GPU_TYPES_QUERY}``
-(below), the endpoint and ``gpuTypes`` fields that public clients query: dstack's gpuhunt
-(``src/gpuhunt/providers/runpod.py``: ``securePrice``, ``communityPrice``,
-``oneMonthPrice`` / ``threeMonthPrice`` / ``sixMonthPrice``, ``secureCloud`` /
-``communityCloud``), SkyPilot's ``sky/catalog/data_fetchers/fetch_runpod.py`` and RunPod's own
-SDK (``runpod/api/queries/gpus.py``: the spot prices, ``oneWeekPrice``). **No API key**: the
-``gpuTypes`` query is public; gpuhunt and other trackers post it without one (SkyPilot and the
-SDK send a key because the rest of their API needs it), so the source declares no secret. The
-configured ``live_url`` is the API's host (https://api.runpod.io); the request goes to
-``<live_url>/graphql``.
-
-The answer is ``{"data": {"gpuTypes": [...]}}``; ``{"errors": [{"message": ...}]}`` (with or
-without data) is a parse error carrying RunPod's messages. A saved ``data.gpuTypes`` list alone
-parses too.
-
-**Saved pages** parse as well (``gpuprice parse runpod FILE``); the format is decided by the
-content, never by the URL (:mod:`scrapers.sources._runpod_formats`): the 2023 Next.js page's
-``__NEXT_DATA__`` (the same GPU types), the 2025 Webflow pricing rows (``data-*-cloud-price``
-attributes), the 2026 schema.org JSON-LD. Real captures of each: ``tests/fixtures/real/runpod/``.
-
-Rows, one card each, ``gpu_count`` 1, ``offer_id`` "<card>/<offer>":
-
-* ``<card>/Secure Cloud`` and ``<card>/Community Cloud``: ``hourly``, the on-demand price;
-* ``<card>/Secure Cloud spot``, ``<card>/Community Cloud spot``: ``spot`` (interruptible,
-  ``secureSpotPrice`` / ``communitySpotPrice``);
-* ``<card>/Secure Cloud 1-month commitment`` (and 3-, 6-month: ``oneMonthPrice``,
-  ``threeMonthPrice``, ``sixMonthPrice``): ``monthly``; ``1-week commitment``
-  (``oneWeekPrice``): ``weekly``. RunPod's savings plans are paid up front for the term and
-  quoted per GPU-hour, so ``price`` is that per-hour price (as the project's ``monthly``
-  rows always are), ``list_price`` the Secure Cloud on-demand price, ``discount_label`` the
-  term.
-
-A price of 0 or null, or a cloud whose flag (``secureCloud`` / ``communityCloud``) is false,
-means the card is not offered that way: no row, not an error; a card with no price at all
-gives no row. A body with no price at all is an error. ``lowestPrice`` (the cheapest of the
-clouds, with no cloud named) and ``clusterPrice`` give no rows. ``observed_at`` = fetch time.
+``POST <live_url>/graphql`` with :data:`GPU_TYPES_QUERY`. Saved pages parse too (``gpuprice
+parse runpod FILE``): the format is decided by content, never by the URL
+(:mod:`scrapers.sources.runpod._formats`). Rows, one card each, ``offer_id``
+"<card>/<offer>": Secure and Community Cloud on demand (``hourly``) and spot (``spot``), and
+1-week to 6-month commitments (``weekly`` / ``monthly``, per GPU-hour, with the on-demand
+Secure Cloud price as ``list_price``). A price of 0 or null, or a cloud whose flag is false,
+is not offered: no row. The fields, formats and real captures: docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -43,16 +14,16 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
+from typing import Any
 
-from scrapers.fx import FxRates
 from scrapers.http import Request
 from scrapers.rows import OfferRow, ParseError
-from scrapers.sources import _runpod_formats as formats
 from scrapers.sources._json import load_json, looks_like_json
 from scrapers.sources._limits import bounded
 from scrapers.sources._page import load_html, naive_utc
-from scrapers.sources._runpod_formats import Quote
+from scrapers.sources.base import Kind
+from scrapers.sources.runpod import _formats as formats
+from scrapers.sources.runpod._formats import Quote
 from scrapers.units import per_card_hour
 
 GRAPHQL_PATH = "/graphql"
@@ -78,12 +49,10 @@ USD_QUANTUM = Decimal("0.0001")
 
 class RunpodAdapter:
     name = "runpod"
-    kind: Literal["offers", "quotes", "offers+quotes"] = "offers"
+    kind: Kind = "offers"
     currency = "USD"
     secret = None
-
-    def __init__(self, fx: FxRates | None = None) -> None:
-        self.fx = fx or FxRates()
+    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         url = f"{base_url.rstrip('/')}{GRAPHQL_PATH}"
@@ -160,7 +129,6 @@ class RunpodAdapter:
                 else quote.list_price.quantize(USD_QUANTUM, ROUND_HALF_UP)
             )
             unit, native = per_card_hour(listed, quote.currency, 1, 1, "card")
-            cny = self.fx.to_cny(native, quote.currency, observed.date())
         except ArithmeticError:  # decimal.InvalidOperation: a garbled, absurdly long number
             raise ParseError(
                 f"price {quote.price} of {card.name} ({quote.offer}) is out of range"
@@ -179,7 +147,7 @@ class RunpodAdapter:
             currency=quote.currency,
             unit=unit,
             unit_raw=f"{mark}/hr per GPU ({quote.field})",
-            cny_per_card_hour=cny,
+            per_card_hour=native,
             list_price=list_price,
             discount_label=quote.label,
             cpu_cores=card.vcpu,

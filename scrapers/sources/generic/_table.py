@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.sources._page import child_elements
-from scrapers.sources._table_columns import count_label, is_label_row
+from scrapers.sources.generic._table_columns import count_label, is_label_row
 from scrapers.units import nfkc
 
 # Elements whose text is never a cell's text.

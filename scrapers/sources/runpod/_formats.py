@@ -1,5 +1,5 @@
 """The formats RunPod publishes its GPU prices in, each read into :class:`Quote` items (what
-:mod:`scrapers.sources.runpod` turns into rows). Which one a body is in is decided by its
+:mod:`scrapers.sources.runpod.adapter` turns into rows). Which one a body is in is decided by its
 content, never by its URL; ``tests/fixtures/real/runpod/`` holds a real capture of each.
 
 * **gpuTypes** (:func:`from_gpu_types`): RunPod's GPU types as its GraphQL API answers them
