@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuprice.cli import app
-from tests.scrapers.live_fixtures import MATPOOL, VASTAI, read
+from tests.support.live_fixtures import MATPOOL, VASTAI, read
 
 
 @pytest.mark.parametrize("source, fixture", [("vastai", VASTAI), ("matpool", MATPOOL)])

@@ -17,6 +17,8 @@ import yaml
 
 from tests.deploy.conftest import PG_DB, pg_count
 
+pytestmark = pytest.mark.deploy
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 

@@ -29,6 +29,8 @@ import pytest
 
 from tests.deploy.conftest import free_port
 
+pytestmark = pytest.mark.deploy
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 # deploy/gpuprice.toml's demo: jygpu, SMM and every other source's platform on demo-market

@@ -26,6 +26,8 @@ from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
 from tests.support.handles import warehouse_at
 from warehouse.store.db import write_connection
 
+pytestmark = pytest.mark.deploy
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "deploy" / "ducklake" / "check_ducklake.py"
 LAKE_PYTHON = ROOT / ".venv-ducklake" / "bin" / "python"

@@ -13,7 +13,7 @@ alerts and delivery, a writer killed mid-transaction, `gpuprice sql`, the servin
 answers, backup) and
 ``make test-ducklake`` every warehouse module (FULL, ~7 min). Deselected in both, for
 reasons that are the lake's: restoring a backup (`gpuprice restore` refuses a lake:
-tests/unit/test_lake_config.py), and the readers-during-writes test (its readers start
+tests/warehouse/test_lake_config.py), and the readers-during-writes test (its readers start
 when the warehouse file appears, which on a lake it never does; a second process reading
 while a writer holds a PostgreSQL-catalog lake is checked by test_ducklake.py).
 """
@@ -29,36 +29,38 @@ import pytest
 
 from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, pg_count
 
+pytestmark = pytest.mark.deploy
+
 ROOT = Path(__file__).resolve().parents[2]
 LAKE_PYTHON = ROOT / ".venv-ducklake" / "bin" / "python"
 
 FULL = [
-    "tests/unit/test_warehouse_load.py",
-    "tests/reliability/test_quarantine.py",
-    "tests/metrics/test_derive.py",
-    "tests/metrics/test_alerts.py",
-    "tests/metrics/test_notify.py",
-    "tests/metrics/test_pipeline_metrics.py",
-    "tests/perf/test_serving.py",
-    "tests/perf/test_offer_daily.py",
-    "tests/reliability/test_safe_sql.py",
-    "tests/reliability/test_backup_retention.py",
-    "tests/reliability/test_concurrency.py",
-    "tests/reliability/test_crash_safety.py",
+    "tests/warehouse/test_warehouse_load.py",
+    "tests/warehouse/test_quarantine.py",
+    "tests/warehouse/derive/test_derive.py",
+    "tests/warehouse/derive/test_alerts.py",
+    "tests/warehouse/derive/test_notify.py",
+    "tests/pipelines/test_pipeline_metrics.py",
+    "tests/warehouse/test_serving.py",
+    "tests/warehouse/test_offer_daily.py",
+    "tests/warehouse/test_safe_sql.py",
+    "tests/warehouse/test_backup_retention.py",
+    "tests/warehouse/test_concurrency.py",
+    "tests/warehouse/test_crash_safety.py",
 ]
 QUICK = [  # test_derive.py's cases run in FULL; the pipeline and serving tests derive here
-    "tests/unit/test_warehouse_load.py",
-    "tests/metrics/test_pipeline_metrics.py",
-    "tests/reliability/test_crash_safety.py",
-    "tests/reliability/test_safe_sql.py",
-    "tests/perf/test_serving.py::test_served_queries_equal_warehouse_queries",
-    "tests/reliability/test_backup_retention.py::test_backup_holds_every_table_with_its_rows",
+    "tests/warehouse/test_warehouse_load.py",
+    "tests/pipelines/test_pipeline_metrics.py",
+    "tests/warehouse/test_crash_safety.py",
+    "tests/warehouse/test_safe_sql.py",
+    "tests/warehouse/test_serving.py::test_served_queries_equal_warehouse_queries",
+    "tests/warehouse/test_backup_retention.py::test_backup_holds_every_table_with_its_rows",
 ]
-ON_DUCKDB_FILE = ["tests/unit/test_warehouse_load.py"]
+ON_DUCKDB_FILE = ["tests/warehouse/test_warehouse_load.py"]
 DESELECTED = [
-    "tests/perf/test_serving.py::test_restore_drops_the_copy_of_the_replaced_warehouse",
-    "tests/reliability/test_backup_retention.py::test_backup_during_writes_is_consistent_and_restores",
-    "tests/reliability/test_concurrency.py::test_readers_during_writes_see_no_lock_errors_and_the_writer_finishes",
+    "tests/warehouse/test_serving.py::test_restore_drops_the_copy_of_the_replaced_warehouse",
+    "tests/warehouse/test_backup_retention.py::test_backup_during_writes_is_consistent_and_restores",
+    "tests/warehouse/test_concurrency.py::test_readers_during_writes_see_no_lock_errors_and_the_writer_finishes",
 ]
 FULL_RUN = os.environ.get("GPUPRICE_DUCKLAKE_FULL") == "1"  # make test-ducklake
 

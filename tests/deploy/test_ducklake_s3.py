@@ -33,13 +33,15 @@ import pytest
 from tests.deploy.conftest import LAKE_DB, PG_PASSWORD, PG_USER, free_port, pg_count
 from tests.deploy.test_ducklake_product import FULL_RUN, LAKE_PYTHON, QUICK, ROOT, run_on_lake
 
+pytestmark = pytest.mark.deploy
+
 BUCKET = "gpuprice-lake"
 HELPER = "tests.deploy.s3_lake"
 # make test: loading, and the Dagster pipeline from scrape through derive to delivery;
 # make test-ducklake: test_ducklake_product.py's QUICK selection.
 S3_QUICK = [
-    "tests/unit/test_warehouse_load.py::test_same_page_twice_adds_nothing",
-    "tests/metrics/test_pipeline_metrics.py::test_scrape_job_derives_alerts_and_delivers_once",
+    "tests/warehouse/test_warehouse_load.py::test_same_page_twice_adds_nothing",
+    "tests/pipelines/test_pipeline_metrics.py::test_scrape_job_derives_alerts_and_delivers_once",
 ]
 
 

@@ -10,7 +10,7 @@ import pytest
 from pipelines.assets import source_access, source_adapter
 from scrapers.http import Request
 from scrapers.sources.compshare import sign
-from tests.live.support import settings_from, sources
+from tests.support.live_settings import settings_from, sources
 
 PAIR = ("GPUPRICE_UCLOUD_PUBLIC_KEY", "GPUPRICE_UCLOUD_PRIVATE_KEY")
 

@@ -13,7 +13,7 @@ from scrapers.http import Request
 from scrapers.rows import ParseError
 from scrapers.sources.autodl import AutodlAdapter
 from scrapers.sources.matpool import MatpoolAdapter
-from tests.scrapers.live_fixtures import AUTODL, MATPOOL, read
+from tests.support.live_fixtures import AUTODL, MATPOOL, read
 
 D = Decimal
 FETCHED = datetime(2026, 9, 4, 3, 0)

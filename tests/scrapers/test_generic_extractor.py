@@ -12,7 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 from scrapers.rows import ParseError
 from scrapers.sources import GenericOptions, _jsonld, build_adapter
 from scrapers.sources.generic.adapter import GenericAdapter
-from tests.scrapers.live_fixtures import GENERIC_EN, GENERIC_LD, GENERIC_ZH, read
+from tests.support.live_fixtures import GENERIC_EN, GENERIC_LD, GENERIC_ZH, read
 
 D = Decimal
 FETCHED = datetime(2026, 9, 4, 3, 0)

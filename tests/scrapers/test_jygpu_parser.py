@@ -10,7 +10,7 @@ import pytest
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import ADAPTERS, get_adapter
 from scrapers.sources.jygpu import JygpuAdapter, _yuan_price
-from tests.scrapers.fixture_pages import BAREMETAL, CONTAINER, QUOTES, read
+from tests.support.fixture_pages import BAREMETAL, CONTAINER, QUOTES, read
 
 D = Decimal
 BASE = "http://127.0.0.1:8701"

@@ -12,7 +12,7 @@ from scrapers.collect import parse_page
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
 from scrapers.sources import build_adapter
-from tests.scrapers.live_fixtures import (
+from tests.support.live_fixtures import (
     AUTODL,
     BASES,
     BROKEN_BY_DRIFT,
@@ -52,9 +52,7 @@ def load_outcome(name: str):
 def test_variant_files_are_up_to_date() -> None:
     for name, body in expected_variants().items():
         path = LIVE_DIR / name
-        assert path.exists(), (
-            f"{name} missing: run .venv/bin/python tests/scrapers/live_fixtures.py"
-        )
+        assert path.exists(), f"{name} missing: run .venv/bin/python tests/support/live_fixtures.py"
         assert path.read_bytes() == body, f"{name} is stale: regenerate it"
 
 

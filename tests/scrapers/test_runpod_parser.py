@@ -18,7 +18,7 @@ from gpuprice.cli import app
 from scrapers.http import Request
 from scrapers.rows import BILLING_MODES, ParseError
 from scrapers.sources.runpod.adapter import GPU_TYPES_QUERY, RunpodAdapter
-from tests.scrapers.live_fixtures import LIVE_DIR, RUNPOD, RUNPOD_SAVED, read
+from tests.support.live_fixtures import LIVE_DIR, RUNPOD, RUNPOD_SAVED, read
 
 D = Decimal
 FETCHED = datetime(2026, 9, 4, 3, 0)

@@ -9,8 +9,8 @@ import pytest
 
 from scrapers.rows import ParseError
 from scrapers.sources.smm import SmmAdapter
-from tests.scrapers.fixture_pages import read as read_demo
-from tests.scrapers.live_fixtures import SMM_LOGIN, read
+from tests.support.fixture_pages import read as read_demo
+from tests.support.live_fixtures import SMM_LOGIN, read
 
 URL = "https://hq.smm.cn/compute/quotes"
 FETCHED = datetime(2026, 9, 4, 3, 0)

@@ -12,7 +12,7 @@ import pytest
 from scrapers.rows import ParseError, SpotQuoteRow
 from scrapers.sources import get_adapter
 from scrapers.sources.smm import SmmAdapter
-from tests.scrapers.fixture_pages import QUOTES, read
+from tests.support.fixture_pages import QUOTES, read
 
 D = Decimal
 BASE = "http://127.0.0.1:8702"

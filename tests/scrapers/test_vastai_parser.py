@@ -15,7 +15,7 @@ from scrapers.collect import parse_page
 from scrapers.http import FetchedPage, Request
 from scrapers.rows import OfferRow, ParseError, SpotQuoteRow
 from scrapers.sources.vastai import VastaiAdapter
-from tests.scrapers.live_fixtures import VASTAI, read
+from tests.support.live_fixtures import VASTAI, read
 
 D = Decimal
 URL = "https://console.vast.ai/api/v0/bundles/"

@@ -47,7 +47,7 @@ from warehouse.store.migrations import migration_files
 
 ALIAS = "warehouse"
 
-# DuckLake (1.5) has no PRIMARY KEY / UNIQUE / CHECK: tests/unit/test_lake_config.py applies
+# DuckLake (1.5) has no PRIMARY KEY / UNIQUE / CHECK: tests/warehouse/test_lake_config.py applies
 # every migration with them removed; deploy/ducklake/check_ducklake.py reports any other
 # refusal of DuckLake's.
 _TABLE_KEY = re.compile(r",\s*(?:PRIMARY KEY|UNIQUE)\s*\([^)]*\)", re.IGNORECASE)
