@@ -3,20 +3,23 @@
 ``fx_rate(day, currency, cny_per_unit, source)``: one rate per day and currency. The
 configured default (``[fx] usd_cny`` with its ``as_of`` date) is stored under its date with
 ``source`` starting "configured default"; a fetched rate (``[fx] source_url``) names its URL.
-A fetched rate replaces a default of the same day, never the other way round. Rows are
+A fetched rate replaces a default of the same day, never the other way round. A history
+import (:func:`import_rates`, ``gpuprice fx import``: the ECB's daily series) fills the days
+without a rate and replaces defaults, and keeps every fetched rate already stored. Rows are
 converted at load by :mod:`warehouse.ingest.money` (the latest rate on or before the row's
 day, the default before the first one, looked up by :class:`scrapers.fx.FxRates`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 import duckdb
 
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
-from warehouse.store.db import WarehouseMissing, read_connection
+from warehouse.store.db import WarehouseMissing, read_connection, write_connection
 from warehouse.store.handle import Warehouse
 
 
@@ -68,3 +71,56 @@ def has_recent_rate(warehouse: Warehouse, currency: str, since: date, source: st
             )
     except WarehouseMissing:
         return False
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedRates:
+    """What :func:`import_rates` did: rates added, configured defaults replaced, and rates
+    already stored (kept as they are)."""
+
+    added: int
+    replaced_default: int
+    already_stored: int
+
+
+def import_rates(warehouse: Warehouse, rates: Sequence[FxRate]) -> ImportedRates:
+    """Store a history of rates in one write transaction (``gpuprice fx import``).
+
+    A day with no rate gets it; a day whose stored rate is the configured default gets the
+    imported one (as :func:`store_rates` does); a day that already has a fetched rate keeps
+    it, because rows may have been converted at it. Re-importing adds nothing."""
+    with write_connection(warehouse) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            stored = {
+                (day, currency): source
+                for day, currency, source in con.execute(
+                    "SELECT day, currency, source FROM fx_rate"
+                ).fetchall()
+            }
+            fresh, defaults, kept = [], [], 0
+            for rate in rates:
+                source = stored.get((rate.day, rate.currency))
+                if source is None:
+                    fresh.append(rate)
+                elif source.startswith(CONFIGURED_DEFAULT):
+                    defaults.append(rate)
+                else:
+                    kept += 1
+            if fresh:  # new keys only: a plain bulk insert
+                con.execute(
+                    "INSERT INTO fx_rate SELECT unnest(?::DATE[]), unnest(?::VARCHAR[]), "
+                    "unnest(?::VARCHAR[])::DECIMAL(12, 6), unnest(?::VARCHAR[])",
+                    [
+                        [r.day for r in fresh],
+                        [r.currency for r in fresh],
+                        [str(r.cny_per_unit) for r in fresh],
+                        [r.source for r in fresh],
+                    ],
+                )
+            store_rates(con, defaults)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return ImportedRates(len(fresh), len(defaults), kept)
