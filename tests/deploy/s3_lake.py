@@ -21,8 +21,6 @@ import urllib.request
 from datetime import date
 from pathlib import Path
 
-from tests.support.handles import warehouse_at
-
 DAY = date(2026, 9, 4)
 
 
@@ -86,11 +84,11 @@ def product(home: Path) -> None:
     from warehouse.store.db import read_frame
 
     # As every entry point does: the settings hand the warehouse its configuration (the lake).
-    path = load_settings(None, home=home).warehouse
-    seed_demo_history(warehouse_at(path), DAY, days=2)
-    summary = derive(warehouse_at(path))
+    warehouse = load_settings(None, home=home).warehouse
+    seed_demo_history(warehouse, DAY, days=2)
+    summary = derive(warehouse)
     counts = read_frame(
-        warehouse_at(path),
+        warehouse,
         "SELECT (SELECT count(*) FROM offer) AS offers, "
         "(SELECT count(*) FROM spot_quote) AS quotes, "
         "(SELECT count(*) FROM raw_page) AS pages, "
@@ -101,9 +99,9 @@ def product(home: Path) -> None:
             counts
             | {
                 "derived_snapshots": summary.offer_snapshots,
-                "latest_offers": latest_offers(warehouse_at(path)).height,
-                "breakeven_rows": latest_breakeven(warehouse_at(path)).height,
-                "warehouse_file_written": path.exists(),
+                "latest_offers": latest_offers(warehouse).height,
+                "breakeven_rows": latest_breakeven(warehouse).height,
+                "warehouse_file_written": warehouse.path.exists(),
             }
         )
     )
