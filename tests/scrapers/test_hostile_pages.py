@@ -357,10 +357,17 @@ def test_json_depth(text: str, depth: int) -> None:
     assert json_depth(text) == depth
 
 
+# Not a source's page: the ECB's rate history is read by `gpuprice fx import`, whose own bound
+# is 64 MB (scrapers/ecb.py); the whole real file is about 2 MB.
+NOT_PAGES = {FIXTURES / "real" / "ecb" / "eurofxref-hist.csv"}
+
+
 def test_every_real_and_modelled_capture_is_well_inside_the_limits() -> None:
     html = json_files = 0
     for path in sorted(FIXTURES.rglob("*")):
         if not path.is_file() or path.name.endswith((".expected.json", ".md")):
+            continue
+        if path in NOT_PAGES:
             continue
         text = path.read_bytes().decode("utf-8", "replace")
         if path.suffix == ".html":
