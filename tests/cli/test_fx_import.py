@@ -23,7 +23,7 @@ from scrapers.collect import ParsedPage, Snapshot
 from scrapers.ecb import ecb_source
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from scrapers.http import FetchedPage
-from scrapers.rows import OfferRow
+from tests.support.listed_usd import ListedAdapter
 from warehouse.ingest.fx_rates import read_rates, store_rates
 from warehouse.ingest.load import load_snapshot
 from warehouse.store.db import read_connection, read_frame, write_connection
@@ -155,30 +155,6 @@ def test_a_missing_file_or_url_is_one_line_and_exit_2(
         result = runner.invoke(app, ["fx", "import", where])
         assert result.exit_code == 2, result.output
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
-
-
-class ListedAdapter:
-    """An adapter whose page is the figure it lists: ``b"2.5"`` is $2.5 a card-hour."""
-
-    name = "examplecloud"
-    kind = "offers"
-    currency = "USD"
-    secret = None
-    key_pair = None
-
-    def fetch_plan(self, base_url, as_of=None):
-        return [base_url]
-
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        price = D(body.decode())
-        return [
-            OfferRow(
-                observed_at=fetched_at, source="examplecloud", offer_id="h100", gpu="h100-80g",
-                gpu_name_raw="H100 80GB", gpu_count=1, vram_gb=80, billing="hourly",
-                price=price, currency="USD", unit="USD/card-hour", unit_raw="$/hr",
-                per_card_hour=price,
-            )
-        ]  # fmt: skip
 
 
 def test_after_import_a_usd_offer_is_converted_at_its_days_ecb_rate(

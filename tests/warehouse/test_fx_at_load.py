@@ -16,6 +16,7 @@ from scrapers.fx import CONFIGURED_DEFAULT, FxRate, FxRates
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, ParseError
 from tests.support.handles import warehouse_at
+from tests.support.listed_usd import ListedAdapter, usd_offer
 from warehouse.ingest.fx_rates import store_rates
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.money import PricedOffer, at_default, convert
@@ -32,31 +33,6 @@ STORED = [
     FxRate(date(2026, 9, 5), "USD", D("7.30"), "https://fx.example"),
 ]
 URL = "https://cloud.example/pricing"
-
-
-def usd_offer(at: datetime, per_card_hour: str = "2.5") -> OfferRow:
-    return OfferRow(
-        observed_at=at, source="examplecloud", offer_id="h100", gpu="h100-80g",
-        gpu_name_raw="H100 80GB", gpu_count=1, vram_gb=80, billing="hourly",
-        price=D(per_card_hour), currency="USD", unit="USD/card-hour", unit_raw="$/hr",
-        per_card_hour=D(per_card_hour),
-    )  # fmt: skip
-
-
-class ListedAdapter:
-    """An adapter whose page is the figure it lists: ``b"2.5"`` is $2.5 a card-hour."""
-
-    name = "examplecloud"
-    kind = "offers"
-    currency = "USD"
-    secret = None
-    key_pair = None
-
-    def fetch_plan(self, base_url, as_of=None):
-        return [base_url]
-
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        return [usd_offer(fetched_at, body.decode())]
 
 
 def load(path: Path, at: datetime, body: bytes = b"2.5", defaults=(DEFAULT,)):
