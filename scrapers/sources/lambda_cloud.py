@@ -4,8 +4,11 @@
   ``hourly`` row per instance type with GPUs, ``price_cents_per_hour`` ÷ 100 for the whole
   instance. The answer is modelled on Lambda's OpenAPI description and its clients.
 * Without one: the public pricing page (``public_fetch_plan``), read by the generic table
-  extractor as USD per hour, per instance or per GPU as the table says; Reserved and Sprint
-  clusters give no row. Real captures of 2023, 2024 and 2026: ``tests/fixtures/real/lambda/``.
+  extractor as USD per hour, per instance or per GPU as the table says. The 2023 page's
+  Reserved and Sprint clusters (a table with a Term column: "$1.89/H100/hour", "3-years") are
+  prepaid terms, read here: one row per GPU-hour with the term in ``discount_label``, billed
+  ``yearly`` / ``monthly`` / ``weekly`` by the term's unit, as RunPod's commitments are.
+  Real captures of 2023, 2024 and 2026: ``tests/fixtures/real/lambda/``.
 
 Fields and evidence: docs/SOURCES.md.
 """
@@ -13,26 +16,30 @@ Fields and evidence: docs/SOURCES.md.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from selectolax.lexbor import LexborHTMLParser
+
 from scrapers.gpu_names import canonical_gpu
 from scrapers.http import Request
-from scrapers.rows import OfferRow, ParseError
+from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources._json import field, load_json, looks_like_json, obj, optional_text, text
 from scrapers.sources._limits import bounded
-from scrapers.sources._page import naive_utc
+from scrapers.sources._page import is_simulated, load_html, naive_utc, text_of
 from scrapers.sources.base import Kind, SecretSpec
 from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
-from scrapers.units import per_card_hour, size_gb
+from scrapers.units import nfkc, parse_money, parse_period, per_card_hour, size_gb
 
 API_PATH = "/api/v1/instance-types"
 PRICING_URL = "https://lambda.ai/pricing"
 USD_QUANTUM = Decimal("0.0001")
 UNIT_RAW = "USD/instance-hour (price_cents_per_hour ÷ 100)"
 # The pricing page's knowledge: USD, per hour; a price that says nothing of GPUs is the
-# instance's. Reserved / Sprint rows are clusters under contract, not instances.
+# instance's. Reserved / Sprint rows are clusters under a term, not instances: the table
+# extractor skips them, and _term_rows reads them where the page states their term.
 PAGE_OPTIONS = GenericOptions(
     jsonld=False,
     currency="USD",
@@ -42,6 +49,10 @@ PAGE_OPTIONS = GenericOptions(
 )
 # "8x H100 (80 GB SXM5)": the count before the card in an instance type's description.
 _DESCRIPTION_COUNT = re.compile(r"^\s*(\d{1,9})\s*x\s+(.+)$", re.IGNORECASE)
+# The 2023 page's cluster table: its columns (compared in lower case) and its terms.
+TERM_COLUMNS = ("instance type", "gpu", "gpu memory", "vcpus", "per hour price", "term")
+_TERM = re.compile(r"^(\d{1,2})\s*-?\s*(week|month|year)s?$", re.IGNORECASE)
+_TERM_BILLING: dict[str, Billing] = {"week": "weekly", "month": "monthly", "year": "yearly"}
 
 
 def _whole(value: Any, what: str) -> int:
@@ -86,7 +97,94 @@ class LambdaAdapter:
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
         if looks_like_json(body):
             return self._from_api(load_json(body, url), url, naive_utc(fetched_at))
-        return self._page.parse(body, url, fetched_at)
+        rows = self._page.parse(body, url, fetched_at)
+        return rows + self._term_rows(load_html(body, url), url, naive_utc(fetched_at))
+
+    def generation(self, body: bytes, url: str) -> str:
+        """Which of Lambda's formats ``body`` is, by what it holds (never by the URL)."""
+        if looks_like_json(body):
+            return "instance-types API answer (JSON)"
+        text = body.decode("utf-8", "replace")
+        if "data-label=" in text:
+            return "lambda.ai pricing page (2026: tabbed table, data-label cells, price per GPU)"
+        if re.search(r"/\s*GPU\s*/\s*hr", text, re.IGNORECASE):
+            return "lambdalabs.com gpu-cloud page (2024: '$X / GPU / hr' cells)"
+        if re.search(r">\s*Term\s*<", text):
+            return (
+                "lambdalabs.com gpu-cloud page (2023: per-instance prices, Reserved/Sprint terms)"
+            )
+        return "a pricing page of tables (no known Lambda generation: read as tables)"
+
+    # -- the 2023 page's clusters under a term -------------------------------------------
+
+    def _term_rows(self, tree: LexborHTMLParser, url: str, observed: datetime) -> list[OfferRow]:
+        """The Reserved / Sprint rows of every table with a Term column; none without one."""
+        rows = []
+        for n, table in enumerate(tree.css("table"), 1):
+            header = [text_of(th).casefold() for th in table.css("thead th")]
+            if "term" not in header:
+                continue
+            missing = [name for name in TERM_COLUMNS if name not in header]
+            if missing:
+                raise ParseError(
+                    f"{url}: table {n} has a Term column but no {', '.join(missing)} "
+                    f"(header: {' | '.join(header)})"
+                )
+            index = {name: header.index(name) for name in TERM_COLUMNS}
+            for r, tr in enumerate(table.css("tbody tr"), 1):
+                cells = [text_of(td) for td in tr.css("td")]
+                if any(cells):
+                    rows.append(self._term_row(cells, index, f"{url}: table {n} row {r}", observed))
+        simulated = is_simulated(tree)
+        return [replace(row, simulated=simulated) for row in rows]
+
+    def _term_row(
+        self, cells: list[str], index: dict[str, int], what: str, observed: datetime
+    ) -> OfferRow:
+        if len(cells) <= max(index.values()):
+            raise ParseError(f"{what}: {len(cells)} cells, too few for the header")
+        kind, instance, term = cells[0], cells[index["instance type"]], cells[index["term"]]
+        card, listed = cells[index["gpu"]], cells[index["per hour price"]]
+        count = _DESCRIPTION_COUNT.match(instance)
+        period = _TERM.match(term)
+        if not kind or count is None or period is None:
+            raise ParseError(
+                f"{what}: expected a cluster kind, an instance type '8x <card>' and a term "
+                f"such as '3-years'; got {kind!r}, {instance!r}, {term!r}"
+            )
+        try:
+            price, currency, unit = parse_money(listed)
+            hours, per = parse_period(unit)
+        except ParseError as exc:
+            raise ParseError(f"{what}: {listed!r} is not USD per GPU-hour ({exc})") from None
+        names_card = any(
+            part.strip().upper() in card.upper() for part in nfkc(unit).split("/")[1:-1]
+        )
+        if currency != "USD" or hours != 1 or not (per == "card" or names_card):
+            raise ParseError(f"{what}: {listed!r} is not USD per GPU-hour")
+        gpus = int(count[1])
+        size = size_gb(cells[index["gpu memory"]])
+        vram = int(size) if size is not None and size == size.to_integral_value() else None
+        price = price.quantize(USD_QUANTUM, ROUND_HALF_UP)
+        unit_name, native = per_card_hour(price, "USD", 1, gpus, "card")
+        vcpus = cells[index["vcpus"]]
+        return OfferRow(
+            observed_at=observed,
+            source=self.name,
+            offer_id=f"{kind}|{instance}|{term}",
+            gpu=canonical_gpu(card, vram),
+            gpu_name_raw=card,
+            gpu_count=gpus,
+            vram_gb=vram,
+            billing=_TERM_BILLING[period[2].lower()],
+            price=price,
+            currency="USD",
+            unit=unit_name,
+            unit_raw=f"{listed}, term {term}",
+            per_card_hour=native,
+            discount_label=f"{kind} ({term})",
+            cpu_cores=int(vcpus) if vcpus.isdigit() and len(vcpus) < 7 else None,
+        )
 
     # -- the instance-types API ----------------------------------------------------------
 

@@ -34,6 +34,8 @@ __all__ = [
     "LIVE_URL",
     "SkypilotAdapter",
     "SkypilotOptions",
+    "UnknownCloud",
+    "catalog_url",
 ]
 
 LIVE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
@@ -56,6 +58,18 @@ _MIB_PER_GIB = Decimal(1024)
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _VERSION = re.compile(r"v\d+")
 _JSON_WORDS = {"null": None, "true": True, "false": False}
+# ".../catalogs/v8/aws/vms.csv": the version folder above the cloud's (a catalog states none).
+_URL_VERSION = re.compile(r"/(v\d+)/[a-z0-9][a-z0-9_-]*/vms\.csv$", re.IGNORECASE)
+
+
+class UnknownCloud(ParseError):
+    """The catalog's path does not say which cloud it is for (no ``<cloud>/vms.csv``): the
+    caller may say it (``gpuprice parse skypilot FILE --cloud aws``)."""
+
+
+def catalog_url(base_url: str, version: str, cloud: str) -> str:
+    """Where SkyPilot keeps one cloud's catalog: ``<base>/catalogs/<version>/<cloud>/vms.csv``."""
+    return f"{base_url.rstrip('/')}/catalogs/{version}/{cloud}/vms.csv"
 
 
 @dataclass(frozen=True)
@@ -109,9 +123,25 @@ class SkypilotAdapter:
         self.options = options or SkypilotOptions()
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
-        base = base_url.rstrip("/")
         version = self.options.catalog_version
-        return [f"{base}/catalogs/{version}/{cloud}/vms.csv" for cloud in self.options.clouds]
+        return [catalog_url(base_url, version, cloud) for cloud in self.options.clouds]
+
+    def generation(self, body: bytes, url: str) -> str:
+        """Which catalog this is: the version its URL names (a catalog states none inside)
+        and how its ``GpuInfo`` cells are written, the part that changed between clouds and
+        versions. Never raises: a body that is no catalog says so."""
+        match = _URL_VERSION.search(urlsplit(url).path if "://" in url else url)
+        version = f"catalog {match[1]}" if match else "catalog of unknown version"
+        try:
+            cloud = _cloud(url)
+            reader = csv.reader(io.StringIO(_text(body, url)))
+            header = [name.strip() for name in next(reader, [])]
+            column = header.index("GpuInfo")
+            cells = (fields[column].strip() for fields in reader if len(fields) == len(header))
+            sample = next((cell for cell in cells if cell), None)
+        except (ParseError, csv.Error, ValueError):
+            return f"SkyPilot vms.csv? not one this adapter reads ({version})"
+        return f"SkyPilot vms.csv, {version} ({cloud}), GpuInfo {_notation(sample)}"
 
     @bounded
     def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
@@ -263,11 +293,25 @@ def _cloud(url: str) -> str:
     parts = [part for part in path.replace("\\", "/").split("/") if part]
     cloud = parts[-2].lower() if len(parts) >= 2 and parts[-1] == "vms.csv" else ""
     if not _NAME.fullmatch(cloud) or _VERSION.fullmatch(cloud):
-        raise ParseError(
+        raise UnknownCloud(
             f"{url}: cannot tell which cloud this catalog is for: name the file "
             "<cloud>/vms.csv (as in .../catalogs/v9/aws/vms.csv)"
         )
     return cloud
+
+
+def _notation(cell: str | None) -> str:
+    """How a ``GpuInfo`` cell is written, in words."""
+    if cell is None:
+        return "empty on every line"
+    if not cell.startswith("{"):
+        return "as the card's name only"
+    try:
+        json.loads(cell)
+        notation = "as JSON"
+    except ValueError:
+        notation = "as a Python literal"
+    return notation + (", lower-case keys" if "'gpus'" in cell or '"gpus"' in cell else "")
 
 
 def _text(body: bytes, url: str) -> str:
@@ -345,15 +389,15 @@ def _card_mib(text: str, name: str, cards: int, cloud: str, what: str) -> Decima
             return None
         raise ParseError(f"{what}: GpuInfo {text[:80]!r} is neither a dict nor {name!r}")
     info = _literal(text, what)
-    gpus = info.get("Gpus") if isinstance(info, dict) else None
+    gpus = _key(info, "Gpus", what, text) if isinstance(info, dict) else None
     if not isinstance(gpus, list) or not gpus or not isinstance(gpus[0], dict):
         raise ParseError(f"{what}: GpuInfo has no 'Gpus' list: {text[:80]!r}")
-    memory = gpus[0].get("MemoryInfo")
+    memory = _key(gpus[0], "MemoryInfo", what, text)
     if memory is None:
         return None
     if not isinstance(memory, dict):
         raise ParseError(f"{what}: GpuInfo MemoryInfo is not a dict: {text[:80]!r}")
-    size = memory.get("SizeInMiB")
+    size = _key(memory, "SizeInMiB", what, text)
     if size is None:
         return None
     if isinstance(size, bool) or not isinstance(size, int | float) or size < 0:
@@ -362,6 +406,17 @@ def _card_mib(text: str, name: str, cards: int, cloud: str, what: str) -> Decima
     if cloud in _TOTAL_MEMORY_CLOUDS:
         mib /= cards
     return mib if mib >= _MIB_PER_GIB else None
+
+
+def _key(mapping: dict[object, object], key: str, what: str, text: str) -> object:
+    """``mapping[key]`` in any letter case: the v6 DigitalOcean catalog writes every GpuInfo
+    key in lower case (``{'gpus': [{'memoryinfo': {'sizeinmib': 81559}}]}``), as SkyPilot's
+    own fetchers quote its documentation; ``None`` when absent."""
+    wanted = key.casefold()
+    found = [v for k, v in mapping.items() if isinstance(k, str) and k.casefold() == wanted]
+    if len(found) > 1:
+        raise ParseError(f"{what}: GpuInfo gives {key!r} twice, in two cases: {text[:80]!r}")
+    return found[0] if found else None
 
 
 def _whole(value: Decimal | None) -> int | None:

@@ -166,14 +166,15 @@ def page_rows(name: str) -> list[tuple]:
 
 def test_the_2023_page_prices_per_instance() -> None:
     rows = page_rows("lambda_20230909194011.html")
-    assert len(rows) == 13  # the Reserved and Sprint clusters give none
+    assert len(rows) == 15  # 13 instances, then the Reserved and Sprint clusters
     assert rows[:3] == [
         ("NVIDIA H100 PCIe", "h100-80g", 1, 80, "1.9900", "USD/card-hour"),
         ("NVIDIA H100 SXM", "h100-80g", 8, 80, "20.7200", "USD/server-hour"),
         ("NVIDIA A100", "a100-40g", 1, 40, "1.1000", "USD/card-hour"),
     ]
     assert rows[6] == ("NVIDIA A100", "a100-80g", 8, 80, "12.0000", "USD/server-hour")
-    assert rows[-1] == ("NVIDIA Tesla V100", "v100-16g", 8, 16, "4.4000", "USD/server-hour")
+    assert rows[12] == ("NVIDIA Tesla V100", "v100-16g", 8, 16, "4.4000", "USD/server-hour")
+    assert [r[:4] for r in rows[13:]] == [("H100 SXM", "h100-80g", 8, 80)] * 2
 
 
 def test_the_2024_excerpt_starts_inside_its_table_and_prices_per_gpu() -> None:
@@ -212,3 +213,88 @@ def test_a_reserved_row_with_a_price_is_not_an_instance_either() -> None:
     )
     rows = LambdaAdapter().parse(body, PRICING_URL, FETCHED)
     assert len(rows) == 17 and D("1.8500") not in {r.price for r in rows}
+
+
+# -- the 2023 page's Reserved and Sprint clusters: prepaid terms ------------------------------
+
+PAGE_2023 = REAL / "lambda_20230909194011.html"
+
+
+def term_rows(body: bytes) -> dict[str, object]:
+    rows = LambdaAdapter().parse(body, PRICING_URL, FETCHED)
+    return {r.offer_id: r for r in rows if r.discount_label}
+
+
+def test_the_2023_reserved_and_sprint_prices_are_prepaid_terms_per_gpu_hour() -> None:
+    rows = term_rows(PAGE_2023.read_bytes())
+    assert sorted(rows) == ["Reserved|8x NVIDIA H100|3-years", "Sprint|8x NVIDIA H100|3-months"]
+    reserved, sprint = (
+        rows["Reserved|8x NVIDIA H100|3-years"],
+        rows["Sprint|8x NVIDIA H100|3-months"],
+    )
+    assert (reserved.billing, reserved.price, reserved.per_card_hour) == (
+        "yearly",
+        D("1.89"),
+        D("1.89"),
+    )
+    assert (sprint.billing, sprint.price, sprint.per_card_hour) == ("monthly", D("4.85"), D("4.85"))
+    for row, term, vcpus in ((reserved, "3-years", 200), (sprint, "3-months", 224)):
+        assert (row.gpu, row.gpu_name_raw, row.gpu_count, row.vram_gb) == (
+            "h100-80g",
+            "H100 SXM",
+            8,
+            80,
+        )
+        assert (row.unit, row.currency, row.cpu_cores) == ("USD/card-hour", "USD", vcpus)
+        assert row.discount_label.endswith(f"({term})") and term in row.unit_raw
+        assert row.list_price is None  # the page states no on-demand price for a cluster
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            b">3-years<",
+            b">for a while<",
+            "a term such as '3-years'; got 'Reserved', '8x NVIDIA H100', 'for a while'",
+        ),
+        (
+            b">$4.85/H100/hour<",
+            b">$4.85 per cluster-hour<",
+            "'$4.85 per cluster-hour' is not USD per GPU-hour",
+        ),
+        (b">$4.85/H100/hour<", b">$4.85/H100/month<", "'$4.85/H100/month' is not USD per GPU-hour"),
+        (b">$1.89/H100/hour<", b">Contact sales<", "no price given"),
+        (b"Per Hour Price</span>", b"Hourly rate</span>", "a Term column but no per hour price"),
+    ],
+)
+def test_a_changed_term_table_is_an_error(old: bytes, new: bytes, message: str) -> None:
+    body = PAGE_2023.read_bytes()
+    assert old in body
+    with pytest.raises(ParseError, match="table 2") as raised:
+        term_rows(body.replace(old, new, 1))
+    assert message in str(raised.value)
+
+
+def test_a_term_in_weeks_is_weekly_and_the_simulated_marker_carries_over() -> None:
+    body = PAGE_2023.read_bytes().replace(b">3-months<", b">2 weeks<", 1)
+    body = b'<meta name="gpuprice-simulated" content="true">' + body
+    sprint = term_rows(body)["Sprint|8x NVIDIA H100|2 weeks"]
+    assert (sprint.billing, sprint.simulated) == ("weekly", True)
+
+
+def test_the_generation_is_told_by_content() -> None:
+    adapter = LambdaAdapter()
+    generations = {
+        name: adapter.generation((REAL / name).read_bytes(), "file:///saved.html")
+        for name in sorted(p.name for p in REAL.glob("*.html"))
+    }
+    assert [g.split(" (")[0] for g in generations.values()] == [
+        "lambdalabs.com gpu-cloud page",
+        "lambdalabs.com gpu-cloud page",
+        "lambda.ai pricing page",
+    ]
+    assert "2023" in generations["lambda_20230909194011.html"]
+    assert "2024" in generations["lambda_20241103180910.html"]
+    assert adapter.generation(API.read_bytes(), API_URL).startswith("instance-types API answer")
+    assert adapter.generation(b"<table></table>", PRICING_URL).startswith("a pricing page of")

@@ -16,6 +16,8 @@ from scrapers.sources.skypilot import (
     LIVE_URL,
     SkypilotAdapter,
     SkypilotOptions,
+    UnknownCloud,
+    catalog_url,
 )
 
 D = Decimal
@@ -337,8 +339,13 @@ def test_unreadable_values_are_errors(old: str, new: str, message: str) -> None:
         ),
         (
             "\"{'Gpus': [{'Name': 'A100-80G-PCIe'",
-            "\"{'GPUs': [{'Name': 'A100-80G-PCIe'",
+            "\"{'Cards': [{'Name': 'A100-80G-PCIe'",
             "GpuInfo has no 'Gpus' list",
+        ),
+        (
+            "\"{'Gpus': [{'Name': 'A100-80G-PCIe'",
+            "\"{'gpus': [], 'Gpus': [{'Name': 'A100-80G-PCIe'",
+            "GpuInfo gives 'Gpus' twice, in two cases",
         ),
         (
             "'SizeInMiB': 81920}}], 'TotalGpuMemoryInMiB': 81920}\",1.35",
@@ -416,3 +423,59 @@ def test_a_url_that_names_no_cloud_is_an_error(at: str) -> None:
     assert "cannot tell which cloud this catalog is for: name the file <cloud>/vms.csv" in refused(
         "v8/verda", capture("v8/verda"), at
     )
+
+
+def test_a_path_without_a_cloud_raises_unknown_cloud_and_catalog_url_names_one() -> None:
+    with pytest.raises(UnknownCloud):
+        SkypilotAdapter().parse(capture("v6/do"), "/tmp/do_catalog.csv", FETCHED)
+    at = catalog_url(f"{LIVE_URL}/", "v6", "do")
+    assert at == url("v6/do")
+    assert {row.region for row in SkypilotAdapter().parse(capture("v6/do"), at, FETCHED)} == {
+        "do/tor1"
+    }
+
+
+def test_lower_case_gpu_info_keys_give_the_card_memory() -> None:
+    rows = offers("v6/do")
+    assert sorted(rows) == [
+        ("do/gpu-h100x1-80gb/tor1", "hourly"),
+        ("do/gpu-h100x8-640gb/tor1", "hourly"),
+    ]
+    eight = rows[("do/gpu-h100x8-640gb/tor1", "hourly")]
+    assert (eight.vram_gb, eight.gpu, eight.gpu_count, eight.price) == (
+        80,
+        "h100-80g",
+        8,
+        D("47.60"),
+    )
+    # the same catalog with the keys' usual case reads the same
+    usual = variant("v6/do", "'gpus'", "'Gpus'", 2).replace(b"'memoryinfo'", b"'MemoryInfo'")
+    assert {k: r.vram_gb for k, r in offers("v6/do", usual).items()} == {
+        k: r.vram_gb for k, r in rows.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("folder", "generation"),
+    [
+        ("v6/do", "catalog v6 (do), GpuInfo as a Python literal, lower-case keys"),
+        ("v6/fluidstack", "catalog v6 (fluidstack), GpuInfo as a Python literal"),
+        ("v7/runpod", "catalog v7 (runpod), GpuInfo as the card's name only"),
+        ("v8/verda", "catalog v8 (verda), GpuInfo as JSON"),
+        ("v9/nebius", "catalog v9 (nebius), GpuInfo as a Python literal"),
+    ],
+)
+def test_the_generation_names_the_version_and_the_gpu_info_notation(
+    folder: str, generation: str
+) -> None:
+    assert SkypilotAdapter().generation(capture(folder), url(folder)) == (
+        f"SkyPilot vms.csv, {generation}"
+    )
+
+
+def test_the_generation_of_what_is_no_catalog_says_so_and_never_raises() -> None:
+    adapter = SkypilotAdapter()
+    assert adapter.generation(b"<html></html>", url("v8/aws")).endswith(
+        "not one this adapter reads (catalog v8)"
+    )
+    assert "unknown version" in adapter.generation(capture("v8/verda"), "vms.csv")
