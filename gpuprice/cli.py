@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -26,8 +23,6 @@ from gpuprice.run_summary import print_run_summary
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
-    from scrapers.fx import FxRates
-    from scrapers.rows import Row
 
 install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 
@@ -94,67 +89,6 @@ def backfill(
         err.print(f"[red]failed: {escape(line)}[/red]")
     if failures:
         raise typer.Exit(1)
-
-
-@app.command()
-def parse(
-    source: Annotated[
-        str,
-        typer.Argument(
-            help="Source name, e.g. jygpu, smm, vastai, runpod, lambda, skypilot, matpool, autodl."
-        ),
-    ],
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A saved page.")],
-    config: ConfigOption = None,
-) -> None:
-    """Print the rows a saved page parses into, one JSON object per line.
-
-    Prices are printed as listed; no warehouse is opened or written. A row listed in another
-    currency also shows a CNY figure at the configured default ([fx]), labelled as such (the
-    warehouse converts at the rate of the row's own day when it loads it). A source
-    configured with adapter = "generic" uses its [sources.NAME.extract] settings."""
-    from scrapers.fx import FxRates
-    from scrapers.rows import ParseError
-    from scrapers.sources import build_adapter
-
-    settings = settings_or_exit(config)
-    src = settings.file.sources.get(source)
-    try:
-        adapter = build_adapter(
-            source, src.adapter if src else None, src.adapter_options() if src else None
-        )
-    except KeyError as exc:
-        err.print(f"[red]{escape(str(exc.args[0]))}[/red]")
-        raise typer.Exit(2) from None
-    fetched_at = datetime.fromtimestamp(file.stat().st_mtime, UTC).replace(tzinfo=None)
-    try:
-        rows = adapter.parse(file.read_bytes(), file.resolve().as_uri(), fetched_at)
-    except ParseError as exc:
-        err.print(f"[red]parse error: {escape(str(exc))}[/red]")
-        raise typer.Exit(1) from None
-    defaults = FxRates((), tuple(settings.fx_defaults()))
-    for row in rows:
-        line = row.to_dict() | _at_default(row, defaults)
-        sys.stdout.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
-
-
-def _at_default(row: Row, defaults: FxRates) -> dict[str, str]:
-    """For a row not listed in CNY: its CNY per card-hour at the configured default, labelled
-    (``gpuprice parse`` reads no stored rate)."""
-    from scrapers.rows import ParseError
-    from warehouse.ingest.money import convert
-
-    if row.currency.upper() == "CNY":
-        return {}
-    try:
-        priced = convert(row, defaults)
-    except ParseError as exc:
-        return {"cny_note": f"no CNY figure: {exc}"}
-    rate = f"{priced.fx.cny_per_unit.normalize()} CNY/{priced.fx.currency}"
-    return {
-        "cny_per_card_hour_at_default": str(priced.cny_per_card_hour),
-        "cny_note": f"≈ ¥{priced.cny_per_card_hour} at the configured default {rate}",
-    }
 
 
 @app.command("demo-market")

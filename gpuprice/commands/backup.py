@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from configuration.schema import RetentionConfig
 from gpuprice.cli_common import ConfigOption, console, err, settings_or_exit
 
 
@@ -56,7 +57,8 @@ def prune_raw(
         typer.Option(
             min=1,
             max=36_500,
-            help="Older than this many days (default [retention].raw_page_days).",
+            help="Older than this many days (default \\[retention].raw_page_days; as shipped "
+            f"{RetentionConfig().raw_page_days}, keep all, so give --days).",
         ),
     ] = None,
     config: ConfigOption = None,

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from configuration.schema import SqlConfig
 from gpuprice.cli_common import ConfigOption, OutputFormat, console, err, settings_or_exit
 
 
@@ -48,13 +49,16 @@ def sql(
     ] = OutputFormat.table,
     limit: Annotated[
         int | None,
-        typer.Option(help="At most this many rows, 1 to [sql].max_rows (the default)."),
+        typer.Option(
+            help="At most this many rows, 1 to \\[sql].max_rows (the default; "
+            f"{SqlConfig().max_rows} as shipped)."
+        ),
     ] = None,
     timeout: Annotated[
         float | None,
         typer.Option(
             help="Interrupt the query after this many seconds, above 0 and at most "
-            "[sql].timeout_s (the default)."
+            f"\\[sql].timeout_s (the default; {SqlConfig().timeout_s:g} as shipped)."
         ),
     ] = None,
 ) -> None:

@@ -17,6 +17,7 @@ from scrapers.sources.autodl import AutodlAdapter
 from scrapers.sources.base import (
     SecretSpec,
     SourceAdapter,
+    format_generation,
     produces_offers,
     produces_quotes,
     public_fetch_plan,
@@ -54,6 +55,7 @@ __all__ = [
     "SourceAdapter",
     "VastaiAdapter",
     "build_adapter",
+    "format_generation",
     "get_adapter",
     "produces_offers",
     "produces_quotes",

@@ -96,6 +96,14 @@ def public_fetch_plan(
     return None if public is None else public(base_url, as_of)
 
 
+def format_generation(adapter: SourceAdapter, body: bytes, url: str) -> str | None:
+    """Which of its formats ``adapter`` reads ``body`` as, decided by content like its parser
+    (its optional ``generation(body, url)``: RunPod's API and page generations, Lambda's API
+    and pages, SkyPilot's catalog versions); ``None`` for an adapter with one format."""
+    detect = getattr(adapter, "generation", None)
+    return None if detect is None else detect(body, url)
+
+
 def produces_offers(adapter: SourceAdapter) -> bool:
     return adapter.kind in ("offers", "offers+quotes")
 

@@ -182,6 +182,21 @@ CASES: dict[tuple[str, str], Case] = {
     ("parse", "config"): Case(
         CONFIG, lambda ctx, i: ["parse", "--config", _bad_config(ctx, i), "jygpu", str(ctx.page)]
     ),
+    ("parse", "cloud"): Case(
+        TEXT.filter(lambda t: not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", t)),
+        lambda ctx, v: ["parse", f"--cloud={v}", "--", "skypilot", str(ctx.page)],
+    ),
+    # any text names a request (a parser only reads it); one with spaces cannot be a URL
+    ("parse", "url"): Case(
+        TEXT,
+        lambda ctx, v: ["parse", f"--url={v}", "--", "jygpu", str(ctx.page)],
+        frozenset({0, 2}),
+    ),
+    ("sources check", "names"): Case(
+        TEXT.filter(lambda t: t not in ADAPTER_TYPES and t != "cloudgrid"),
+        lambda ctx, v: ["sources", "check", "--", v],
+    ),
+    ("sources check", "config"): config_case(["sources", "check"], "jygpu"),
     ("demo-market", "host"): Case(
         TEXT.filter(lambda t: not _is_host(t)), option(["demo-market"], "--host")
     ),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
 
@@ -21,3 +24,29 @@ def table_stats(warehouse: Warehouse, table: str) -> dict[str, int | str]:
         "simulated_rows": int(simulated),
         f"latest_{column}_utc": str(latest) if latest else "none",
     }
+
+
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    """A source's newest scrape_run: when it finished (naive UTC), how it ended, its rows."""
+
+    finished_at: datetime
+    status: str
+    rows: int
+    reason: str | None
+    error: str | None
+
+
+def last_runs(warehouse: Warehouse, profile: str) -> dict[str, LastRun]:
+    """Per source, its newest scrape_run in ``profile`` (``gpuprice sources``); read-only.
+    ``WarehouseMissing`` when there is no warehouse yet."""
+    with read_connection(warehouse) as con:
+        found = con.execute(
+            """
+            SELECT source, finished_at, status, rows, reason, error FROM scrape_run
+            WHERE profile = $profile
+            QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
+            """,
+            {"profile": profile},
+        ).fetchall()
+    return {source: LastRun(*rest) for source, *rest in found}

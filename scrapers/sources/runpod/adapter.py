@@ -73,6 +73,20 @@ class RunpodAdapter:
             raise ParseError(f"{url}: the same card and offer listed twice: {twice}")
         return rows
 
+    def generation(self, body: bytes, url: str) -> str:
+        """Which RunPod format ``body`` is, told as :meth:`parse` tells it (by content)."""
+        if looks_like_json(body):
+            return "GraphQL gpuTypes answer (JSON)"
+        try:
+            tree = load_html(body, url)
+        except ParseError:
+            return "neither JSON nor HTML"
+        if tree.css_first("script#__NEXT_DATA__") is not None:
+            return "2023 pricing page (Next.js __NEXT_DATA__)"
+        if formats.is_webflow(tree):
+            return "2025 pricing page (Webflow gpu-pricing-row)"
+        return "2026 pricing page (schema.org JSON-LD), or no RunPod page"
+
     def _api(self, body: bytes, url: str) -> list[Quote]:
         """A GraphQL answer, or the ``data.gpuTypes`` list a client saved of one."""
         doc = load_json(body, url)

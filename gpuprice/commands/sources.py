@@ -1,0 +1,403 @@
+"""`gpuprice sources`: every configured source with its adapter, the evidence its format rests
+on, its credentials (set or missing, never the value), its schedule and its last run.
+
+`gpuprice sources check SOURCE…`: fetch and parse each source once, load nothing, and print the
+format generation its adapter detected, the row count, three sample prices as listed and any
+failure, one line saying what to do. The demo profile checks against the demo market (started
+for the command when nothing serves it), the live profile against the live URL with the
+source's secret, exactly as a run would fetch it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from gpuprice.cli_common import ConfigOption, OutputFormat, console, err, settings_or_exit
+
+if TYPE_CHECKING:
+    from configuration.schema import SourceConfig
+    from configuration.settings import Settings
+    from scrapers.collect import Snapshot
+    from scrapers.rows import Row
+    from scrapers.sources import SourceAdapter
+
+SAMPLES = 3
+
+sources_app = typer.Typer(
+    help="The configured sources: adapter, evidence, credentials, schedule, last run; "
+    "`sources check` fetches and parses sources once without loading.",
+    no_args_is_help=False,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """One source as `gpuprice sources` shows it (also one CSV row or JSON object)."""
+
+    source: str
+    adapter: str
+    evidence: str
+    real_captures: int
+    credentials: str  # set, missing, optional, unreadable, not needed
+    credentials_env: str  # the variables it reads (the missing ones when some are)
+    credentials_detail: str
+    schedule: str
+    last_run_utc: str | None
+    last_status: str | None
+    last_rows: int | None
+    last_reason: str | None
+
+
+@sources_app.callback(invoke_without_command=True)
+def sources(
+    ctx: typer.Context,
+    fmt: Annotated[
+        OutputFormat,
+        typer.Option("--format", help="table for people; csv or json for scripts."),
+    ] = OutputFormat.table,
+    config: ConfigOption = None,
+) -> None:
+    """List every configured source: adapter, evidence (real captures or modelled),
+    credentials (set / missing / not needed, never the value), schedule and last run."""
+    ctx.obj = config
+    if ctx.invoked_subcommand is not None:
+        return
+    settings = settings_or_exit(config)
+    runs, note = _last_runs(settings)
+    lines = [_line(settings, name, src, runs.get(name)) for name, src in _configured(settings)]
+    if fmt is OutputFormat.json:
+        sys.stdout.write(json.dumps([asdict(line) for line in lines], ensure_ascii=False) + "\n")
+    elif fmt is OutputFormat.csv:
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(SourceLine.__slots__))
+        writer.writeheader()
+        writer.writerows(asdict(line) for line in lines)
+    else:
+        _print_table(settings, lines, note)
+
+
+def _configured(settings: Settings) -> list[tuple[str, SourceConfig]]:
+    return sorted(settings.file.sources.items())
+
+
+def _line(settings: Settings, name: str, src: SourceConfig, run: Any) -> SourceLine:
+    from scrapers.sources import GENERIC, build_adapter
+    from scrapers.sources.evidence import evidence_for
+
+    adapter = build_adapter(name, src.adapter, src.adapter_options())
+    kind = GENERIC if src.adapter == GENERIC else name
+    evidence = evidence_for(kind)
+    state, envs, detail = _credentials(settings, name, adapter)
+    return SourceLine(
+        source=name,
+        adapter=kind,
+        evidence=evidence.text if evidence else "not in the evidence table",
+        real_captures=evidence.captures if evidence else 0,
+        credentials=state,
+        credentials_env=" ".join(envs),
+        credentials_detail=detail,
+        schedule=_schedule(settings, src),
+        last_run_utc=None if run is None else f"{run.finished_at:%Y-%m-%d %H:%M}",
+        last_status=None if run is None else run.status,
+        last_rows=None if run is None else run.rows,
+        last_reason=None if run is None else run.reason,
+    )
+
+
+def _credentials(
+    settings: Settings, source: str, adapter: SourceAdapter
+) -> tuple[str, tuple[str, ...], str]:
+    """Whether the secret the live site needs is there, as the live profile reads it (the
+    one lookup, ``Settings.source_secret``): state, the variables concerned, what to do.
+    Never the value."""
+    from configuration.settings import ConfigError
+
+    spec = adapter.key_pair or adapter.secret
+    if spec is None:
+        return "not needed", (), ""
+    envs = spec.envs
+    missing = []
+    for env in envs:
+        try:
+            if not settings.source_secret(source, env, secret_file=len(envs) == 1):
+                missing.append(env)
+        except ConfigError as exc:  # a secret file that is named but cannot be read
+            return "unreadable", (env,), str(exc)
+    if not missing:
+        return "set", envs, f"{spec.what} set"
+    where = " or ".join(f"{env}_FILE" for env in missing)
+    if len(envs) == 1:
+        where += f", or [sources.{source}].secret_file"
+    ask = f"set {' and '.join(missing)} (or {where}, outside the repository)"
+    if len(missing) == len(envs) and hasattr(adapter, "public_fetch_plan"):
+        return (
+            "optional",
+            tuple(missing),
+            f"without its {spec.what} it reads its public pages; {ask}",
+        )
+    return "missing", tuple(missing), f"{source} needs its {spec.what}; {ask}"
+
+
+def _schedule(settings: Settings, src: SourceConfig) -> str:
+    """Whether scrape_schedule fetches the source (it fetches every source of the profile)."""
+    if not src.enabled:
+        return "off: enabled = false"
+    if src.url_for(settings.profile) is None:
+        return f"off: no {settings.profile}_url"
+    return "on" if settings.file.schedule.running else "on (schedule stopped)"
+
+
+def _last_runs(settings: Settings) -> tuple[dict[str, Any], str | None]:
+    """The newest run of each source in the active profile, read-only; a note instead when
+    there is no warehouse (or it cannot be read now)."""
+    import duckdb
+
+    from warehouse.read.stats import last_runs
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
+
+    try:
+        return last_runs(settings.warehouse, settings.profile), None
+    except WarehouseMissing:
+        return {}, "no warehouse yet: no source has run (gpuprice run)"
+    except (WarehouseBusy, duckdb.Error) as exc:
+        return {}, f"last runs not read: {exc}"
+
+
+def _print_table(settings: Settings, lines: list[SourceLine], note: str | None) -> None:
+    table = Table("source (adapter)", "evidence", "credentials", "schedule", "last run (UTC)")
+    table.columns[2].overflow = "fold"  # a variable's name is worth more than the width
+    for line in lines:
+        credentials = line.credentials
+        if line.credentials_env and line.credentials != "set":
+            credentials += f": {line.credentials_env}"
+        last = "—"
+        if line.last_status is not None:
+            last = f"{line.last_run_utc} {line.last_status}, {line.last_rows} rows"
+            last += f" ({line.last_reason})" if line.last_reason else ""
+        evidence = _short_evidence(line)
+        source = line.source if line.adapter == line.source else f"{line.source} ({line.adapter})"
+        cells = (source, evidence, credentials, line.schedule, last)
+        table.add_row(*(escape(cell) for cell in cells))
+    console.print(table)
+    schedule = settings.file.schedule
+    state = "RUNNING" if schedule.running else "STOPPED"
+    say = [
+        f"Schedule on: fetched by scrape_schedule, cron {schedule.cron} ({schedule.timezone}), "
+        f"{state} under the daemon.",
+        "Evidence in full, and what to set for a missing credential: --format json; the "
+        "formats themselves: docs/SOURCES.md.",
+    ]
+    if settings.profile == "demo":
+        say.append(
+            "Profile demo: every source reads its SIMULATED platform of the demo market; "
+            "credentials are what the live profile would read."
+        )
+    for text in [*say, *([note] if note else [])]:
+        console.print(text, markup=False, highlight=False)
+
+
+def _short_evidence(line: SourceLine) -> str:
+    """The evidence in a few words: how many real captures, or modelled."""
+    partly = "modelled" in line.evidence
+    if line.real_captures:
+        plural = "s" if line.real_captures > 1 else ""
+        return f"{line.real_captures} real capture{plural}" + (", part modelled" if partly else "")
+    return "modelled" + (" (real field names)" if "real" in line.evidence else "")
+
+
+# -- sources check ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CheckResult:
+    """One source's check: where it fetched, what it found, or why it failed."""
+
+    source: str
+    url: str | None = None
+    fetched_utc: str | None = None
+    simulated: bool = False
+    generations: list[str] = field(default_factory=list)
+    rows: int = 0
+    offers: int = 0
+    quotes: int = 0
+    samples: list[str] = field(default_factory=list)
+    failure: str | None = None
+
+
+@sources_app.command("check")
+def check(
+    ctx: typer.Context,
+    names: Annotated[
+        list[str], typer.Argument(help="Sources to check, as configured (gpuprice sources).")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON list, for scripts.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Fetch and parse each source once, loading nothing: the format generation detected, the
+    row count, three sample prices as listed, any failure (exit 1 when one failed)."""
+    from demo.autostart import demo_market_if_needed
+
+    settings = settings_or_exit(config or ctx.obj)
+    unknown = [name for name in names if name not in settings.file.sources]
+    if unknown:
+        known = ", ".join(sorted(settings.file.sources))
+        err.print(f"[red]not configured: {escape(', '.join(unknown))}; configured: {known}[/red]")
+        raise typer.Exit(2)
+    results = []
+    with demo_market_if_needed(settings, lambda text: err.print(text, markup=False)):
+        for name in dict.fromkeys(names):
+            with err.status(f"checking {name} …"):
+                result = check_source(settings, name)
+            results.append(result)
+            if not as_json:
+                _print_result(result)
+    if as_json:
+        sys.stdout.write(json.dumps([asdict(r) for r in results], ensure_ascii=False) + "\n")
+    if any(result.failure for result in results):
+        raise typer.Exit(1)
+
+
+def check_source(settings: Settings, name: str) -> CheckResult:
+    """Fetch one source's snapshot as a run would, parse it, load nothing."""
+    from scrapers.collect import collect
+    from scrapers.dated_market import DatedMarketAdapter
+    from scrapers.http import PoliteClient
+    from scrapers.sources import build_adapter
+    from warehouse.store.db import utcnow
+
+    src = settings.file.sources[name]
+    result = CheckResult(name)
+    url = src.url_for(settings.profile)
+    if url is None:
+        result.failure = (
+            f"no {settings.profile}_url: add one to [sources.{name}] to check it in the "
+            f"{settings.profile} profile"
+        )
+        return result
+    adapter = build_adapter(name, src.adapter, src.adapter_options())
+    headers, plan, failure = _access(settings, name, adapter)
+    if failure:
+        result.failure = failure
+        return result
+    market = settings.dated_market()
+    reader = DatedMarketAdapter(adapter, market) if market else adapter
+    started = utcnow()
+    result.url, result.fetched_utc = url, f"{started:%Y-%m-%d %H:%M}"
+    with PoliteClient(settings.fetch_http(), respect_robots=settings.profile == "live") as client:
+        snapshot = collect(reader, client, url, started, headers=headers, plan=plan)
+    _read_snapshot(result, adapter, snapshot, settings.profile)
+    return result
+
+
+def _access(
+    settings: Settings, name: str, adapter: SourceAdapter
+) -> tuple[dict[str, str] | None, list[Any] | None, str | None]:
+    """Headers, plan, or why not: in the live profile the pipeline's own decision (secret
+    headers, signed requests, the public pages, or "not configured"); in the demo none."""
+    if settings.profile != "live":
+        return None, None, None
+    from pipelines.assets import source_access
+
+    access = source_access(settings, name, adapter, None)
+    if access.not_configured:
+        return None, None, access.not_configured
+    if access.note:
+        err.print(access.note, markup=False)
+    return access.headers, access.plan, None
+
+
+def _read_snapshot(
+    result: CheckResult, adapter: SourceAdapter, snapshot: Snapshot, profile: str
+) -> None:
+    """What the fetched and parsed snapshot holds, and what to do when it failed."""
+    from scrapers.rows import OfferRow
+    from scrapers.sources import format_generation
+
+    if snapshot.fetch_error:
+        result.failure = f"{snapshot.fetch_error}; {_fetch_advice(snapshot, profile)}"
+        return
+    pages = snapshot.pages
+    for page in pages:
+        found = format_generation(adapter, page.page.body, page.page.url)
+        if (found or "its one format") not in result.generations:
+            result.generations.append(found or "its one format")
+    rows = [row for page in pages for row in page.rows]
+    result.rows = len(rows)
+    result.offers = sum(isinstance(row, OfferRow) for row in rows)
+    result.quotes = result.rows - result.offers
+    result.simulated = any(row.simulated for row in rows)
+    result.samples = [_sample(row) for row in _spread(rows, SAMPLES)]
+    broken = [page for page in pages if page.error]
+    if broken:
+        first = broken[0]
+        result.failure = (
+            f"{len(broken)} of {len(pages)} page(s) gave no rows; first, {first.page.url}: "
+            f"{first.error}. Save that page and run `gpuprice parse {adapter.name} FILE` to see "
+            "why; docs/SOURCES.md says what the adapter reads"
+        )
+
+
+def _fetch_advice(snapshot: Snapshot, profile: str) -> str:
+    if profile == "demo" and snapshot.fetch_failure == "unreachable":
+        return "is the demo market running? Start it with `gpuprice demo-market`"
+    if profile == "demo":
+        return "the demo market answered an error: is demo_url the source's platform (listed at /)?"
+    return {
+        "unreachable": "check the network and the source's live_url",
+        "blocked": "its robots.txt forbids the path: this source cannot be scraped politely",
+        "too_large": "raise [http].max_page_bytes if the page is really that large",
+    }.get(snapshot.fetch_failure or "", "the site answered an error: check live_url and the secret")
+
+
+def _spread(rows: list[Row], count: int) -> list[Row]:
+    """``count`` rows from the start, middle and end, so the samples differ."""
+    if len(rows) <= count:
+        return rows
+    step = (len(rows) - 1) / (count - 1)
+    return [rows[round(i * step)] for i in range(count)]
+
+
+def _sample(row: Row) -> str:
+    from scrapers.rows import OfferRow
+
+    price = f"{row.price.normalize():f} {row.currency}"
+    if isinstance(row, OfferRow):
+        return (
+            f"{row.gpu_name_raw} ×{row.gpu_count} {row.billing}: {price} "
+            f"({row.unit}; listed as {row.unit_raw!r})"
+        )
+    return f"{row.gpu_name_raw} {row.region} {row.basis}: {price} ({row.unit_raw})"
+
+
+def _print_result(result: CheckResult) -> None:
+    where = f" {result.url}" if result.url else ""
+    data = " SIMULATED" if result.simulated else ""
+    if result.failure and not result.rows:
+        err.print(
+            f"[red]{escape(result.source)} FAILED{escape(where)}: {escape(result.failure)}[/red]"
+        )
+        return
+    head = f"{result.source} {'FAILED' if result.failure else 'ok'}{data}{where}"
+    console.print(f"{head} (fetched {result.fetched_utc} UTC)", markup=False, highlight=False)
+    for generation in result.generations:  # one line each: a snapshot may mix them
+        console.print(f"  format: {generation}", markup=False, highlight=False)
+    console.print(
+        f"  rows: {result.rows} ({result.offers} offers, {result.quotes} quotes)",
+        markup=False,
+        highlight=False,
+    )
+    for sample in result.samples:
+        console.print(f"  price: {sample}", markup=False, highlight=False)
+    if result.failure:
+        err.print(f"[red]{escape(result.source)} FAILED: {escape(result.failure)}[/red]")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(sources_app, name="sources")
