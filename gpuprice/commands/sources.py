@@ -14,7 +14,7 @@ import csv
 import json
 import sys
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -26,10 +26,13 @@ if TYPE_CHECKING:
     from configuration.schema import SourceConfig
     from configuration.settings import Settings
     from scrapers.collect import Snapshot
+    from scrapers.http import Request
     from scrapers.rows import Row
     from scrapers.sources import SourceAdapter
+    from warehouse.read.stats import LastRun
 
 SAMPLES = 3
+LAST_RUNS_WAIT_S = 3.0  # seconds to wait for a writer (a run) to let the warehouse be read
 
 sources_app = typer.Typer(
     help="The configured sources: adapter, evidence, credentials, schedule, last run; "
@@ -87,7 +90,7 @@ def _configured(settings: Settings) -> list[tuple[str, SourceConfig]]:
     return sorted(settings.file.sources.items())
 
 
-def _line(settings: Settings, name: str, src: SourceConfig, run: Any) -> SourceLine:
+def _line(settings: Settings, name: str, src: SourceConfig, run: LastRun | None) -> SourceLine:
     from scrapers.sources import GENERIC, build_adapter
     from scrapers.sources.evidence import evidence_for
 
@@ -154,7 +157,7 @@ def _schedule(settings: Settings, src: SourceConfig) -> str:
     return "on" if settings.file.schedule.running else "on (schedule stopped)"
 
 
-def _last_runs(settings: Settings) -> tuple[dict[str, Any], str | None]:
+def _last_runs(settings: Settings) -> tuple[dict[str, LastRun], str | None]:
     """The newest run of each source in the active profile, read-only; a note instead when
     there is no warehouse (or it cannot be read now)."""
     import duckdb
@@ -163,7 +166,8 @@ def _last_runs(settings: Settings) -> tuple[dict[str, Any], str | None]:
     from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     try:
-        return last_runs(settings.warehouse, settings.profile), None
+        # a short wait: a listing is not worth waiting for a long load to finish
+        return last_runs(settings.warehouse, settings.profile, wait_s=LAST_RUNS_WAIT_S), None
     except WarehouseMissing:
         return {}, "no warehouse yet: no source has run (gpuprice run)"
     except (WarehouseBusy, duckdb.Error) as exc:
@@ -298,7 +302,7 @@ def check_source(settings: Settings, name: str) -> CheckResult:
 
 def _access(
     settings: Settings, name: str, adapter: SourceAdapter
-) -> tuple[dict[str, str] | None, list[Any] | None, str | None]:
+) -> tuple[dict[str, str] | None, list[str | Request] | None, str | None]:
     """Headers, plan, or why not: in the live profile the pipeline's own decision (secret
     headers, signed requests, the public pages, or "not configured"); in the demo none."""
     if settings.profile != "live":

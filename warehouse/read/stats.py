@@ -37,10 +37,11 @@ class LastRun:
     error: str | None
 
 
-def last_runs(warehouse: Warehouse, profile: str) -> dict[str, LastRun]:
+def last_runs(warehouse: Warehouse, profile: str, *, wait_s: float = 15.0) -> dict[str, LastRun]:
     """Per source, its newest scrape_run in ``profile`` (``gpuprice sources``); read-only.
-    ``WarehouseMissing`` when there is no warehouse yet."""
-    with read_connection(warehouse) as con:
+    ``WarehouseMissing`` when there is no warehouse yet, ``WarehouseBusy`` when a writer
+    holds it longer than ``wait_s``."""
+    with read_connection(warehouse, wait_s=wait_s) as con:
         found = con.execute(
             """
             SELECT source, finished_at, status, rows, reason, error FROM scrape_run
