@@ -3,7 +3,6 @@ each records what it was sent and how much of its answer it got to send."""
 
 from __future__ import annotations
 
-import gzip
 import threading
 import time
 import zlib
@@ -65,7 +64,7 @@ def serve() -> Iterator[Server]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         yield state
     finally:
@@ -108,12 +107,12 @@ def slow_body(sent: Sent, size: int = 4000, every_s: float = 0.005) -> Responder
     return respond
 
 
-def endless(sent: Sent, start: bytes, line: bytes, most: int) -> Responder:
+def endless(sent: Sent, start: bytes, line: bytes, most: int, status: int = 200) -> Responder:
     """``start``, then ``line`` again and again, with no length (read until close), up to
     ``most`` bytes: without a limit the client reads all of it."""
 
     def respond(handler: BaseHTTPRequestHandler) -> None:
-        handler.send_response(200)
+        handler.send_response(status)
         handler.send_header("Content-Type", "text/plain")
         handler.send_header("Connection", "close")
         handler.end_headers()
@@ -138,7 +137,3 @@ def gzip_bomb(start: bytes, filler: bytes, decoded_mb: int) -> bytes:
     parts += [packer.compress(block) for _ in range(decoded_mb)]
     parts.append(packer.flush())
     return b"".join(parts)
-
-
-def gzipped(status: int, body: bytes, headers: dict[str, str] | None = None) -> Responder:
-    return reply(status, gzip.compress(body), {"Content-Encoding": "gzip", **(headers or {})})
