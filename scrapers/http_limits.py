@@ -41,10 +41,10 @@ class Deadline:
     (:meth:`extend`): they are politeness, not the server's slowness.
 
     While a request is in flight (:meth:`watch`), a timer thread shuts its sockets down when
-    the deadline passes. Why a thread: a read of headers or body that arrives a byte at a
-    time never comes back to our code for long enough to check a clock (httpx's per-read
-    timeout restarts with every byte), and shutting the socket down is what makes that read
-    return.
+    the deadline passes. Why a thread: headers arriving a byte at a time keep the read inside
+    httpcore until they are complete, each byte restarting httpx's per-read timeout, so no
+    check in our code would run; shutting the socket down is what ends that read (and the
+    TLS handshake's, and the body's, alike).
     """
 
     def __init__(self, seconds: float) -> None:
@@ -130,8 +130,8 @@ def _shut(sock: socket.socket) -> None:
 
 class RateMeter:
     """The minimum transfer rate of a body: at least ``min_bytes_per_s`` on average over each
-    window of ``window_s`` seconds, counted from the first byte after the headers (the
-    server's thinking time before it answers is the read timeout's and the deadline's).
+    window of ``window_s`` seconds, counted from the end of the headers (the server's
+    thinking time before it answers is the read timeout's and the deadline's).
     ``min_bytes_per_s = 0`` turns it off."""
 
     def __init__(self, min_bytes_per_s: int, window_s: float) -> None:
@@ -176,11 +176,17 @@ class _Inflate:
 
     def decode(self, data: bytes, room: int) -> bytes:
         try:
-            out = self._z.decompress(data, room)
+            return self._inflate(data, room)
         except zlib.error as exc:
+            name = "gzip" if self._gzip else "deflate"
+            raise BadEncoding(f"body is not valid {name}: {exc}") from None
+
+    def _inflate(self, data: bytes, room: int) -> bytes:
+        try:
+            out = self._z.decompress(data, room)
+        except zlib.error:
             if self._gzip or not self._first:
-                name = "gzip" if self._gzip else "deflate"
-                raise BadEncoding(f"body is not valid {name}: {exc}") from None
+                raise
             # "deflate" is sent both zlib-wrapped and raw; httpx tries the same two
             self._z = zlib.decompressobj(-zlib.MAX_WBITS)
             out = self._z.decompress(data, room)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+import zlib
 from urllib.parse import quote
 
 import pytest
@@ -109,3 +110,20 @@ def test_an_encoding_not_asked_for_is_a_clear_error() -> None:
         server.routes["/p"] = reply(200, b"\x1b\x00", {"Content-Encoding": "br"})
         error = failure(f"{server.url}/p")
     assert (error.kind, error.reason) == ("http_error", "Content-Encoding 'br' was not asked for")
+
+
+def test_a_body_that_is_not_the_gzip_it_names_is_a_clear_error() -> None:
+    with serve() as server:
+        server.routes["/p"] = reply(200, b"plain text", {"Content-Encoding": "gzip"})
+        error = failure(f"{server.url}/p")
+    assert error.kind == "http_error" and error.reason.startswith("body is not valid gzip: ")
+
+
+@pytest.mark.parametrize("wbits", [zlib.MAX_WBITS, -zlib.MAX_WBITS])  # zlib-wrapped and raw
+def test_a_deflated_page_is_decoded(wbits: int) -> None:
+    packer = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    page = b"<td>RTX 4090</td><td>1.99</td>" * 500
+    with serve() as server, PoliteClient(FAST, respect_robots=False) as client:
+        deflated = packer.compress(page) + packer.flush()
+        server.routes["/p"] = reply(200, deflated, {"Content-Encoding": "deflate"})
+        assert client.get(f"{server.url}/p").body == page
