@@ -8,10 +8,11 @@ from typing import Literal
 
 import httpx
 
-from scrapers.http_limits import FetchTimeout
+from scrapers.http_limits import BadEncoding, FetchTimeout
 from scrapers.redirects import RedirectRefused
 
-Kind = Literal["unreachable", "http_error", "blocked", "too_large", "timeout"]
+# Why a fetch failed, for the run record (scrape_run.reason) and the data-health page.
+FetchFailure = Literal["unreachable", "http_error", "blocked", "too_large", "timeout"]
 
 
 class HttpStatus(Exception):
@@ -26,6 +27,10 @@ class HttpStatus(Exception):
 
 class TooLarge(Exception):
     pass
+
+
+# What an attempt may end with: describe() turns each into a reason and a kind.
+FAILURES = (httpx.HTTPError, HttpStatus, TooLarge, FetchTimeout, RedirectRefused, BadEncoding)
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -47,7 +52,7 @@ def _status_reason(exc: HttpStatus, attempts: int) -> str:
     return f"{reason}: {exc.start}" if exc.start else reason
 
 
-def describe(exc: Exception, attempts: int) -> tuple[str, Kind]:
+def describe(exc: Exception, attempts: int) -> tuple[str, FetchFailure]:
     """The reason and kind of a fetch that ended with ``exc`` after ``attempts`` attempts."""
     if isinstance(exc, FetchTimeout):
         return exc.reason, "timeout"
@@ -57,7 +62,7 @@ def describe(exc: Exception, attempts: int) -> tuple[str, Kind]:
         return str(exc), "too_large"
     if isinstance(exc, HttpStatus):
         return _status_reason(exc, attempts), "http_error"
-    if isinstance(exc, httpx.TooManyRedirects):
+    if isinstance(exc, httpx.TooManyRedirects | BadEncoding):
         return str(exc), "http_error"
     if isinstance(exc, httpx.TimeoutException):
         # no answer within read_timeout_s (or no connection within connect_timeout_s)

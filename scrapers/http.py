@@ -27,7 +27,14 @@ from tenacity import (
 )
 
 from scrapers.error_body import READ_BYTES, excerpt
-from scrapers.fetch_failures import HttpStatus, TooLarge, describe, retry_after_seconds
+from scrapers.fetch_failures import (
+    FAILURES,
+    FetchFailure,
+    HttpStatus,
+    TooLarge,
+    describe,
+    retry_after_seconds,
+)
 from scrapers.http_limits import (
     ACCEPT_ENCODING,
     BadEncoding,
@@ -45,9 +52,6 @@ MAX_REDIRECTS = 5
 # RFC 9309 §2.5: a crawler parses at least the first 500 KiB of a robots.txt; the rest of a
 # longer one (or of an endless or gzip-bombed one) is neither read nor parsed.
 ROBOTS_MAX_BYTES = 500 * 1024
-
-# Why a fetch failed, for the run record (scrape_run.reason) and the data-health page.
-FetchFailure = Literal["unreachable", "http_error", "blocked", "too_large", "timeout"]
 
 
 class HttpSettings(Protocol):
@@ -208,11 +212,9 @@ class PoliteClient:
             if self._respect_robots and not self._allowed(request.url):
                 raise self._error(request.url, "disallowed by robots.txt", "blocked")
             return retrying(self._get_once, request, dict(request.headers) | (headers or {}))
-        except (httpx.HTTPError, HttpStatus, TooLarge, FetchTimeout, RedirectRefused) as exc:
+        except FAILURES as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
             raise self._error(request.url, *describe(exc, attempts)) from None
-        except BadEncoding as exc:
-            raise self._error(request.url, str(exc), "http_error") from None
         finally:
             _DEADLINE.reset(token)
 
