@@ -65,7 +65,7 @@ def test_the_deadline_spans_redirects() -> None:
         server.routes["/a"] = reply(302, headers={"Location": "/b"})
         server.routes["/b"] = reply(302, headers={"Location": "/c"})
         server.routes["/c"] = slow_headers(sent)
-        error = fetch_failure(QUICK, f"{server.url}/a")
+        error = fetch_failure(QUICK.model_copy(update={"total_deadline_s": 2}), f"{server.url}/a")
         assert server.paths() == ["/a", "/b", "/c"]
     assert error.kind == "timeout" and not sent.finished
 
