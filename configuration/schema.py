@@ -156,6 +156,13 @@ class HttpConfig(StrictModel):
     max_retry_after_s: Annotated[float, Field(ge=0, le=600)] = 30.0
     min_interval_s: Annotated[float, Field(ge=0, le=600)] = 1.0
     max_page_bytes: Annotated[int, Field(gt=0, le=1_000_000_000)] = 8_000_000
+    # One fetch (its robots.txt, redirects, retries and the waits between them) ends within
+    # this, as kind "timeout"; the per-host pacing waits (min_interval_s) do not count.
+    total_deadline_s: Annotated[float, Field(gt=0, le=3600)] = 60.0
+    # A body arriving slower than this on average over any rate_window_s fails as "timeout"
+    # (0: no minimum rate).
+    min_bytes_per_s: Annotated[int, Field(ge=0, le=1_000_000_000)] = 1024
+    rate_window_s: Annotated[float, Field(gt=0, le=600)] = 10.0
     user_agent: Annotated[str, AfterValidator(_header_text)] = (
         "gpuprice/0.1 (GPU rental price tracker; polite, hourly; +https://example.invalid/gpuprice)"
     )
@@ -226,6 +233,9 @@ class SourceConfig(StrictModel):
     secret_file: _PathText | None = None
     extract: ExtractConfig | None = None  # adapter = "generic" only
     catalog: CatalogConfig | None = None  # the skypilot source only
+    # Follow redirects to loopback, link-local or private addresses (live profile; off: such
+    # a redirect fails the fetch as "blocked").
+    allow_private_redirects: bool = False
 
     @field_validator("secret_file")
     @classmethod
