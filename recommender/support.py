@@ -12,6 +12,8 @@ Sources (recommender/README.md quotes them):
   as still being worked on.
 - SGLang, docs "Quantization on Ascend": Atlas A2 (910B) runs W8A8 / W4A8 / W4A16
   (ModelSlim); MXFP8 / MXFP4 only on the Ascend 950; the 910B has no FP8 at all.
+- NVIDIA TransformerEngine "Datatype and hardware support matrix": FP8 from SM 8.9
+  (Ada) on, Blackwell data-centre (SM 10.0) and workstation / RTX 50 (SM 12.0) included.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ _FAMILIES = (
     ("ampere", re.compile(r"^(a100|a800|a10-|a30-|a40-|rtx30|rtxa6000)")),
     ("ada", re.compile(r"^(rtx40|l40|l20|l4-|rtx6000ada)")),
     ("hopper", re.compile(r"^(h100|h800|h200|h20-|gh200)")),
-    ("blackwell", re.compile(r"^(rtx50|b200|b100|gb200|rtxpro6000)")),
+    ("blackwell-rtx", re.compile(r"^(rtx50|rtxpro6000)")),  # SM 12.0
+    ("blackwell", re.compile(r"^(b200|b100|gb200|b300)")),  # SM 10.0
 )
 
 _VLLM_TABLE = "vLLM quantization 'Supported Hardware' table"
@@ -43,21 +46,27 @@ _MATRIX: dict[tuple[str, str], tuple[str, str]] = {
     ("fp8", "ampere"): (WEIGHT_ONLY, f"FP8 Marlin, W8A16 ({_VLLM_TABLE}; fp8.py uses Marlin below SM 8.9)"),
     ("fp8", "ada"): (NATIVE, f"FP8 tensor cores, W8A8 ({_VLLM_TABLE}: Ada)"),
     ("fp8", "hopper"): (NATIVE, f"FP8 tensor cores, W8A8 ({_VLLM_TABLE}: Hopper)"),
-    ("fp8", "blackwell"): (NATIVE, "FP8 tensor cores, W8A8 (Blackwell)"),
+    ("fp8", "blackwell"): (NATIVE, "FP8 tensor cores, W8A8 (TransformerEngine matrix: SM 10.0)"),
+    ("fp8", "blackwell-rtx"): (NATIVE, "FP8 tensor cores, W8A8 (TransformerEngine matrix: SM 12.0)"),
     ("fp8", "ascend-a2"): (UNSUPPORTED, f"no FP8 on the 910B ({_ASCEND}): re-quantise to W8A8 INT8 with ModelSlim or serve BF16"),
     ("mxfp4", "ampere"): (WEIGHT_ONLY, f"Marlin MXFP4 MoE, weight-only ({_GPT_OSS}: A100)"),
     ("mxfp4", "ada"): (WEIGHT_ONLY, f"Marlin MXFP4, weight-only; the {_GPT_OSS} names Ada as still being worked on"),
     ("mxfp4", "hopper"): (NATIVE, f"MXFP4 MoE kernels ({_GPT_OSS}: H100 / H200)"),
-    ("mxfp4", "blackwell"): (NATIVE, f"MXFP4 tensor cores ({_GPT_OSS}: B200; the RTX 5090 still being worked on)"),
+    ("mxfp4", "blackwell"): (NATIVE, f"MXFP4 tensor cores ({_GPT_OSS}: B200)"),
+    ("mxfp4", "blackwell-rtx"): (WEIGHT_ONLY, f"Marlin MXFP4, weight-only; the {_GPT_OSS} names the RTX 5090 as still being worked on"),
     ("mxfp4", "ascend-a2"): (UNSUPPORTED, f"no MXFP4 on the 910B ({_ASCEND}; MXFP4 only on the Ascend 950): serve BF16"),
     ("int8", "ascend-a2"): (NATIVE, f"W8A8 from a ModelSlim checkpoint, --quantization ascend ({_ASCEND})"),
     ("int4", "ascend-a2"): (WEIGHT_ONLY, f"W4A16 from a ModelSlim checkpoint, --quantization ascend ({_ASCEND})"),
     ("int8", "ampere"): (NATIVE, f"INT8 W8A8 ({_VLLM_TABLE}: Ampere)"),
     ("int8", "ada"): (NATIVE, f"INT8 W8A8 ({_VLLM_TABLE}: Ada)"),
     ("int8", "hopper"): (NATIVE, f"INT8 W8A8 ({_VLLM_TABLE}: Hopper)"),
+    ("int8", "blackwell"): (NATIVE, "INT8 W8A8 (INT8 tensor cores, as Hopper)"),
+    ("int8", "blackwell-rtx"): (NATIVE, "INT8 W8A8 (INT8 tensor cores, as Ada)"),
     ("int4", "ampere"): (WEIGHT_ONLY, f"AWQ / GPTQ Marlin, W4A16 ({_VLLM_TABLE}: Ampere)"),
     ("int4", "ada"): (WEIGHT_ONLY, f"AWQ / GPTQ Marlin, W4A16 ({_VLLM_TABLE}: Ada)"),
     ("int4", "hopper"): (WEIGHT_ONLY, f"AWQ / GPTQ Marlin, W4A16 ({_VLLM_TABLE}: Hopper)"),
+    ("int4", "blackwell"): (WEIGHT_ONLY, "AWQ / GPTQ Marlin, W4A16 (Marlin runs from SM 8.0 on)"),
+    ("int4", "blackwell-rtx"): (WEIGHT_ONLY, "AWQ / GPTQ Marlin, W4A16 (Marlin runs from SM 8.0 on)"),
 }  # fmt: skip
 
 
