@@ -237,3 +237,18 @@ def test_vision_tower_of_qwen3_vl_is_counted_and_an_unknown_one_is_named() -> No
 def test_presets_still_count_exactly() -> None:
     assert round(PRESETS["Qwen3-235B-A22B"].params_b * 1e9) == 235_093_634_560
     assert round(PRESETS["Qwen3-30B-A3B"].params_b * 1e9) == 30_532_122_624
+
+
+def test_qwen3_next_reads_full_attention_interval_when_layer_types_are_absent() -> None:
+    # Qwen3-Next states the mix as full_attention_interval (transformers Qwen3NextConfig
+    # derives layer_types from it) and always gates its attention output; the same
+    # architecture written that way counts the same as Qwen3.5-35B-A3B's language model.
+    text = json.loads((FIXTURES / "Qwen--Qwen3.5-35B-A3B.json").read_text())["text_config"]
+    assert text["full_attention_interval"] == 4 and text["attn_output_gate"] is True
+    spelled = {k: v for k, v in text.items() if k not in ("layer_types", "attn_output_gate")}
+    spelled["model_type"] = "qwen3_next"
+    a = architecture_from_config(spelled, name="next", source="next")
+    b = real("Qwen--Qwen3.5-35B-A3B")
+    assert (a.attention_layers, a.recurrent_layers) == (10, 30)
+    assert a.params_b == pytest.approx(b.params_b)
+    assert a.recurrent_state_bytes == b.recurrent_state_bytes
