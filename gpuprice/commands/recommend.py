@@ -149,7 +149,9 @@ def recommend(
         raise typer.Exit(1) from None
 
     rec = recommend(workload, inputs.specs, inputs.prices)
-    if inputs.fallback:
+    if inputs.fallback and (as_json or not sys.stdout.isatty()):
+        # The text answer's first line says it; a reader of JSON or of a piped answer sees
+        # it on the terminal too.
         err.print(f"[yellow]{escape(inputs.note)}[/yellow]", soft_wrap=True)
     if as_json:
         data = rec.to_dict() | {"prices": inputs.to_dict(rec)}
