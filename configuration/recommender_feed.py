@@ -17,13 +17,15 @@ import contextlib
 import json
 import os
 import re
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from recommender import (
     DEFAULT_SPECS,
@@ -37,10 +39,11 @@ from recommender import (
     get_preset,
     seed_prices,
 )
-from warehouse.ingest.reference import gpu_specs as shipped_gpu_specs
-from warehouse.read.recommender import gpu_specs, latest_card_prices, price_sources
-from warehouse.store.db import WarehouseMissing
-from warehouse.store.handle import Warehouse
+
+if TYPE_CHECKING:  # polars, DuckDB and the warehouse readers load only when there are prices
+    import polars as pl
+
+    from warehouse.store.handle import Warehouse
 
 CONFIG_FILE = "config.json"
 INDEX_FILE = "model.safetensors.index.json"
@@ -101,6 +104,13 @@ def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceI
     no prices (and then `source` must be None). Raises `UnknownSource` for a `source`
     the warehouse does not list, and lets `WarehouseBusy` through.
     """
+    if warehouse.lake is None and not warehouse.path.exists():
+        # Said before DuckDB and Polars are imported: a first `gpuprice recommend` on a
+        # machine with no warehouse answers without paying for them.
+        return _fallback(f"no warehouse at {warehouse.path} yet", source)
+    from warehouse.read.recommender import gpu_specs, latest_card_prices, price_sources
+    from warehouse.store.db import WarehouseMissing
+
     try:
         frame = latest_card_prices(warehouse, source)
     except WarehouseMissing:
@@ -187,6 +197,8 @@ def _fp8(row: dict[str, Any]) -> bool | None:
 
 @cache
 def shipped_fp8() -> dict[str, bool]:
+    from warehouse.ingest.reference import gpu_specs as shipped_gpu_specs
+
     return {spec["gpu"]: spec["fp8"] == "True" for spec in shipped_gpu_specs()}
 
 
@@ -237,7 +249,11 @@ def config_architecture(config: Path, name: str | None = None) -> Architecture:
     index_path = config.with_name(INDEX_FILE)
     index = _read_json(index_path) if index_path.is_file() else None
     return architecture_from_config(
-        data, name=name or config.parent.name or config.stem, source=str(config), index=index
+        data,
+        name=name or config.parent.name or config.stem,
+        source=str(config),
+        index=index,
+        repo_id=str(config.parent),
     )
 
 
@@ -286,8 +302,37 @@ def hf_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE
 
 
+# How long the one reachability check of the Hub may take (DNS included): an uncached id
+# offline must fail in about a second, not after huggingface_hub's retries (26 s, 12 lines).
+HUB_PROBE_TIMEOUT_S = 1.0
+
+
+def hub_endpoint() -> tuple[str, int]:
+    """The Hub's host and port: HF_ENDPOINT (a mirror) or huggingface.co."""
+    url = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    return url.hostname or "huggingface.co", url.port or (80 if url.scheme == "http" else 443)
+
+
+@cache
+def hub_unreachable(host: str, port: int) -> str | None:
+    """Why the Hub cannot be reached, or None when a TCP connection opens. Asked once per
+    process and endpoint; the DNS lookup runs in a thread so it is bounded too."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    attempt = pool.submit(socket.create_connection, (host, port), HUB_PROBE_TIMEOUT_S)
+    try:
+        attempt.result(timeout=HUB_PROBE_TIMEOUT_S + 0.2).close()
+        return None
+    except FutureTimeout:
+        return f"{host}:{port} did not answer within {HUB_PROBE_TIMEOUT_S:g} s"
+    except OSError as exc:
+        return f"{host}:{port} unreachable: {exc.strerror or exc}"
+    finally:
+        pool.shutdown(wait=False)
+
+
 def hub_architecture(repo_id: str) -> Architecture:
-    """config.json of a Hub model: from the local cache, else fetched when online."""
+    """config.json of a Hub model: from the local cache, else fetched when online. Offline
+    (HF_HUB_OFFLINE, or the Hub unreachable, checked once) it is one line at once."""
     from huggingface_hub import hf_hub_download, try_to_load_from_cache
     from huggingface_hub.errors import HFValidationError
 
@@ -302,12 +347,9 @@ def hub_architecture(repo_id: str) -> Architecture:
         ) from None
     if isinstance(cached, str):
         return _cached_architecture(repo_id, Path(cached), cache_dir)
-    if hf_offline():
-        raise RecommenderInputError(
-            f"{repo_id} has no {CONFIG_FILE} in the local Hugging Face cache ({cache_dir}) and "
-            f"HF_HUB_OFFLINE is set: run `hf download {repo_id} {CONFIG_FILE}` where there is "
-            "network (or unset HF_HUB_OFFLINE), or pass the path to its config.json"
-        )
+    offline = "HF_HUB_OFFLINE is set" if hf_offline() else hub_unreachable(*hub_endpoint())
+    if offline is not None:
+        return _offline_lookup(repo_id, cache_dir, offline)
     from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
 
     try:
@@ -325,6 +367,22 @@ def hub_architecture(repo_id: str) -> Architecture:
     return _cached_architecture(repo_id, Path(path), cache_dir)
 
 
+def _offline_lookup(repo_id: str, cache_dir: Path, why: str) -> Architecture:
+    """huggingface_hub's own offline lookup (local_files_only: no request, no retry), else
+    one line saying what to do."""
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    with contextlib.suppress(LocalEntryNotFoundError, OSError, ValueError):
+        path = hf_hub_download(repo_id, CONFIG_FILE, cache_dir=cache_dir, local_files_only=True)
+        return _cached_architecture(repo_id, Path(path), cache_dir)
+    raise RecommenderInputError(
+        f"{repo_id} has no {CONFIG_FILE} in the local Hugging Face cache ({cache_dir}) and the "
+        f"Hub is offline ({why}): run `hf download {repo_id} {CONFIG_FILE}` where there is "
+        "network (or set HF_ENDPOINT to a reachable mirror), or pass the path to its config.json"
+    )
+
+
 def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Architecture:
     from huggingface_hub import try_to_load_from_cache
 
@@ -336,6 +394,7 @@ def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Archite
         name=repo_id,
         source=source,
         index=_read_json(Path(index)) if isinstance(index, str) else None,
+        repo_id=repo_id,
     )
 
 

@@ -11,7 +11,7 @@ from datetime import date
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from croniter import croniter
@@ -36,7 +36,9 @@ from scrapers.sources.skypilot import DEFAULT_CLOUDS as SKYPILOT_CLOUDS
 from scrapers.sources.skypilot import LIVE_URL as SKYPILOT_URL
 from scrapers.sources.skypilot import SkypilotOptions
 from scrapers.units import parse_period
-from warehouse.ingest.quarantine import QuarantinePolicy
+
+if TYPE_CHECKING:  # warehouse.ingest.quarantine loads DuckDB and Polars: only policy() needs it
+    from warehouse.ingest.quarantine import QuarantinePolicy
 
 Profile = Literal["demo", "live"]
 
@@ -316,6 +318,8 @@ class QuarantineConfig(StrictModel):
 
     def policy(self) -> QuarantinePolicy:
         """The policy the load screens rows with (warehouse.ingest.quarantine)."""
+        from warehouse.ingest.quarantine import QuarantinePolicy
+
         return QuarantinePolicy(self.jump_factor, self.confirm_snapshots)
 
 

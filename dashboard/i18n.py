@@ -402,6 +402,65 @@ STRINGS: dict[str, tuple[str, str]] = {
         "需要多张卡；更小的占用，重新计算：",
         "Needs several cards; smaller footprints, recomputed:",
     ),
+    # recommend: the short answer and the engine budget (issue 29)
+    "rec.answer.title": ("回答", "The answer"),
+    "rec.answer.pick": (
+        "推荐：{count} × {gpu}（{vram:g} GB），{layout}，{mode}：¥{cost:,.2f}/月（{price}）",
+        "Pick: {count} x {gpu} ({vram:g} GB), {layout}, {mode}: ¥{cost:,.2f}/month ({price})",
+    ),
+    "rec.answer.kv": (
+        "KV：每个副本容纳 {tokens:,} 个 token（{seqs:,} 条 {context:,} token 的序列），KV {kv}："
+        "{util:g} × {cap:.1f} GB − 权重 {weights:.1f} GB − 预留 {reserve:.1f} GB = 每卡 "
+        "{room:.1f} GB",
+        "KV: {tokens:,} tokens fit per replica ({seqs:,} sequence(s) of {context:,}), KV {kv}: "
+        "{util:g} x {cap:.1f} GB - weights {weights:.1f} GB - reserve {reserve:.1f} GB = "
+        "{room:.1f} GB per card",
+    ),
+    "rec.answer.training": (
+        "显存：每卡 {per:.1f} GB + 20% 余量 ≤ {vram:g} GB（训练）",
+        "Memory: {per:.1f} GB per card + 20% margin <= {vram:g} GB (training)",
+    ),
+    "rec.answer.rule": (
+        "种子文章经验法则：{low:.1f}–{high:.1f} GB → {rule} 张卡（不留余量）；精确：{count} 张",
+        "Seeds' rule of thumb: {low:.1f}-{high:.1f} GB -> {rule} card(s), no margin; exact: "
+        "{count} card(s)",
+    ),
+    "rec.answer.decode": (
+        "解码：每条序列 ≤ {tps:.1f} token/s（按带宽估算的上限，{bound}），合计 ≤ {total:,.0f} "
+        "token/s；延迟下限 {floor:.2f} ms/步",
+        "Decode: ≤ {tps:.1f} tokens/s per sequence (upper bound from bandwidth, {bound}), ≤ "
+        "{total:,.0f} tokens/s total; latency floor {floor:.2f} ms/step",
+    ),
+    "rec.answer.engine": ("推理引擎", "Engine"),
+    "rec.answer.serve": ("启动命令", "Serve command"),
+    "rec.answer.runners_up": ("备选：", "Runners-up:"),
+    "rec.answer.runner": (
+        "{count} × {gpu}，{layout}，{mode}：¥{cost:,.2f}/月，KV {tokens} token（{price}）",
+        "{count} x {gpu}, {layout}, {mode}: ¥{cost:,.2f}/month, KV {tokens} tokens ({price})",
+    ),
+    "rec.answer.details": (
+        "详细推理、全部方案和预算已折叠在下方。",
+        "The reasoning, every option and the budget are folded below.",
+    ),
+    "rec.answer.options": (
+        "全部方案，最便宜在前（每月 {hours:g} 小时）",
+        "Every option, cheapest first (at {hours:g} h/month)",
+    ),
+    "rec.answer.not_offered": ("不提供：{why}", "Not offered: {why}"),
+    "rec.gpu_util": ("显存利用率上限（推理）", "GPU memory utilization (inference)"),
+    "rec.gpu_util.help": (
+        "引擎可使用的单卡显存比例，同 vLLM 的 --gpu-memory-utilization（默认 0.9；SGLang 为 "
+        "--mem-fraction-static）。",
+        "The share of each card the engine may use, as vLLM's --gpu-memory-utilization "
+        "(default 0.9; SGLang: --mem-fraction-static).",
+    ),
+    "rec.memory.budget": (
+        "精确卡数：权重、KV cache 与每卡预留都要放进引擎可用的 {util:g} × 显存（标称 GB 按 GiB "
+        "计），不再额外加余量；种子卡数 = 经验法则下限 ÷ 单卡显存。",
+        "exact count: weights, KV cache and each card's reserve fit in the {util:g} x card "
+        "memory the engine may use (the label read as GiB), no extra margin; seeds' count = "
+        "rule-of-thumb low end ÷ card VRAM.",
+    ),
 }
 
 

@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from configuration.log_redaction import install as install_log_redaction
-from configuration.schema import valid_host
 from gpuprice.cli_common import (
     ConfigOption,
     console,
@@ -19,7 +17,6 @@ from gpuprice.cli_common import (
     settings_or_exit,
 )
 from gpuprice.commands import register_all
-from gpuprice.run_summary import print_run_summary
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
     from gpuprice.jobs import RunResult
@@ -42,6 +39,7 @@ def run(
 ) -> None:
     """Run the scrape job once, in-process, and print rows per source and failures."""
     from gpuprice.jobs import JobRunner
+    from gpuprice.run_summary import print_run_summary
 
     settings = settings_or_exit(config)
     day = parse_day(as_of, "--as-of") if as_of is not None else None
@@ -60,6 +58,14 @@ def backfill(
     ] = None,
 ) -> None:
     """Fill N days of history through the same Dagster job, one run per day."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     from gpuprice.jobs import JobRunner
 
     settings = settings_or_exit(config)
@@ -107,6 +113,7 @@ def demo_market(
     ] = None,
 ) -> None:
     """Serve the SIMULATED demo market (every source's format, one platform each) until Ctrl-C."""
+    from configuration.schema import valid_host
     from demo.market import serve_forever
 
     cfg = settings_or_exit(config).file.demo_market

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import date
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from configuration.settings import ConfigError, Settings, load_settings
+if TYPE_CHECKING:  # loaded when a command reads its settings: `import gpuprice.cli` stays light
+    from configuration.settings import Settings
 
 console = Console()
 # soft_wrap: a message stays one line (not broken at 80 columns when stderr is not a terminal),
@@ -31,6 +32,8 @@ class OutputFormat(StrEnum):
 
 def settings_or_exit(config: Path | None) -> Settings:
     """Load the settings, or print what is wrong with them and exit with code 2."""
+    from configuration.settings import ConfigError, load_settings
+
     try:
         return load_settings(config)
     except ConfigError as exc:

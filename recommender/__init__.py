@@ -4,7 +4,8 @@ Give it a Workload, card specs and prices; get a Recommendation with the memory
 breakdown, one reasoning entry per tree step and priced options, cheapest first.
 """
 
-from recommender.architecture import Architecture, WeightFormat
+from recommender.architecture import Architecture, ParamCounts, WeightFormat
+from recommender.budget import CardBudget, capacity_gb, card_budget
 from recommender.cards import (
     DEFAULT_SPECS,
     FP8_NATIVE,
@@ -16,8 +17,9 @@ from recommender.cards import (
     seed_prices,
 )
 from recommender.errors import RecommenderInputError
-from recommender.hf_config import architecture_from_config, weight_format
-from recommender.layout import Layout, inference_layouts, tp_degrees, training_layouts
+from recommender.hf_config import architecture_from_config
+from recommender.hf_quant import weight_format
+from recommender.layout import Layout, inference_layouts, tp_choices, tp_degrees, training_layouts
 from recommender.memory import (
     GB,
     MARGIN,
@@ -40,11 +42,14 @@ from recommender.pricing import (
     breakeven,
     rent_modes,
 )
-from recommender.render import render_text
+from recommender.render import render_short, render_text
 from recommender.result import Lever, Option, Recommendation, SourceQuote, Step
+from recommender.serve import ENGINES, ServeLine, serve_line
 from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY, DecodeSpeed, decode_speed
+from recommender.support import Support, matrix_rows, support
 from recommender.tree import recommend
 from recommender.workload import (
+    GPU_MEMORY_UTILIZATION,
     INFERENCE_METHODS,
     KV_PRECISIONS,
     PRECISION_BYTES,
@@ -55,6 +60,19 @@ from recommender.workload import (
 
 __all__ = [
     "BARE_METAL",
+    "ENGINES",
+    "GPU_MEMORY_UTILIZATION",
+    "CardBudget",
+    "ParamCounts",
+    "ServeLine",
+    "Support",
+    "capacity_gb",
+    "card_budget",
+    "matrix_rows",
+    "render_short",
+    "serve_line",
+    "support",
+    "tp_choices",
     "DECODE_BANDWIDTH_EFFICIENCY",
     "DEFAULT_SPECS",
     "FP8_NATIVE",

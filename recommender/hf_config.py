@@ -1,21 +1,33 @@
 """A Hugging Face config.json (already parsed) -> Architecture. Pure: the caller reads files.
 
 Parameters are counted from the architecture, matrix by matrix, the way transformers
-builds the model: embeddings (and the LM head unless tied), per layer the attention
-projections (GQA, or MLA's low-rank q/kv with the RoPE key), the gated MLP or the MoE
-block (routed and shared experts, router), RMSNorm weights, and the biases the config
-turns on. Multi-token-prediction layers (num_nextn_predict_layers) are not counted:
-engines load them only for speculative decoding. Llama-3.3-70B counts to
-70,553,706,496, its published figure.
+builds the model: embeddings (and the LM head unless tied), per layer its mixer
+(attention: GQA, or MLA's low-rank q/kv with the RoPE key; or a recurrent Mamba / Gated
+DeltaNet mixer, recommender.hf_layers), its MLP (dense, or the MoE block with routed and
+shared experts and the router) and its norms, and the biases the config turns on; a
+counted vision tower beside it (recommender.hf_vision). Multi-token-prediction layers
+(num_nextn_predict_layers, mtp_num_hidden_layers) are not counted: engines load them only
+for speculative decoding. Llama-3.3-70B counts to 70,553,706,496, its published figure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from recommender.architecture import Architecture, WeightFormat
+from recommender.architecture import Architecture, ParamCounts, WeightFormat
 from recommender.errors import RecommenderInputError
+from recommender.hf_layers import (
+    ATTENTION,
+    NO_MIXER,
+    PARALLEL,
+    LayerPlan,
+    layer_plan,
+    recurrent_mixer,
+)
+from recommender.hf_quant import weight_format
+from recommender.hf_vision import vision_tower
 
 GB = 1e9
 
@@ -29,11 +41,34 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "intermediate": ("intermediate_size", "ffn_hidden_size", "n_inner"),
 }
 
-# AWQ / GPTQ store one FP16 scale (2 B) and, when asymmetric, one 4-bit zero (0.5 B) per
-# group of weights; 128 is both libraries' default group size.
-DEFAULT_GROUP_SIZE = 128
-_SCALE_BYTES = 2.0
-_ZERO_BYTES = 0.5
+# Model types whose transformers config defaults tie_word_embeddings to True, so a
+# config.json that does not say is tied (transformers 5.24.0, models/*/configuration_*.py;
+# the decoder LLM families of its 189 such types). Every other family here defaults to
+# untied (Llama, Qwen, Mistral, DeepSeek, Nemotron-H, Jamba, Falcon-H1, Llama 4: False).
+TIED_BY_DEFAULT = frozenset({
+    "gemma", "gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4",
+    "gemma4_text", "vaultgemma", "recurrent_gemma", "paligemma", "cohere", "cohere2",
+    "cohere2_moe", "ernie4_5", "ernie4_5_moe", "falcon", "falcon_mamba", "gpt2", "gpt_bigcode",
+    "gpt_neo", "mpt", "bloom", "opt", "smollm3", "starcoder2", "jetmoe", "minicpm3",
+    "mistral3", "lfm2", "lfm2_moe", "internvl", "zamba", "zamba2", "kimi_k25",
+    "qwen3_vl_moe_text", "mamba",
+})  # fmt: skip
+
+# Gemma 2 and 3 wrap attention and MLP each in a pre- and a post-norm (four RMSNorms per
+# layer); Nemotron-H's blocks have one norm each; everyone else two.
+_NORMS_PER_LAYER = {"gemma2": 4, "gemma3": 4, "gemma3_text": 4, "nemotron_h": 1}
+
+
+@dataclass(frozen=True)
+class _Dims:
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    mla: bool
+    model_type: str
 
 
 def architecture_from_config(
@@ -42,74 +77,74 @@ def architecture_from_config(
     name: str,
     source: str,
     index: Mapping[str, Any] | None = None,
+    repo_id: str | None = None,
 ) -> Architecture:
     """Read the figures the recommender needs; a missing or malformed one raises
-    RecommenderInputError naming the key and where it came from."""
+    RecommenderInputError naming the key and where it came from (one line)."""
     c = _language_model(config, source)
     sources: dict[str, str] = {}  # figure -> the key (or rule) it came from, in reading order
     layers, hidden, heads, vocab = (
         _need(c, figure, source, sources) for figure in ("layers", "hidden", "heads", "vocab")
     )
     kv_heads = _kv_heads(c, heads, source, sources)
-    head_dim = _head_dim(c, hidden, heads, source, sources)
     attention, kv_lora, rope = _attention_kind(c, heads, kv_heads, source, sources)
-    mla = attention == "mla"
-
+    d = _Dims(layers, hidden, heads, kv_heads, _head_dim(c, hidden, heads, attention, sources, source),
+              vocab, attention == "mla", str(c.get("model_type", "")))  # fmt: skip
     moe = _moe(c, layers, source)
-    tied = bool(c.get("tie_word_embeddings", False))
-    window, sliding = _sliding(c, layers, source)
-    counts = _count_params(
-        c, layers, hidden, heads, kv_heads, head_dim, vocab, tied, moe, mla, source
-    )
-    total, routed_total, routed_active = counts
-    active = total - routed_total + routed_active
+    plan = layer_plan(c, layers, moe["layer_is_moe"], source)
+    tied = _tied(config, c, sources)
+    counted = _count(c, d, plan, moe, tied, source)
+    window, sliding, window_kind = _window(c, layers, source)
+    quant = weight_format(c.get("quantization_config") or config.get("quantization_config"), source)
+    vision, vision_note = vision_tower(config)
+    _note_sources(sources, moe, plan, quant, d.mla, index is not None, vision_note)
+    dtype = c.get("torch_dtype") or c.get("dtype") or config.get("torch_dtype")
+    return Architecture(
+        name=name,
+        params_b=counted.params.total / 1e9,
+        active_params_b=(counted.params.total - counted.params.routed_experts
+                         + counted.routed_active) / 1e9,
+        layers=layers, hidden=hidden, kv_heads=kv_heads, head_dim=d.head_dim, vocab=vocab,
+        estimated=False, source=source, heads=heads, attention=attention,
+        kv_lora_rank=kv_lora, qk_rope_head_dim=rope,
+        sliding_window=window, sliding_layers=sliding, window_kind=window_kind,
+        routed_experts=moe["routed"], shared_experts=moe["shared"],
+        experts_per_token=moe["per_token"], moe_layers=plan.mlps.count("moe"),
+        first_dense_layers=moe["first_dense"],
+        routed_expert_params_b=counted.params.routed_experts / 1e9,
+        moe_intermediate=counted.expert_inter,
+        tied_embeddings=tied, quantization=quant,
+        checkpoint_gb=None if index is None else _total_size(index, source) / GB,
+        torch_dtype=dtype if isinstance(dtype, str) else None,
+        figure_sources=tuple(sources.items()), params=counted.params,
+        kv_layers=plan.attention_layers, recurrent_layers=plan.recurrent_layers,
+        recurrent_state_bytes=counted.state_bytes, recurrent_basis=counted.state_basis,
+        layer_mix=plan.mix(), vision_params_b=vision / 1e9, vision_note=vision_note,
+        max_position_embeddings=_max_positions(c, source),
+        tp_dims=counted.tp_dims, model_type=d.model_type, repo_id=repo_id,
+    )  # fmt: skip
+
+
+def _note_sources(sources: dict[str, str], moe: dict[str, Any], plan: LayerPlan,
+                  quant: WeightFormat | None, mla: bool, indexed: bool, vision: str) -> None:  # fmt: skip
     sources["params_b"] = "counted from the architecture (hf_config.py)"
     sources["active_params_b"] = (
         f"{moe['per_token']} of {moe['routed']} routed experts + shared + dense parts"
         if moe["routed"]
         else "dense: all parameters"
     )
-    checkpoint_gb = None
-    if index is not None:
-        checkpoint_gb = _total_size(index, source) / GB
+    if plan.basis:
+        sources["layer_mix"] = f"{plan.basis}: {plan.mix()}"
+    if indexed:
         sources["checkpoint_gb"] = "model.safetensors.index.json metadata.total_size"
-    quant = weight_format(c.get("quantization_config"), source)
     if quant is not None:
         sources["quantization"] = f"quantization_config.quant_method {quant.method}"
+    if vision:
+        sources["vision"] = vision
     sources["kv_bytes_per_token"] = (
-        "(kv_lora_rank + qk_rope_head_dim) x layers"
+        "(kv_lora_rank + qk_rope_head_dim) x attention layers"
         if mla
-        else "2 x num_key_value_heads x head_dim x layers"
-    )
-    dtype = c.get("torch_dtype") or c.get("dtype")
-    return Architecture(
-        name=name,
-        params_b=total / 1e9,
-        active_params_b=active / 1e9,
-        layers=layers,
-        hidden=hidden,
-        kv_heads=kv_heads,
-        head_dim=head_dim,
-        vocab=vocab,
-        estimated=False,
-        source=source,
-        heads=heads,
-        attention=attention,
-        kv_lora_rank=kv_lora,
-        qk_rope_head_dim=rope,
-        sliding_window=window,
-        sliding_layers=sliding,
-        routed_experts=moe["routed"],
-        shared_experts=moe["shared"],
-        experts_per_token=moe["per_token"],
-        moe_layers=moe["moe_layers"],
-        first_dense_layers=moe["first_dense"],
-        routed_expert_params_b=routed_total / 1e9,
-        tied_embeddings=tied,
-        quantization=quant,
-        checkpoint_gb=checkpoint_gb,
-        torch_dtype=dtype if isinstance(dtype, str) else None,
-        figure_sources=tuple(sources.items()),
+        else "2 x num_key_value_heads x head_dim x attention layers"
     )
 
 
@@ -127,6 +162,21 @@ def _language_model(config: object, source: str) -> Mapping[str, Any]:
     return c
 
 
+def _tied(config: Mapping[str, Any], c: Mapping[str, Any], sources: dict[str, str]) -> bool:
+    """tie_word_embeddings as the config says, else transformers' default for its type."""
+    for cfg in (c, config):
+        if isinstance(cfg.get("tie_word_embeddings"), bool):
+            sources["tied_embeddings"] = "tie_word_embeddings"
+            return bool(cfg["tie_word_embeddings"])
+    types = {str(c.get("model_type", "")), str(config.get("model_type", ""))} - {""}
+    tied = bool(types & TIED_BY_DEFAULT)
+    sources["tied_embeddings"] = (
+        f"not stated: transformers' default for model_type {'/'.join(sorted(types)) or '?'} "
+        f"({'tied' if tied else 'untied'})"
+    )
+    return tied
+
+
 def _need(c: Mapping[str, Any], figure: str, source: str, sources: dict[str, str]) -> int:
     """A figure the count cannot do without, under whichever of its names the config uses."""
     for key in _ALIASES[figure]:
@@ -139,13 +189,17 @@ def _need(c: Mapping[str, Any], figure: str, source: str, sources: dict[str, str
     )
 
 
-def _head_dim(
-    c: Mapping[str, Any], hidden: int, heads: int, source: str, sources: dict[str, str]
-) -> int:
-    head_dim = _opt_int(c, "head_dim", source) or _opt_int(c, "kv_channels", source)
-    if head_dim:
-        sources["head_dim"] = "head_dim" if "head_dim" in c else "kv_channels"
-        return head_dim
+def _head_dim(c: Mapping[str, Any], hidden: int, heads: int, attention: str,
+              sources: dict[str, str], source: str) -> int:  # fmt: skip
+    """Attention head width. MLA's query/key head is qk_nope_head_dim + qk_rope_head_dim
+    (DeepSeek-V3: 128 + 64 = 192), not hidden / heads."""
+    if attention == "mla":
+        sources["head_dim"] = "qk_nope_head_dim + qk_rope_head_dim (MLA)"
+        return _opt_int(c, "qk_nope_head_dim", source) + _opt_int(c, "qk_rope_head_dim", source)
+    for key in ("head_dim", "attention_head_dim", "kv_channels"):
+        if value := _opt_int(c, key, source):
+            sources["head_dim"] = key
+            return value
     if hidden % heads:
         raise RecommenderInputError(
             f"{source}: hidden_size {hidden} is not a multiple of num_attention_heads "
@@ -188,6 +242,11 @@ def _opt_int(c: Mapping[str, Any], key: str, source: str) -> int:
     return 0 if value is None else _positive_int(value, key, source)
 
 
+def _max_positions(c: Mapping[str, Any], source: str) -> int | None:
+    value = c.get("max_position_embeddings")
+    return None if value is None else _positive_int(value, "max_position_embeddings", source)
+
+
 def _kv_heads(c: Mapping[str, Any], heads: int, source: str, sources: dict[str, str]) -> int:
     for key in ("num_key_value_heads", "multi_query_group_num", "n_head_kv"):
         if c.get(key) is not None:
@@ -210,8 +269,8 @@ def _moe(c: Mapping[str, Any], layers: int, source: str) -> dict[str, Any]:
         if c.get(key):
             routed = _positive_int(c[key], key, source)
             break
-    if not routed:
-        return {"routed": 0, "shared": 0, "per_token": 0, "moe_layers": 0, "first_dense": 0,
+    if routed < 2:  # Jamba-style "num_experts": 1 is a dense model
+        return {"routed": 0, "shared": 0, "per_token": 0, "first_dense": 0,
                 "layer_is_moe": [False] * layers}  # fmt: skip
     per_token = 0
     for key in ("num_experts_per_tok", "experts_per_token", "moe_topk"):
@@ -225,18 +284,48 @@ def _moe(c: Mapping[str, Any], layers: int, source: str) -> dict[str, Any]:
         )
     first_dense = _opt_int(c, "first_k_dense_replace", source)
     freq = _opt_int(c, "moe_layer_freq", source) or 1
-    step = _opt_int(c, "decoder_sparse_step", source) or 1
+    # Qwen-MoE's decoder_sparse_step and Llama 4's interleave_moe_layer_step: every n-th
+    # layer, counting from 1; Llama 4 may list them outright (moe_layers).
+    step = (
+        _opt_int(c, "decoder_sparse_step", source)
+        or _opt_int(c, "interleave_moe_layer_step", source)
+        or 1
+    )
     mlp_only = set(c.get("mlp_only_layers") or [])
+    listed = c.get("moe_layers") if isinstance(c.get("moe_layers"), list) else None
     is_moe = [
-        i >= first_dense and (i - first_dense) % freq == 0 and (i + 1) % step == 0
-        and i not in mlp_only
+        (i in listed) if listed is not None
+        else (i >= first_dense and (i - first_dense) % freq == 0 and (i + 1) % step == 0
+              and i not in mlp_only)
         for i in range(layers)
     ]  # fmt: skip
     shared = int(c.get("n_shared_experts") or c.get("num_shared_experts") or 0)
-    if not shared and c.get("shared_expert_intermediate_size"):
+    if not shared and (
+        c.get("shared_expert_intermediate_size")
+        or str(c.get("model_type", "")).startswith("llama4")
+    ):
         shared = 1
     return {"routed": routed, "shared": shared, "per_token": per_token,
-            "moe_layers": sum(is_moe), "first_dense": first_dense, "layer_is_moe": is_moe}  # fmt: skip
+            "first_dense": first_dense, "layer_is_moe": is_moe}  # fmt: skip
+
+
+def _window(c: Mapping[str, Any], layers: int, source: str) -> tuple[int | None, int, str]:
+    """(window, layers that use it, what kind). Llama 4 caps its RoPE layers at
+    attention_chunk_size (chunked attention; the NoPE layer of every no_rope_layer_interval
+    is global); the others are sliding windows."""
+    chunk = c.get("attention_chunk_size")
+    if chunk and str(c.get("model_type", "")).startswith("llama4"):
+        flags = c.get("no_rope_layers")
+        interval = _opt_int(c, "no_rope_layer_interval", source) or 4
+        if not isinstance(flags, list) or not flags:
+            flags = [int((i + 1) % interval != 0) for i in range(layers)]
+        return (
+            _positive_int(chunk, "attention_chunk_size", source),
+            sum(1 for f in flags[:layers] if f),
+            "chunked attention",
+        )
+    window, sliding = _sliding(c, layers, source)
+    return window, sliding, "sliding window"
 
 
 def _sliding(c: Mapping[str, Any], layers: int, source: str) -> tuple[int | None, int]:
@@ -270,106 +359,126 @@ def _sliding(c: Mapping[str, Any], layers: int, source: str) -> tuple[int | None
     return None, 0
 
 
-def _count_params(
-    c: Mapping[str, Any],
-    layers: int,
-    hidden: int,
-    heads: int,
-    kv_heads: int,
-    head_dim: int,
-    vocab: int,
-    tied: bool,
-    moe: dict[str, Any],
-    mla: bool,
-    source: str,
-) -> tuple[int, int, int]:
-    """(total, all routed-expert params, routed-expert params active per token).
-
-    A decoder layer is its attention, its two norms and its MLP: the dense one, or on the
-    layers ``moe["layer_is_moe"]`` marks, the MoE block. Each part is counted by a function
-    of its own, so a new kind of layer is one more function."""
-    model_type = str(c.get("model_type", ""))
-    embed = vocab * hidden * (1 if tied else 2)
-    attention = _attention_params(c, model_type, hidden, heads, kv_heads, head_dim, mla)
-    norms = 2 * hidden
-    intermediate = next((c[k] for k in _ALIASES["intermediate"] if c.get(k)), None)
-    dense_mlp = 3 * hidden * int(intermediate) if intermediate else 0
-    total = embed + hidden  # + final norm
-    if not moe["routed"]:
-        if not dense_mlp:
-            raise RecommenderInputError(
-                f"{source}: config.json has no intermediate_size; give the model's complete "
-                "config.json"
-            )
-        return total + layers * (attention + norms + dense_mlp), 0, 0
-    block, routed, active = _moe_block(c, model_type, hidden, intermediate, moe, source)
-    routed_total = routed_active = 0
-    for is_moe in moe["layer_is_moe"]:
-        if is_moe:
-            total += attention + norms + block
-            routed_total += routed
-            routed_active += active
-        else:
-            total += attention + norms + dense_mlp
-    return total, routed_total, routed_active
+@dataclass(frozen=True)
+class _Counted:
+    params: ParamCounts
+    routed_active: int  # routed-expert parameters one token uses
+    expert_inter: int
+    state_bytes: float  # recurrent state per sequence
+    state_basis: str
+    tp_dims: tuple[tuple[str, int, str], ...]
 
 
-def _moe_block(
-    c: Mapping[str, Any],
-    model_type: str,
-    hidden: int,
-    intermediate: object,
-    moe: dict[str, Any],
-    source: str,
-) -> tuple[int, int, int]:
-    """One MoE layer's MLP: (all its params, its routed experts', those active per token).
-    Routed experts, shared experts (or Qwen2-MoE's shared expert of its own size) and the
-    router with its bias or gate."""
-    expert_inter = int(c.get("moe_intermediate_size") or intermediate or 0)
+def _count(c: Mapping[str, Any], d: _Dims, plan: LayerPlan, moe: dict[str, Any], tied: bool,
+           source: str) -> _Counted:  # fmt: skip
+    """Every layer's mixer, MLP and norms, plus embeddings, LM head and the final norm."""
+    attention = _attention_params(c, d)
+    dense_inter = int(c.get("intermediate_size_mlp") or next(
+        (c[k] for k in _ALIASES["intermediate"] if c.get(k)), 0))  # fmt: skip
+    gated = 2 if d.model_type == "nemotron_h" else 3  # Nemotron-H's MLPs are up/down, relu²
+    if "dense" in plan.mlps and not dense_inter:
+        raise RecommenderInputError(
+            f"{source}: config.json has no intermediate_size; give the model's complete config.json"
+        )
+    block = _moe_block(c, d, dense_inter, moe, gated, source) if "moe" in plan.mlps else None
+    groups = dict(attention=0, dense_mlp=0, routed_experts=0, shared_experts=0, router=0,
+                  recurrent=0)  # fmt: skip
+    state, basis, active = 0.0, "", 0
+    mixers: dict[str, Any] = {}
+    for mixer, mlp in zip(plan.mixers, plan.mlps, strict=True):
+        if mixer in (ATTENTION, PARALLEL):
+            groups["attention"] += attention
+        if mixer not in (ATTENTION, NO_MIXER):
+            rec = mixers.setdefault(mixer, recurrent_mixer(mixer, c, d.hidden, source))
+            groups["recurrent"] += rec.params
+            state += rec.state_bytes
+            basis = rec.basis
+        if mlp == "dense":
+            groups["dense_mlp"] += gated * d.hidden * dense_inter
+        elif mlp == "moe" and block is not None:
+            for key in ("routed_experts", "shared_experts", "router"):
+                groups[key] += block[key]
+            active += block["active"]
+    norms = d.hidden * (_NORMS_PER_LAYER.get(d.model_type, 2) * d.layers + 1)
+    counts = ParamCounts(embed=d.vocab * d.hidden, lm_head=0 if tied else d.vocab * d.hidden,
+                         norms=norms, **groups)  # fmt: skip
+    expert_inter = block["expert_inter"] if block else 0
+    dims = _tp_dims(d, c, plan, dense_inter, expert_inter, block)
+    return _Counted(counts, active, expert_inter, state, basis, dims)
+
+
+def _tp_dims(d: _Dims, c: Mapping[str, Any], plan: LayerPlan, dense_inter: int,
+             expert_inter: int, block: dict[str, int] | None) -> tuple[tuple[str, int, str], ...]:  # fmt: skip
+    """The widths tensor parallelism splits, which a block-quantised checkpoint's blocks
+    must divide on every shard (vLLM checks each at load)."""
+    if d.mla:
+        out = [("num_attention_heads x v_head_dim", d.heads * int(c["v_head_dim"]), "attention")]
+    else:
+        out = [("num_attention_heads x head_dim", d.heads * d.head_dim, "attention"),
+               ("num_key_value_heads x head_dim", d.kv_heads * d.head_dim, "attention_kv")]  # fmt: skip
+    if "dense" in plan.mlps:
+        out.append(("intermediate_size", dense_inter, "dense_mlp"))
+    if expert_inter:
+        out.append(("moe_intermediate_size", expert_inter, "routed_experts"))
+    if block and block["shared_inter"]:
+        out.append(("shared expert intermediate size", block["shared_inter"], "shared_experts"))
+    return tuple(out)
+
+
+def _moe_block(c: Mapping[str, Any], d: _Dims, dense_inter: int, moe: dict[str, Any],
+               gated: int, source: str) -> dict[str, int]:  # fmt: skip
+    """One MoE layer's MLP: its routed experts, shared experts (DeepSeek's n_shared_experts
+    at the expert size, Qwen-MoE's shared expert of its own size, Llama 4's one) and the
+    router with its bias or gate; and the routed parameters one token uses."""
+    expert_inter = int(
+        c.get("moe_intermediate_size") or c.get("intermediate_size") or dense_inter or 0
+    )
     if not expert_inter:
         raise RecommenderInputError(
             f"{source}: MoE config has no moe_intermediate_size / intermediate_size; give "
             "the model's complete config.json"
         )
-    expert = 3 * hidden * expert_inter
-    if model_type == "gpt_oss":  # gate_up and down projections carry biases
-        expert += 2 * expert_inter + hidden
-    shared_inter = c.get("shared_expert_intermediate_size")
-    shared = 3 * hidden * int(shared_inter) if shared_inter else moe["shared"] * expert
-    router = hidden * moe["routed"]
-    if model_type in ("gpt_oss", "glm4_moe") or c.get("topk_method") == "noaux_tc":
+    expert = gated * d.hidden * expert_inter
+    if d.model_type == "gpt_oss":  # gate_up and down projections carry biases
+        expert += 2 * expert_inter + d.hidden
+    shared_inter = int(c.get("shared_expert_intermediate_size")
+                       or c.get("moe_shared_expert_intermediate_size")
+                       or moe["shared"] * expert_inter)  # fmt: skip
+    shared = gated * d.hidden * shared_inter
+    router = d.hidden * moe["routed"]
+    if d.model_type in ("gpt_oss", "glm4_moe") or c.get("topk_method") == "noaux_tc":
         router += moe["routed"]  # router bias / e_score_correction_bias
-    if shared_inter:
-        router += hidden  # Qwen2-MoE's shared_expert_gate
-    routed = expert * moe["routed"]
-    return routed + shared + router, routed, expert * moe["per_token"]
+    if c.get("shared_expert_intermediate_size"):
+        router += d.hidden  # Qwen-MoE's shared_expert_gate
+    return {"routed_experts": expert * moe["routed"], "shared_experts": shared,
+            "router": router, "active": expert * moe["per_token"],
+            "expert_inter": expert_inter, "shared_inter": shared_inter}  # fmt: skip
 
 
-def _attention_params(
-    c: Mapping[str, Any],
-    model_type: str,
-    hidden: int,
-    heads: int,
-    kv_heads: int,
-    head_dim: int,
-    mla: bool,
-) -> int:
-    if mla:
+def _attention_params(c: Mapping[str, Any], d: _Dims) -> int:
+    if d.mla:
         q_lora = int(c.get("q_lora_rank") or 0)
         nope, rope = int(c["qk_nope_head_dim"]), int(c["qk_rope_head_dim"])
         v_dim, kv_lora = int(c["v_head_dim"]), int(c["kv_lora_rank"])
         qk = nope + rope
-        q = hidden * q_lora + q_lora + q_lora * heads * qk if q_lora else hidden * heads * qk
-        kv = hidden * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim)
-        return q + kv + heads * v_dim * hidden
-    q_out, kv_out = heads * head_dim, kv_heads * head_dim
-    params = 2 * hidden * q_out + 2 * hidden * kv_out  # q, o; k, v
-    if c.get("attention_bias") or model_type in ("qwen2", "qwen2_moe"):
-        params += q_out + 2 * kv_out
-    if model_type == "gpt_oss":
-        params += hidden + heads  # o_proj bias and the attention sinks
-    if model_type in ("qwen3", "qwen3_moe") or c.get("use_qk_norm"):
-        params += 2 * head_dim  # q_norm and k_norm
+        q = (
+            d.hidden * q_lora + q_lora + q_lora * d.heads * qk
+            if q_lora
+            else d.hidden * d.heads * qk
+        )
+        kv = d.hidden * (kv_lora + rope) + kv_lora + kv_lora * d.heads * (nope + v_dim)
+        return q + kv + d.heads * v_dim * d.hidden
+    q_out, kv_out = d.heads * d.head_dim, d.kv_heads * d.head_dim
+    # Qwen3-Next / Qwen3.5 gate the attention output: q_proj also yields the gate.
+    gate = q_out if c.get("attn_output_gate") or d.model_type.startswith("qwen3_next") else 0
+    params = 2 * d.hidden * q_out + d.hidden * gate + 2 * d.hidden * kv_out  # q, o; k, v
+    if c.get("attention_bias") or d.model_type in ("qwen2", "qwen2_moe"):
+        params += q_out + gate + 2 * kv_out
+    if d.model_type == "gpt_oss":
+        params += d.hidden + d.heads  # o_proj bias and the attention sinks
+    qk_norm = d.model_type.startswith(("qwen3", "gemma3")) or c.get("use_qk_norm")
+    if qk_norm and not d.model_type.startswith("llama4"):  # Llama 4's L2 norm has no weights
+        params += 2 * d.head_dim  # q_norm and k_norm
     return params
 
 
@@ -382,95 +491,3 @@ def _total_size(index: Mapping[str, Any], source: str) -> int:
         f"{source}: model.safetensors.index.json has no metadata.total_size; give the index "
         "as published with the weights, or leave it out"
     )
-
-
-def weight_format(quant: object, source: str = "config.json") -> WeightFormat | None:
-    """The precision a checkpoint ships in, with its scale overhead, or None for 16-bit."""
-    if quant is None:
-        return None
-    if not isinstance(quant, Mapping):
-        raise RecommenderInputError(f"{source}: quantization_config must be a JSON object")
-    method = str(quant.get("quant_method", "")).lower()
-    read = _QUANT_METHODS.get(method)
-    found = read(quant, method, source) if read is not None else None
-    if found is not None:
-        return found
-    raise RecommenderInputError(
-        f"{source}: quantization_config.quant_method {method or '(missing)'!r} is not one this "
-        "recommender knows (fp8, awq, gptq, mxfp4, bitsandbytes, compressed-tensors); remove "
-        "quantization_config and pass --precision"
-    )
-
-
-# Each reader: (quantization_config, quant_method, source) -> the format, or None when the
-# config does not say a format this recommender knows.
-
-
-def _fp8(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
-    block = quant.get("weight_block_size")
-    if isinstance(block, list) and len(block) == 2 and all(isinstance(b, int) for b in block):
-        extra = 4 / (block[0] * block[1])
-        detail = f"FP8 e4m3 + one FP32 scale per {block[0]}x{block[1]} block"
-    else:
-        extra, detail = 0.0, "FP8 with per-tensor / per-channel scales"
-    return WeightFormat("fp8", 1 + extra, method, detail)
-
-
-def _awq_gptq(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
-    bits = quant.get("bits", quant.get("w_bit"))
-    group = quant.get("group_size", quant.get("q_group_size")) or DEFAULT_GROUP_SIZE
-    if bits not in (4, 8) or not isinstance(group, int):
-        raise RecommenderInputError(
-            f"{source}: {method} quantization_config needs bits 4 or 8 and an integer "
-            f"group_size, got bits {bits!r}, group_size {group!r}"
-        )
-    if group <= 0:  # -1: one scale per output channel
-        group = 1_000_000
-    symmetric = method == "gptq" and quant.get("sym", True)
-    overhead = (_SCALE_BYTES + (0 if symmetric else _ZERO_BYTES)) / group
-    zeros = "" if symmetric else " and a 4-bit zero"
-    detail = f"{bits}-bit {method.upper()}, an FP16 scale{zeros} per group of {group}"
-    return WeightFormat("int4" if bits == 4 else "int8", bits / 8 + overhead, method, detail)
-
-
-def _mxfp4(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
-    not_converted = " ".join(str(m) for m in quant.get("modules_to_not_convert") or [])
-    return WeightFormat(
-        "int4",
-        0.5 + 1 / 32,
-        method,
-        "MXFP4: 4-bit values with one E8M0 scale per 32",
-        experts_only="self_attn" in not_converted,
-    )
-
-
-def _bitsandbytes(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
-    if quant.get("load_in_4bit"):
-        return WeightFormat("int4", 0.5 + 1 / 64, method, "NF4, one 8-bit absmax per 64")
-    if quant.get("load_in_8bit"):
-        return WeightFormat("int8", 1.0, method, "LLM.int8()")
-    return None
-
-
-def _compressed_tensors(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
-    for group in (quant.get("config_groups") or {}).values():
-        weights = group.get("weights") if isinstance(group, Mapping) else None
-        if isinstance(weights, Mapping) and weights.get("num_bits") in (4, 8):
-            bits = weights["num_bits"]
-            if weights.get("type") == "float" and bits == 8:
-                return WeightFormat("fp8", 1.0, method, "FP8 (compressed-tensors)")
-            size = weights.get("group_size") or DEFAULT_GROUP_SIZE
-            precision = "int4" if bits == 4 else "int8"
-            detail = f"{bits}-bit integer (compressed-tensors), scale per {size}"
-            return WeightFormat(precision, bits / 8 + _SCALE_BYTES / size, method, detail)
-    return None
-
-
-_QUANT_METHODS: dict[str, Callable[[Mapping[str, Any], str, str], WeightFormat | None]] = {
-    "fp8": _fp8,
-    "awq": _awq_gptq,
-    "gptq": _awq_gptq,
-    "mxfp4": _mxfp4,
-    "bitsandbytes": _bitsandbytes,
-    "compressed-tensors": _compressed_tensors,
-}

@@ -1,21 +1,25 @@
 """Memory needed by a workload, two ways: the seeds' rules of thumb and an exact model.
 
-GB is 10^9 bytes throughout, as the seeds use it. Card capacities are compared in the
-same unit: a "24 GB" RTX 4090 really holds 24 GiB (25.8 GB), so reading the label as
-10^9 bytes leaves ~7% unaccounted, which roughly covers what the driver reserves.
+GB is 10^9 bytes throughout, as the seeds use it. Serving is checked against the
+engine's own budget (recommender.budget: the card's real GiB x --gpu-memory-utilization);
+training against the card's label read as 10^9 bytes with the seeds' 20% margin.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from recommender.architecture import Architecture
-from recommender.workload import PRECISION_BYTES, Workload
+from recommender.weights import weight_bytes
+from recommender.workload import Workload
 
 GB = 1e9
 
-# The seeds' planning margin (seed 000 §七 建议4, seed 003 §五 step 2): size cards for
-# 20% more than the computed need, for concurrency peaks and framework overhead.
+# The seeds' planning margin (seed 000 §七 建议4, seed 003 §五 step 2): training is sized
+# for 20% more than the computed need, for peaks. Serving is not: the engine's budget
+# (gpu_memory_utilization, recommender.budget) is the real limit, and the seeds' rule of
+# thumb is shown beside the exact figure instead.
 MARGIN = 0.20
 
 # Fixed per-card runtime: CUDA context (~0.3-0.5 GB on current drivers), cuBLAS/NCCL
@@ -25,11 +29,16 @@ RUNTIME_OVERHEAD_GB = 1.0
 # Inference activations live only while a prefill chunk passes through one layer:
 # ~16 hidden-sized FP16 buffers per token (residual, norms, QKV, attention output,
 # SwiGLU gate/up/down at ~3.5x hidden), for a chunk of at most 2048 tokens (the
-# chunked-prefill budget vLLM and SGLang use by default), plus FP32 logits of the
-# last token of each sequence for sampling.
+# chunked-prefill budget vLLM and SGLang use by default), plus FP32 logits for the
+# sequences the engine profiles with (vLLM's max_num_seqs, 256 unless more are asked for).
 PREFILL_CHUNK_TOKENS = 2048
 INFERENCE_ACT_BYTES_PER_HIDDEN = 32
 LOGIT_BYTES = 4
+MAX_NUM_SEQS = 256
+# CUDA graphs vLLM captures for decode batch sizes up to 512 hold their own memory,
+# outside the KV pool; 0.5-1.5 GiB per card is what its start-up log reports ("Graph
+# capturing finished ... took X GiB"). One round figure, modelled, stated in the output.
+CUDA_GRAPH_GB = 1.0
 
 # Training assumes activation (gradient) checkpointing and flash attention, standard in
 # LLM fine-tuning stacks: each layer keeps only its BF16 input (2 bytes x hidden per
@@ -94,15 +103,6 @@ _ESTIMATED_KV_HEADS = 8
 _ESTIMATED_HEAD_DIM = 128
 _ESTIMATED_VOCAB = 150_000
 
-# Quantised weights carry scales. INT4 chosen by --precision is AWQ / GPTQ at group
-# size 128: an FP16 scale and a 4-bit zero per 128 weights (+0.0195 B/param). INT8 and
-# FP8 scales are per channel / per tensor (negligible). A checkpoint's own
-# quantization_config states its format exactly (hf_config.weight_format).
-INT4_GROUP_OVERHEAD = (2.0 + 0.5) / 128
-# QLoRA's NF4 base: 4 bits + an 8-bit absmax per 64 weights + (double quantisation) one
-# FP32 per 256 absmax blocks.
-QLORA_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)
-
 
 def architecture_for(workload: Workload) -> Architecture:
     if (arch := workload.architecture) is not None:
@@ -134,10 +134,10 @@ def architecture_for(workload: Workload) -> Architecture:
 
 
 def kv_bytes_per_token(arch: Architecture, kv_bytes: float) -> float:
-    """One token's cache over every layer (before any sliding-window cap): MHA/GQA
-    2 x layers x kv_heads x head_dim x bytes; MLA layers x (kv_lora_rank + qk_rope_head_dim)
-    x bytes."""
-    return arch.layers * arch.kv_bytes_per_layer_token(kv_bytes)
+    """One token's cache over every attention layer (before any sliding-window cap):
+    MHA/GQA 2 x layers x kv_heads x head_dim x bytes; MLA layers x (kv_lora_rank +
+    qk_rope_head_dim) x bytes. Recurrent layers of a hybrid keep no KV (state_bytes)."""
+    return arch.attention_layers * arch.kv_bytes_per_layer_token(kv_bytes)
 
 
 def kv_cache_bytes(arch: Architecture, kv_bytes: float, context: int, sequences: int) -> float:
@@ -157,44 +157,16 @@ def kv_share_per_card(arch: Architecture, tp: int) -> float:
     return 1.0 / min(tp, arch.kv_heads)
 
 
-def weight_bytes(arch: Architecture, precision: str, method: str | None) -> tuple[float, str]:
-    """Bytes of all weights at `precision`, and how they were counted."""
-    params = arch.params_b * 1e9
-    fmt = arch.quantization
-    if fmt is not None and fmt.precision == precision and method != "qlora":
-        if fmt.experts_only:
-            experts = arch.routed_expert_params_b * 1e9
-            rest = params - experts
-            total = experts * fmt.bytes_per_param + rest * 2
-            return total, (
-                f"routed experts {experts / 1e9:.2f}B x {fmt.bytes_per_param:.4g} B "
-                f"({fmt.detail}) + other {rest / 1e9:.2f}B x 2 B (BF16, not quantised), "
-                "as the checkpoint's quantization_config says"
-            )
-        return params * fmt.bytes_per_param, (
-            f"{arch.params_b:.4g}B x {fmt.bytes_per_param:.4g} B ({fmt.detail}, the "
-            "checkpoint's own quantization_config)"
-        )
-    if method == "qlora":
-        return params * QLORA_BYTES, (
-            f"{arch.params_b:.4g}B x {QLORA_BYTES:.4f} B (NF4 4-bit + absmax per 64, double "
-            "quantised)"
-        )
-    per = PRECISION_BYTES[precision]
-    if precision == "int4":
-        per += INT4_GROUP_OVERHEAD
-        return params * per, (
-            f"{arch.params_b:.4g}B x {per:.4f} B (INT4 AWQ/GPTQ, group 128: FP16 scale + "
-            "4-bit zero per group)"
-        )
-    return params * per, f"{arch.params_b:.4g}B x {per:g} B ({precision})"
+def state_bytes(arch: Architecture, sequences: int) -> float:
+    """Recurrent (Mamba / linear-attention) state: fixed per sequence, whatever the context."""
+    return arch.recurrent_state_bytes * sequences
 
 
 @dataclass(frozen=True)
 class MemoryEstimate:
     """Exact-model memory for one replica, split into parts that shard across cards
-    (weights, KV cache, gradients, optimizer state) and parts every card carries
-    (runtime overhead, activations)."""
+    (weights, KV cache, recurrent state, gradients, optimizer state) and parts every card
+    carries (runtime overhead, CUDA graphs, activations)."""
 
     workload: Workload
     arch: Architecture
@@ -214,12 +186,17 @@ class MemoryEstimate:
     rule_basis: str
     notes: tuple[str, ...] = field(default=())
     weights_basis: str = ""
+    state_gb: float = 0.0  # recurrent state of all sequences
+    cuda_graph_gb: float = 0.0
+    routed_weights_gb: float = 0.0
+    vision_weights_gb: float = 0.0
 
     @property
     def sharded_gb(self) -> float:
         return (
             self.weights_gb
             + self.kv_cache_gb
+            + self.state_gb
             + self.adapters_gb
             + self.gradients_gb
             + self.optimizer_gb
@@ -227,7 +204,7 @@ class MemoryEstimate:
 
     @property
     def replicated_gb(self) -> float:
-        return self.runtime_gb + self.activations_gb
+        return self.runtime_gb + self.activations_gb + self.cuda_graph_gb
 
     @property
     def total_gb(self) -> float:
@@ -235,10 +212,11 @@ class MemoryEstimate:
 
     @property
     def overhead_gb(self) -> float:
-        """Fixed runtime, plus (for inference) the small prefill activation term."""
+        """What every card reserves besides weights and cache: the runtime, and for
+        inference the CUDA graphs and the prefill activations."""
         if self.workload.is_training:
             return self.runtime_gb
-        return self.runtime_gb + self.activations_gb
+        return self.replicated_gb
 
     def per_card_gb(self, cards: int) -> float:
         """Need on each of `cards` cards: tensor parallel over `cards` (inference) or
@@ -247,10 +225,14 @@ class MemoryEstimate:
             return self.per_card_layout_gb(1, 1, cards)
         return self.per_card_layout_gb(cards, 1)
 
+    def sequences_per_replica(self, dp: int) -> int:
+        return math.ceil(self.workload.concurrency / max(1, dp))
+
     def per_card_layout_gb(self, tp: int, pp: int, dp: int = 1) -> float:
-        """Inference: weights split over tp x pp cards, KV by KV heads (tp) and layers (pp).
-        Training: ZeRO stage 1 shards optimizer state over the dp cards, 2 also gradients,
-        3 also weights; runtime and activations stay on every card."""
+        """Inference: weights split over tp x pp cards, KV by KV heads (tp) and layers (pp),
+        each of dp replicas holding its share of the sequences. Training: ZeRO stage 1
+        shards optimizer state over the dp cards, 2 also gradients, 3 also weights;
+        runtime and activations stay on every card."""
         if self.workload.is_training:
             stage = self.workload.zero_stage
             weights = self.weights_gb + self.adapters_gb
@@ -260,8 +242,13 @@ class MemoryEstimate:
                 + (self.optimizer_gb / dp if stage >= 1 else self.optimizer_gb)
                 + self.replicated_gb
             )
+        return self.weights_gb / (tp * pp) + self.cache_per_card_gb(tp, pp, dp) + self.replicated_gb
+
+    def cache_per_card_gb(self, tp: int, pp: int, dp: int = 1) -> float:
+        """KV cache and recurrent state one card of a replica holds for its sequences."""
+        share = self.sequences_per_replica(dp) / self.workload.concurrency
         kv = self.kv_cache_gb * kv_share_per_card(self.arch, tp) / pp
-        return self.weights_gb / (tp * pp) + kv + self.replicated_gb
+        return (kv + self.state_gb / (tp * pp)) * share
 
     def with_margin_gb(self, cards: int = 1) -> float:
         return self.per_card_gb(cards) * (1 + MARGIN)
@@ -304,12 +291,23 @@ def _notes(workload: Workload, arch: Architecture) -> list[str]:
             f"{arch.qk_rope_head_dim}-dim RoPE key per layer, not K and V per head; the latent "
             "is shared by all heads, so tensor-parallel cards each keep all of it."
         )
+    if arch.is_hybrid:
+        notes.append(
+            f"Hybrid ({arch.layer_mix}): only the {arch.attention_layers} attention layers "
+            f"keep KV; the {arch.recurrent_layers} recurrent layers keep a fixed "
+            f"{arch.recurrent_state_bytes / 1e6:,.1f} MB of state per sequence "
+            f"({arch.recurrent_basis} per layer), whatever the context."
+        )
     if arch.sliding_layers and not workload.is_training:
         notes.append(
-            f"Sliding window: {arch.sliding_layers} of {arch.layers} layers keep at most "
-            f"{arch.sliding_window:,} tokens of KV; the other {arch.full_attention_layers} "
-            "keep the full context."
+            f"{arch.window_kind.capitalize()}: {arch.sliding_layers} of {arch.attention_layers} "
+            f"attention layers keep at most {arch.sliding_window:,} tokens of KV; the other "
+            f"{arch.full_attention_layers} keep the full context."
         )
+    if arch.vision_note:
+        notes.append(arch.vision_note.capitalize() + ".")
+    if not workload.is_training and (warning := workload.context_warning):
+        notes.append(warning.capitalize() + ".")
     fmt = arch.quantization
     if fmt is not None and fmt.precision != workload.precision:
         notes.append(
@@ -319,14 +317,42 @@ def _notes(workload: Workload, arch: Architecture) -> list[str]:
     return notes
 
 
+def _inference(workload: Workload, arch: Architecture, common: dict) -> MemoryEstimate:
+    tokens = workload.context_tokens * workload.concurrency
+    chunk = min(tokens, PREFILL_CHUNK_TOKENS)
+    activations = (
+        chunk * arch.hidden * INFERENCE_ACT_BYTES_PER_HIDDEN
+        + max(workload.concurrency, MAX_NUM_SEQS) * arch.vocab * LOGIT_BYTES
+    )
+    kv = kv_cache_bytes(arch, workload.kv_bytes, workload.context_tokens, workload.concurrency)
+    weights = common.pop("weights")
+    return MemoryEstimate(
+        **common,
+        weights_gb=weights.total_bytes / GB,
+        kv_cache_gb=kv / GB,
+        state_gb=state_bytes(arch, workload.concurrency) / GB,
+        adapters_gb=0.0,
+        gradients_gb=0.0,
+        optimizer_gb=0.0,
+        activations_gb=activations / GB,
+        cuda_graph_gb=CUDA_GRAPH_GB,
+        adapter_params_b=0.0,
+        checkpoint_gb=0.0,
+        model_files_gb=(arch.checkpoint_gb or weights.total_bytes / GB),
+        weights_basis=weights.basis,
+        routed_weights_gb=weights.routed_bytes / GB,
+        vision_weights_gb=weights.vision_bytes / GB,
+    )
+
+
 def estimate_memory(workload: Workload) -> MemoryEstimate:
     arch = architecture_for(workload)
     params = arch.params_b * 1e9
     kv_per_token = kv_bytes_per_token(arch, workload.kv_bytes)
-    low, high, basis = rule_of_thumb(workload, arch.params_b)
+    low, high, basis = rule_of_thumb(workload, arch.total_params_b)
     notes = _notes(workload, arch)
     precision = workload.precision or "bf16"
-    weights, weights_basis = weight_bytes(arch, precision, workload.method)
+    weights = weight_bytes(arch, precision, workload.method)
 
     common = dict(
         workload=workload,
@@ -336,30 +362,10 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
         rule_low_gb=low,
         rule_high_gb=high,
         rule_basis=basis,
+        notes=tuple(notes),
     )
-
     if not workload.is_training:
-        tokens = workload.context_tokens * workload.concurrency
-        chunk = min(tokens, PREFILL_CHUNK_TOKENS)
-        activations = (
-            chunk * arch.hidden * INFERENCE_ACT_BYTES_PER_HIDDEN
-            + workload.concurrency * arch.vocab * LOGIT_BYTES
-        )
-        kv = kv_cache_bytes(arch, workload.kv_bytes, workload.context_tokens, workload.concurrency)
-        return MemoryEstimate(
-            **common,
-            weights_gb=weights / GB,
-            kv_cache_gb=kv / GB,
-            adapters_gb=0.0,
-            gradients_gb=0.0,
-            optimizer_gb=0.0,
-            activations_gb=activations / GB,
-            adapter_params_b=0.0,
-            checkpoint_gb=0.0,
-            model_files_gb=(arch.checkpoint_gb or weights / GB),
-            notes=tuple(notes),
-            weights_basis=weights_basis,
-        )
+        return _inference(workload, arch, common | {"weights": weights})
 
     tokens = workload.context_tokens * workload.concurrency  # per card: micro-batch x sequence
     activations = tokens * (
@@ -379,20 +385,19 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
             adapter_params_b=0.0,
             checkpoint_gb=params * FULL_CHECKPOINT_BYTES / GB,
             model_files_gb=release_gb,
-            notes=tuple(notes),
             weights_basis=f"{arch.params_b:.4g}B x {FULL_WEIGHT_BYTES:g} B (BF16 working copy)",
         )
 
     adapter_params = params * workload.lora_rank * LORA_FRACTION_PER_RANK
-    notes.append(
+    common["notes"] = (*notes, (
         f"LoRA rank {workload.lora_rank}: adapters ~{adapter_params / 1e9:.3g}B params "
         f"({workload.lora_rank * LORA_FRACTION_PER_RANK:.2%} of the base), trained in FP32 "
         "with Adam (16 bytes each); the base stays frozen at "
         f"{workload.precision} and has no gradients or optimizer state."
-    )
+    ))  # fmt: skip
     return MemoryEstimate(
         **common,
-        weights_gb=weights / GB,
+        weights_gb=weights.total_bytes / GB,
         kv_cache_gb=0.0,
         adapters_gb=adapter_params * ADAPTER_WEIGHT_BYTES / GB,
         gradients_gb=adapter_params * ADAPTER_GRAD_BYTES / GB,
@@ -401,6 +406,5 @@ def estimate_memory(workload: Workload) -> MemoryEstimate:
         adapter_params_b=adapter_params / 1e9,
         checkpoint_gb=adapter_params * ADAPTER_CHECKPOINT_BYTES / GB,
         model_files_gb=release_gb,
-        notes=tuple(notes),
-        weights_basis=weights_basis,
+        weights_basis=weights.basis,
     )

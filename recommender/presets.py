@@ -11,8 +11,8 @@ from the architecture, not copied.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from importlib import resources
-from types import MappingProxyType
 
 from recommender.architecture import Architecture
 from recommender.errors import RecommenderInputError
@@ -28,10 +28,12 @@ def _hf(repo: str, facts: str) -> str:
 
 def _legacy(name: str, params: float, active: float, layers: int, hidden: int, heads: int,
             kv: int, head_dim: int, vocab: int, source: str) -> Architecture:  # fmt: skip
+    repo = source.removeprefix("https://huggingface.co/").split("/blob/")[0]
     return Architecture(
         name, params, active, layers, hidden, kv, head_dim, vocab, estimated=False,
         source=source, heads=heads, attention="mha" if kv == heads else "gqa",
         figure_sources=(("params_b", "model card"), ("layers/heads/kv_heads", "config.json")),
+        repo_id=repo,
     )  # fmt: skip
 
 
@@ -120,12 +122,32 @@ def _from_config(name: str) -> Architecture:
         f"https://huggingface.co/{repo}/blob/main/config.json, stored verbatim as "
         f"recommender/configs/{file} (copied from {copied_repo} {copied_path} @ {commit})"
     )
-    return architecture_from_config(stored_config(file), name=name, source=source)
+    return architecture_from_config(stored_config(file), name=name, source=source, repo_id=repo)
 
 
-_PRESETS = (*_LEGACY, *(_from_config(name) for name in CONFIG_PRESETS))
+class _Presets(Mapping[str, Architecture]):
+    """Every preset by name. The config-based ones are read from their stored config.json
+    when first asked for: a command that uses one preset does not parse them all."""
 
-PRESETS: MappingProxyType[str, Architecture] = MappingProxyType({p.name: p for p in _PRESETS})
+    def __init__(self) -> None:
+        self._built: dict[str, Architecture] = {p.name: p for p in _LEGACY}
+        self._names = (*self._built, *CONFIG_PRESETS)
+
+    def __getitem__(self, name: str) -> Architecture:
+        if name not in self._built:
+            if name not in CONFIG_PRESETS:
+                raise KeyError(name)
+            self._built[name] = _from_config(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+PRESETS: Mapping[str, Architecture] = _Presets()
 
 # People type "Llama-3.1-8B" or "qwen2.5-72b"; the suffixes below don't change the
 # architecture, so lookups ignore them.
@@ -140,12 +162,13 @@ def _key(name: str) -> str:
     return key
 
 
-_BY_KEY = {_key(p.name): p for p in _PRESETS}
+_BY_KEY = {_key(name): name for name in PRESETS}
 
 
 def find_preset(name: str) -> Architecture | None:
     """The preset called `name` (case-insensitive, with or without -Instruct/-Chat)."""
-    return _BY_KEY.get(_key(name)) if isinstance(name, str) else None
+    found = _BY_KEY.get(_key(name)) if isinstance(name, str) else None
+    return None if found is None else PRESETS[found]
 
 
 def get_preset(name: str) -> Architecture:

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from recommender.budget import CardBudget
 from recommender.cards import CardPrice, CardSpec
 from recommender.layout import Layout
-from recommender.memory import INT4_GROUP_OVERHEAD, MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
+from recommender.memory import (
+    CUDA_GRAPH_GB,
+    MARGIN,
+    RUNTIME_OVERHEAD_GB,
+    MemoryEstimate,
+)
 from recommender.pricing import MONTH_HOURS, Breakeven, ModeCost
+from recommender.serve import ServeLine
 from recommender.sizing import CPU_CORES_PER_CARD, MAX_CARDS, RAM_PER_VRAM, Companion
 from recommender.speed import (
+    ALLREDUCE_US,
     DECODE_BANDWIDTH_EFFICIENCY,
     DECODE_COMPUTE_EFFICIENCY,
     FP8_WEIGHT_ONLY_EFFICIENCY,
+    LAYER_FLOOR_US,
+    MOE_LAYER_FLOOR_US,
     PCIE_TP_EFFICIENCY,
+    PP_HOP_US,
     DecodeSpeed,
 )
+from recommender.support import Support
+from recommender.weights import INT4_GROUP_OVERHEAD
 from recommender.workload import Workload
 
 
@@ -53,6 +66,9 @@ class Option:
     within_budget: bool | None
     other_sources: tuple[SourceQuote, ...] = ()
     layout: Layout | None = None
+    budget: CardBudget | None = None  # inference: the engine budget of one card
+    serve: dict[str, ServeLine] = field(default_factory=dict)  # engine -> command
+    support: Support | None = None  # how the card runs the weights' format
 
     @property
     def gpu(self) -> str:
@@ -91,6 +107,15 @@ class Option:
             "vram_gb": self.spec.vram_gb,
             "per_card_gb": _gb(self.per_card_gb),
             "per_card_with_margin_gb": _gb(self.per_card_gb * (1 + MARGIN)),
+            "engine_budget": _budget(self.budget),
+            "kv_tokens_fit": self.budget.tokens_fit if self.budget else None,
+            "serve": {
+                engine: {"command": line.command, "note": line.note}
+                for engine, line in self.serve.items()
+            },
+            "format_support": None
+            if self.support is None
+            else {"path": self.support.path, "why": self.support.why},
             "headroom_gb": _gb(self.headroom_gb),
             "rule_of_thumb_count": self.rule_of_thumb_count,
             "exact_count": self.count,
@@ -107,7 +132,10 @@ class Option:
             "tokens_per_s_per_sequence": _round(speed.per_sequence_tps if speed else None, 1),
             "tokens_per_s_total": _round(speed.total_tps if speed else None, 1),
             "decode_bound": speed.bound if speed else None,
+            "decode_upper_bound": True if speed else None,
             "decode_formula": speed.formula if speed else None,
+            "decode_latency_floor_ms": _round(speed.floor_ms if speed else None, 4),
+            "decode_latency_floor_formula": speed.floor_formula if speed else None,
             "decode_assumptions": list(speed.assumptions) if speed else [],
             "cny_per_million_tokens": _round(self.cny_per_million_tokens, 2),
             "breakeven_hours_vs_hourly": _round(be.hours_vs_hourly if be else None, 1),
@@ -174,6 +202,11 @@ class Recommendation:
     excluded: tuple[str, ...]  # gpus left out by the domestic filter
     unsupported: tuple[tuple[str, str], ...] = ()  # (gpu, why): e.g. FP8 weights, no path
 
+    @property
+    def runners_up(self) -> tuple[Option, ...]:
+        """The next two options after the pick, cheapest first."""
+        return tuple(o for o in self.options if o is not self.recommended)[:2]
+
     def to_dict(self) -> dict[str, Any]:
         budget = self.workload.budget_cny
         rec = self.recommended
@@ -195,18 +228,32 @@ class Recommendation:
             "unfit": list(self.unfit),
             "excluded_by_domestic_filter": list(self.excluded),
             "unsupported": [{"gpu": g, "why": why} for g, why in self.unsupported],
+            "warnings": [w for w in (self.workload.context_warning,) if w],
             "assumptions": {
                 "gb": "10^9 bytes",
+                "card_memory": "the label read as GiB (what the driver reports), stated in GB",
+                "gpu_memory_utilization": self.workload.gpu_memory_utilization,
                 "margin": MARGIN,
+                "margin_applies_to": "training only; serving uses the engine budget",
                 "runtime_overhead_gb": RUNTIME_OVERHEAD_GB,
+                "cuda_graph_gb": CUDA_GRAPH_GB,
+                "decode_latency_floor_us": {
+                    "per_layer": LAYER_FLOOR_US,
+                    "per_all_reduce": ALLREDUCE_US,
+                    "per_moe_layer": MOE_LAYER_FLOOR_US,
+                    "per_pipeline_hop": PP_HOP_US,
+                },
                 "month_hours_for_monthly_plan": MONTH_HOURS,
                 "decode_bandwidth_efficiency": DECODE_BANDWIDTH_EFFICIENCY,
                 "decode_compute_efficiency": DECODE_COMPUTE_EFFICIENCY,
                 "ram_per_vram": RAM_PER_VRAM,
                 "cpu_cores_per_card": CPU_CORES_PER_CARD[self.workload.task],
                 "max_cards": MAX_CARDS,
-                "layouts": "TP 1/2/4/8 within one 8-card server (degree divides the heads and "
-                "divides or is a multiple of the KV heads); beyond: PP over whole servers",
+                "layouts": "TP 1/2/4/8 within one 8-card server (degree divides the heads, "
+                "divides or is a multiple of the KV heads, splits every width, and keeps "
+                "block-quantised shards whole blocks; expert parallel where only the experts "
+                "fail or would be cut below 128 columns); beyond: PP over whole servers; DP "
+                "replicas when one replica holds the model but not all the sequences",
                 "pcie_tp_efficiency": PCIE_TP_EFFICIENCY,
                 "fp8_weight_only_efficiency": FP8_WEIGHT_ONLY_EFFICIENCY,
                 "int4_group_overhead_bytes_per_param": round(INT4_GROUP_OVERHEAD, 5),
@@ -233,6 +280,7 @@ def _layout(layout: Layout | None) -> dict[str, Any] | None:
     if layout is None:
         return None
     return {
+        "ep": layout.ep,
         "label": layout.label,
         "tp": layout.tp,
         "pp": layout.pp,
@@ -262,6 +310,17 @@ def _model(mem: MemoryEstimate) -> dict[str, Any]:
         "qk_rope_head_dim": a.qk_rope_head_dim or None,
         "sliding_window": a.sliding_window,
         "sliding_layers": a.sliding_layers,
+        "window_kind": a.window_kind if a.sliding_layers else None,
+        "attention_layers": a.attention_layers,
+        "recurrent_layers": a.recurrent_layers,
+        "recurrent_state_bytes_per_sequence": round(a.recurrent_state_bytes),
+        "layer_mix": a.layer_mix or None,
+        "total_params_b": round(a.total_params_b, 4),
+        "vision_params_b": round(a.vision_params_b, 4),
+        "vision": a.vision_note or None,
+        "max_position_embeddings": a.max_position_embeddings,
+        "params_by_group": None if a.params is None else asdict(a.params),
+        "repo_id": a.repo_id,
         "experts": {
             "routed": a.routed_experts,
             "shared": a.shared_experts,
@@ -280,6 +339,9 @@ def _model(mem: MemoryEstimate) -> dict[str, Any]:
             "precision": fmt.precision,
             "bytes_per_param": round(fmt.bytes_per_param, 6),
             "detail": fmt.detail,
+            "not_converted": sorted(fmt.not_converted),
+            "block": list(fmt.block) if fmt.block else None,
+            "kv_cache_dtype": fmt.kv_cache_dtype,
         },
         "checkpoint_gb": None if a.checkpoint_gb is None else round(a.checkpoint_gb, 3),
         "architecture": "estimated" if a.estimated else "config",
@@ -293,7 +355,11 @@ def _memory(mem: MemoryEstimate) -> dict[str, Any]:
         "weights_gb": _gb(mem.weights_gb),
         "weights_basis": mem.weights_basis,
         "kv_cache_gb": _gb(mem.kv_cache_gb),
+        "kv_dtype": mem.workload.kv_dtype,
+        "kv_label": mem.workload.kv_label,
         "kv_bytes_per_token": round(mem.kv_bytes_per_token),
+        "recurrent_state_gb": _gb(mem.state_gb),
+        "cuda_graph_gb": mem.cuda_graph_gb,
         "overhead_gb": _gb(mem.overhead_gb),
         "total_gb": _gb(mem.total_gb),
         "total_with_margin_gb": _gb(mem.total_gb * (1 + MARGIN)),
@@ -310,8 +376,14 @@ def _memory(mem: MemoryEstimate) -> dict[str, Any]:
                 if not mem.workload.is_training
                 else "low end of the seeds' bytes-per-parameter range"
             )
-            + f") ÷ card VRAM, no margin, as the seeds count; exact_count fits total_gb "
-            f"with shared parts split across cards plus the {MARGIN:.0%} margin on each card."
+            + ") ÷ card VRAM, no margin, as the seeds count; exact_count "
+            + (
+                f"fits total_gb with shared parts split across cards plus the {MARGIN:.0%} "
+                "margin on each card."
+                if mem.workload.is_training
+                else "fits weights, KV cache, recurrent state and the reserve within "
+                f"{mem.workload.gpu_memory_utilization:g} of each card (the engine budget)."
+            )
         ),
         "sharded_gb": _gb(mem.sharded_gb),
         "per_card_fixed_gb": _gb(mem.replicated_gb),
@@ -330,6 +402,21 @@ def _memory(mem: MemoryEstimate) -> dict[str, Any]:
     else:
         out["prefill_activations_gb"] = _gb(mem.activations_gb)
     return out
+
+
+def _budget(b: CardBudget | None) -> dict[str, Any] | None:
+    if b is None:
+        return None
+    return {
+        "capacity_gb": _gb(b.capacity_gb),
+        "usable_gb": _gb(b.usable_gb),
+        "weights_gb": _gb(b.weights_gb),
+        "reserve_gb": _gb(b.reserve_gb),
+        "kv_room_gb": _gb(b.kv_room_gb),
+        "need_gb": _gb(b.need_gb),
+        "tokens_fit": b.tokens_fit,
+        "sequences_fit": b.sequences_fit,
+    }
 
 
 def _companion(c: Companion) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from recommender.architecture import WeightFormat
+from recommender.budget import budget_text, card_budget, layout_fits
 from recommender.cards import CardPrice, CardSpec
 from recommender.layout import Layout, inference_layouts, training_layouts
 from recommender.memory import MARGIN, MemoryEstimate
@@ -21,35 +23,68 @@ CHECKPOINTS_KEPT = 3
 CPU_CORES_PER_CARD = {"training": 4, "inference": 2}
 
 
+def weight_format_in_use(mem: MemoryEstimate) -> WeightFormat | None:
+    """The checkpoint's own format when it is what gets served (its blocks then constrain
+    TP); None when the weights are served at another precision."""
+    fmt, w = mem.arch.quantization, mem.workload
+    return fmt if fmt is not None and fmt.precision == w.precision and w.method != "qlora" else None
+
+
 def layouts_for(mem: MemoryEstimate, spec: CardSpec) -> list[Layout]:
     if mem.workload.is_training:
         return training_layouts(spec)
-    return inference_layouts(mem.arch, spec)
+    return inference_layouts(mem.arch, spec, weight_format_in_use(mem))
 
 
 def layout_need_gb(mem: MemoryEstimate, layout: Layout) -> float:
-    """Exact need on each card of `layout`, before the margin."""
+    """Exact need on each card of `layout` (before any margin)."""
     return mem.per_card_layout_gb(layout.tp, layout.pp, layout.dp)
 
 
+def _with_replicas(mem: MemoryEstimate, spec: CardSpec, replica: Layout) -> Layout | None:
+    """`replica`, repeated as data-parallel replicas until the sequences fit; None when one
+    replica cannot hold even one sequence at the context."""
+    budget = card_budget(mem, spec, replica)
+    if budget.fits:
+        return replica
+    if budget.sequences_fit < 1:
+        return None
+    dp = math.ceil(mem.workload.concurrency / budget.sequences_fit)
+    layout = replica.with_replicas(dp)
+    return layout if layout_fits(mem, spec, layout) else None
+
+
 def layout_needed(mem: MemoryEstimate, spec: CardSpec) -> Layout | None:
-    """Fewest-card valid layout whose per-card need, plus the 20% margin, fits the card."""
-    for layout in layouts_for(mem, spec):
-        if layout.cards <= MAX_CARDS and layout_need_gb(mem, layout) * (1 + MARGIN) <= (
-            spec.vram_gb
+    """Fewest-card layout that fits. Inference: the engine budget of each card holds its
+    replica's sequences, replicas added (DP) when one holds the model but not them all; at
+    equal cards the smaller replica (more DP, less TP traffic) wins. Training: the
+    per-card need plus the seeds' 20% margin fits the card."""
+    best: Layout | None = None
+    for replica in layouts_for(mem, spec):
+        if replica.cards > MAX_CARDS:
+            break
+        if mem.workload.is_training:
+            if layout_fits(mem, spec, replica):
+                return replica
+            continue
+        layout = _with_replicas(mem, spec, replica)
+        if (
+            layout is not None
+            and layout.cards <= MAX_CARDS
+            and (best is None or layout.cards < best.cards)
         ):
-            return layout
-    return None
+            best = layout
+    return best
 
 
 def smaller_layout(mem: MemoryEstimate, spec: CardSpec, layout: Layout) -> Layout | None:
-    """The valid layout just below `layout` (fewer cards), if any."""
+    """The valid single-replica layout just below `layout` (fewer cards), if any."""
     below = [lay for lay in layouts_for(mem, spec) if lay.cards < layout.cards]
     return below[-1] if below else None
 
 
 def cards_needed(mem: MemoryEstimate, spec: CardSpec) -> int | None:
-    """Smallest valid card count whose per-card need, plus the 20% margin, fits the card."""
+    """Smallest valid card count that fits (see layout_needed)."""
     layout = layout_needed(mem, spec)
     return None if layout is None else layout.cards
 
@@ -59,7 +94,7 @@ def rule_of_thumb_cards(mem: MemoryEstimate, spec: CardSpec) -> int:
     card's VRAM, rounded up, with no margin. For inference that is weights only (seed 000
     §6.1: 70B FP16 ~140 GB -> "H20 96GB双卡或H100 80GB双卡"); for training the low end of
     the method's bytes-per-parameter range (seed 003 §二). It is a floor: the exact count
-    (`cards_needed`) adds KV cache, activations, runtime and the 20% margin."""
+    (`cards_needed`) adds KV cache, activations, runtime and the engine's budget."""
     return max(1, math.ceil(round(mem.rule_low_gb / spec.vram_gb, 9)))
 
 
@@ -67,42 +102,57 @@ def count_comparison(mem: MemoryEstimate, spec: CardSpec, layout: Layout, rule: 
     """One sentence saying how the seeds' count and the exact count were reached and why
     they differ, so a reader holding a seed article sees both."""
     exact = layout.cards
-    per = layout_need_gb(mem, layout)
     rule_part = (
         f"seeds' rule of thumb {mem.rule_low_gb:.1f} GB ({_rule_what(mem)}) ÷ "
         f"{spec.vram_gb:g} GB = {rule} card(s), no margin"
     )
-    exact_part = (
-        f"exact model {mem.total_gb:.1f} GB ({per:.1f} GB per card at {exact} card(s), "
-        f"{layout.label}) + {MARGIN:.0%} margin = {exact} card(s)"
-    )
+    if mem.workload.is_training:
+        per = layout_need_gb(mem, layout)
+        exact_part = (
+            f"exact model {mem.total_gb:.1f} GB ({per:.1f} GB per card at {exact} card(s), "
+            f"{layout.label}) + {MARGIN:.0%} margin = {exact} card(s)"
+        )
+    else:
+        exact_part = f"engine budget: {layout.label} = {exact} card(s), each " + budget_text(
+            mem, card_budget(mem, spec, layout)
+        )
     if rule == exact:
         return f"{rule_part}; {exact_part}: the two agree."
     if exact > rule:
-        fewer = smaller_layout(mem, spec, layout)
-        if fewer is None:
-            shortfall = "no smaller layout exists"
-        else:
-            need = layout_need_gb(mem, fewer) * (1 + MARGIN)
-            shortfall = (
-                f"at {fewer.cards} card(s) ({fewer.label}) it would need {need:.1f} GB per "
-                f"card > {spec.vram_gb:g} GB"
-            )
-            skipped = [n for n in range(fewer.cards + 1, exact) if n >= rule]
-            if skipped and not mem.workload.is_training:
-                shortfall += (
-                    f"; {', '.join(map(str, skipped))} card(s) is no valid layout "
-                    "(tensor parallel runs on 1, 2, 4 or 8 cards dividing the heads)"
-                )
         return (
-            f"{rule_part}; {exact_part}, because the exact model adds what the seed figure "
-            f"leaves out ({_left_out(mem)}) and the {MARGIN:.0%} margin: {shortfall}. "
-            f"{rule} card(s) is the seeds' floor, not a safe size (seed 000 建议4: keep 20% spare)."
+            f"{rule_part}; {exact_part}. The exact count adds what the seed figure leaves out "
+            f"({_left_out(mem)}): {_shortfall_text(mem, spec, layout, rule)}. {rule} card(s) is "
+            "the seeds' floor, not a safe size."
         )
     return (
         f"{rule_part}; {exact_part}: the exact model needs less than the seeds' flat "
         f"bytes-per-parameter figure for this {mem.workload.precision} setup."
     )
+
+
+def _shortfall_text(mem: MemoryEstimate, spec: CardSpec, layout: Layout, rule: int) -> str:
+    fewer = smaller_layout(mem, spec, layout)
+    if fewer is None:
+        return "no smaller layout exists"
+    if mem.workload.is_training:
+        need = layout_need_gb(mem, fewer) * (1 + MARGIN)
+        text = (
+            f"at {fewer.cards} card(s) ({fewer.label}) it would need {need:.1f} GB per card "
+            f"> {spec.vram_gb:g} GB"
+        )
+    else:
+        b = card_budget(mem, spec, fewer)
+        text = (
+            f"at {fewer.cards} card(s) ({fewer.label}) {b.kv_room_gb:.1f} GB would be left for "
+            f"KV, {b.need_gb:.1f} GB needed"
+        )
+    skipped = [n for n in range(fewer.cards + 1, layout.cards) if n >= rule]
+    if skipped and not mem.workload.is_training and layout.dp == 1:
+        text += (
+            f"; {', '.join(map(str, skipped))} card(s) is no valid layout "
+            "(tensor parallel runs on 1, 2, 4 or 8 cards dividing the heads)"
+        )
+    return text
 
 
 def _rule_what(mem: MemoryEstimate) -> str:
@@ -120,16 +170,23 @@ def _left_out(mem: MemoryEstimate) -> str:
             f"{lora}activations {mem.activations_gb:.1f} GB and runtime {mem.runtime_gb:g} GB "
             "per card"
         )
+    state = f" + recurrent state {mem.state_gb:.1f} GB" if mem.state_gb else ""
     return (
-        f"KV cache {mem.kv_cache_gb:.1f} GB, runtime and prefill {mem.overhead_gb:.1f} GB per card"
+        f"KV cache {mem.kv_cache_gb:.1f} GB{state}, runtime, CUDA graphs and prefill "
+        f"{mem.overhead_gb:.1f} GB per card, the engine's {mem.workload.gpu_memory_utilization:g} "
+        "share of the card"
     )
 
 
 def headroom_gb(mem: MemoryEstimate, spec: CardSpec, layout: Layout | int) -> float:
-    """VRAM left across the cards after the exact need (before the margin)."""
+    """Memory left across the cards after the exact need: for inference what the engine's
+    budget leaves beyond the requested sequences' cache, for training VRAM beyond the need."""
     if isinstance(layout, int):
-        return layout * (spec.vram_gb - mem.per_card_gb(layout))
-    return layout.cards * (spec.vram_gb - layout_need_gb(mem, layout))
+        layout = Layout(dp=layout, training=True) if mem.workload.is_training else Layout(tp=layout)
+    if mem.workload.is_training:
+        return layout.cards * (spec.vram_gb - layout_need_gb(mem, layout))
+    b = card_budget(mem, spec, layout)
+    return layout.cards * (b.kv_room_gb - b.need_gb)
 
 
 @dataclass(frozen=True)

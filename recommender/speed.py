@@ -1,18 +1,24 @@
-"""Decode speed from memory bandwidth, and what an output token costs.
+"""Decode speed: an upper bound from memory bandwidth, held back by a latency floor, and
+what an output token costs.
 
 Decoding one step reads every weight the step's tokens touch once and every sequence's KV
 cache once, and yields one token per sequence, so at small batch it is bandwidth-bound
-(seed 000 §6.2). At large batch the matmuls catch up, so a compute ceiling caps it.
-All figures are planning estimates (modelled), not benchmarks.
+(seed 000 §6.2). That gives an upper bound, never a promise. A step also cannot be faster
+than its fixed latencies: a kernel chain per layer, two all-reduces per layer under
+tensor parallelism, a routing / grouped-GEMM / all-to-all round per MoE layer and a hop
+per pipeline stage; at batch 1 on large MoE models that floor, not bandwidth, sets the
+pace (tens of tokens/s, not hundreds). At large batch the matmuls catch up, so a compute
+ceiling caps it too. All constants are modelled planning figures, not benchmarks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recommender.cards import FP8_WEIGHT_ONLY, CardSpec
+from recommender.cards import CardSpec
 from recommender.layout import Layout
 from recommender.memory import GB, MemoryEstimate, kv_share_per_card
+from recommender.support import WEIGHT_ONLY, support
 
 # Share of peak HBM/GDDR bandwidth real decode kernels sustain (vLLM / TensorRT-LLM
 # measure ~0.5-0.8; 0.6 is a planning figure, not a benchmark).
@@ -23,20 +29,33 @@ DECODE_COMPUTE_EFFICIENCY = 0.5
 # Tensor parallel over PCIe: two all-reduces of the hidden state per layer and token
 # cross PCIe instead of NVLink/HCCS. Share of the ideal TP speed-up kept (modelled).
 PCIE_TP_EFFICIENCY = {1: 1.0, 2: 0.85, 4: 0.7, 8: 0.55}
-# FP8 weights on a card without FP8 tensor cores run weight-only (FP8 Marlin, W8A16):
-# each matmul dequantises to 16-bit, costing ~15% of decode speed (modelled) and leaving
-# prefill at the 16-bit compute rate.
+# Weight-only formats (FP8 / MXFP4 on cards without the tensor cores, INT4 W4A16)
+# dequantise to 16-bit per matmul: ~15% of decode speed (modelled).
 FP8_WEIGHT_ONLY_EFFICIENCY = 0.85
+# The latency floor of one decode step, in microseconds (modelled): a chain of small
+# kernels per layer even with CUDA graphs; one all-reduce (x2 per layer under TP) over
+# NVLink / HCCS or over PCIe; routing, top-k and the grouped expert GEMMs (or EP's
+# all-to-all) per MoE layer; the hand-over between pipeline stages.
+LAYER_FLOOR_US = 20.0
+ALLREDUCE_US = {"fast": 8.0, "pcie": 30.0}
+MOE_LAYER_FLOOR_US = 250.0
+PP_HOP_US = 50.0
 
 
 @dataclass(frozen=True)
 class DecodeSpeed:
     per_sequence_tps: float
     total_tps: float
-    bound: str  # "bandwidth" or "compute"
+    bound: str  # "bandwidth", "latency floor" or "compute"
     bytes_per_step_gb: float
-    formula: str
+    formula: str  # evaluates to total_tps (with the numbers as printed)
+    floor_ms: float = 0.0
+    floor_formula: str = ""
     assumptions: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"≤ {self.per_sequence_tps:.1f} tokens/s per sequence (upper bound, {self.bound})"
 
 
 def expected_experts_touched(routed: int, per_token: int, sequences: int) -> float:
@@ -47,39 +66,93 @@ def expected_experts_touched(routed: int, per_token: int, sequences: int) -> flo
     return routed * (1 - (1 - per_token / routed) ** sequences)
 
 
-def step_weight_bytes(mem: MemoryEstimate) -> tuple[float, str]:
+def step_weight_bytes(mem: MemoryEstimate, sequences: int | None = None) -> tuple[float, str]:
     """Weight bytes one decode step reads: dense parts always, and for MoE the shared
-    experts plus the routed experts the batch's tokens are expected to touch."""
-    arch, w = mem.arch, mem.workload
-    per_param = mem.weights_gb * GB / (arch.params_b * 1e9)
-    if not arch.routed_experts:
-        active = arch.active_params_b * 1e9
-        return active * per_param, f"{arch.active_params_b:.4g}B active params"
-    touched = expected_experts_touched(arch.routed_experts, arch.experts_per_token, w.concurrency)
-    share = touched / arch.routed_experts
-    experts = arch.routed_expert_params_b * 1e9
-    read = (arch.params_b * 1e9 - experts) + experts * share
-    return read * per_param, (
-        f"{(read / 1e9):.4g}B params: non-expert parts + ~{touched:.1f} of "
-        f"{arch.routed_experts} routed experts per layer for {w.concurrency} sequence(s) "
-        f"({arch.experts_per_token} per token)"
+    experts plus the routed experts the batch's tokens are expected to touch. The vision
+    tower is not read while decoding."""
+    arch = mem.arch
+    batch = mem.workload.concurrency if sequences is None else sequences
+    text = (mem.weights_gb - mem.vision_weights_gb) * GB
+    if not arch.routed_experts:  # dense, or a preset that only states its active share
+        return (
+            text * arch.active_params_b / arch.params_b,
+            f"{arch.active_params_b:.4g}B active params",
+        )
+    touched = expected_experts_touched(arch.routed_experts, arch.experts_per_token, batch)
+    routed = mem.routed_weights_gb * GB
+    read = text - routed + routed * touched / arch.routed_experts
+    return read, (
+        f"non-expert parts + ~{touched:.1f} of {arch.routed_experts} routed experts per layer "
+        f"for {batch} sequence(s) ({arch.experts_per_token} per token)"
     )
 
 
-def decode_speed(mem: MemoryEstimate, spec: CardSpec, layout: Layout | int) -> DecodeSpeed:
-    """Upper-bound estimate for one replica on `layout` (an int means TP over that many).
+def latency_floor(mem: MemoryEstimate, layout: Layout) -> tuple[float, str]:
+    """(ms, the sum that gives it) for one decode step of one replica."""
+    arch = mem.arch
+    parts = [(arch.layers, "layers", LAYER_FLOOR_US)]
+    if layout.tp > 1:
+        link = "pcie" if layout.pcie else "fast"
+        parts.append((2 * arch.layers, f"all-reduces ({'PCIe' if layout.pcie else 'NVLink/HCCS'})",
+                      ALLREDUCE_US[link]))  # fmt: skip
+    if arch.moe_layers:
+        parts.append((arch.moe_layers, "MoE layers", MOE_LAYER_FLOOR_US))
+    if layout.pp > 1:
+        parts.append((layout.pp - 1, "pipeline hops", PP_HOP_US))
+    total_us = sum(n * us for n, _, us in parts)
+    text = " + ".join(f"{n} {what} x {us:g} µs" for n, what, us in parts)
+    return total_us / 1000, f"{text} = {total_us / 1000:.4f} ms"
 
-    KV read is taken at the full context, i.e. the slowest step of a long generation.
-    Pipeline stages run one after another for a token: PP adds memory, not speed.
-    """
+
+def decode_speed(mem: MemoryEstimate, spec: CardSpec, layout: Layout | int) -> DecodeSpeed:
+    """Upper bound for one replica on `layout` (an int means TP over that many), serving
+    its share of the sequences. KV is read at the full context (the slowest step of a long
+    generation). Pipeline stages run one after another for a token: PP adds memory, not
+    speed; data-parallel replicas multiply the total."""
     if isinstance(layout, int):
         layout = Layout(tp=layout, pcie=layout > spec.fast_domain)
     workload = mem.workload
-    weights_step, weights_what = step_weight_bytes(mem)
-    kv_step = mem.kv_cache_gb * GB
-    # Per tensor-parallel group: each card reads its weight shard and its KV share.
-    per_card_read = weights_step / layout.tp + kv_step * kv_share_per_card(mem.arch, layout.tp)
-    step_bytes = weights_step + kv_step
+    sequences = mem.sequences_per_replica(layout.dp)
+    weights_step, weights_what = step_weight_bytes(mem, sequences)
+    kv_step = (mem.kv_cache_gb + mem.state_gb) * GB * sequences / workload.concurrency
+    per_card = weights_step / layout.tp + kv_step * kv_share_per_card(mem.arch, layout.tp)
+    efficiency, assumptions = _efficiency(mem, spec, layout, weights_what)
+    floor_ms, floor_text = latency_floor(mem, layout)
+    read_gb = per_card / GB
+    bandwidth_ms = read_gb / (spec.bandwidth_gbs * efficiency) * 1000
+    replica_tps = sequences * 1000 / max(bandwidth_ms, floor_ms)
+    bound = "bandwidth" if bandwidth_ms >= floor_ms else "latency floor"
+    formula = (
+        f"{sequences} sequence(s) x 1000 ÷ max({read_gb:.4f} GB per card ÷ "
+        f"({spec.bandwidth_gbs:g} GB/s x {efficiency:.4g}) x 1000 ms, floor {floor_ms:.4f} ms) "
+        f"= {replica_tps:.2f} tokens/s per replica"
+    )
+    flops = 2 * mem.arch.active_params_b * 1e9
+    compute_tps = layout.tp * spec.fp16_tflops_dense * 1e12 * DECODE_COMPUTE_EFFICIENCY / flops
+    if compute_tps < replica_tps:
+        replica_tps, bound = compute_tps, "compute"
+        formula = (
+            f"{layout.tp} x {spec.fp16_tflops_dense:g} TFLOPS x 1e12 x "
+            f"{DECODE_COMPUTE_EFFICIENCY} ÷ {flops:.6g} FLOP per token = {replica_tps:.2f} "
+            "tokens/s per replica (compute-bound at this batch)"
+        )
+    if layout.dp > 1:
+        formula += f"; x {layout.dp} replicas"
+    return DecodeSpeed(
+        replica_tps / sequences,
+        replica_tps * layout.dp,
+        bound,
+        (weights_step + kv_step) / GB,
+        formula,
+        floor_ms,
+        floor_text,
+        tuple(assumptions),
+    )
+
+
+def _efficiency(
+    mem: MemoryEstimate, spec: CardSpec, layout: Layout, weights_what: str
+) -> tuple[float, list[str]]:
     efficiency = DECODE_BANDWIDTH_EFFICIENCY
     assumptions = [
         f"bandwidth efficiency {DECODE_BANDWIDTH_EFFICIENCY}",
@@ -92,39 +165,16 @@ def decode_speed(mem: MemoryEstimate, spec: CardSpec, layout: Layout | int) -> D
             f"TP {layout.tp} over PCIe keeps {PCIE_TP_EFFICIENCY[layout.tp]:.0%} of the "
             "NVLink speed-up (modelled)"
         )
-    if workload.precision == "fp8" and spec.fp8_path == FP8_WEIGHT_ONLY:
+    precision = mem.workload.precision or "bf16"
+    if precision in ("fp8", "mxfp4") and support(precision, spec).path == WEIGHT_ONLY:
         efficiency *= FP8_WEIGHT_ONLY_EFFICIENCY
         assumptions.append(
-            f"FP8 weight-only on {spec.gpu}: x{FP8_WEIGHT_ONLY_EFFICIENCY} (dequantise per matmul)"
+            f"{precision.upper()} weight-only on {spec.gpu}: x{FP8_WEIGHT_ONLY_EFFICIENCY} "
+            "(dequantise per matmul)"
         )
     if layout.pp > 1:
         assumptions.append(f"PP {layout.pp}: stages in sequence, no decode speed-up")
-    step_time = per_card_read / (spec.bandwidth_gbs * GB * efficiency)
-    bandwidth_total = workload.concurrency / step_time
-    flops_per_token = 2 * mem.arch.active_params_b * 1e9
-    compute_total = layout.tp * spec.fp16_tflops_dense * 1e12 * DECODE_COMPUTE_EFFICIENCY
-    compute_total /= flops_per_token
-    if bandwidth_total <= compute_total:
-        total, bound = bandwidth_total, "bandwidth"
-        formula = (
-            f"TP {layout.tp} x {spec.bandwidth_gbs:g} GB/s x {efficiency:.3g} ÷ "
-            f"{per_card_read / GB:.2f} GB read per card per step x {workload.concurrency} "
-            "sequence(s)"
-        )
-    else:
-        total, bound = compute_total, "compute"
-        formula = (
-            f"TP {layout.tp} x {spec.fp16_tflops_dense:g} TFLOPS x {DECODE_COMPUTE_EFFICIENCY} "
-            f"÷ {flops_per_token / 1e9:.1f} GFLOP per token (compute-bound at this batch)"
-        )
-    return DecodeSpeed(
-        total / workload.concurrency,
-        total,
-        bound,
-        step_bytes / GB,
-        formula,
-        tuple(assumptions),
-    )
+    return efficiency, assumptions
 
 
 def cny_per_million_tokens(monthly_cny: float, total_tps: float, hours: float) -> float:

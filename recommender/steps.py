@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from recommender.layout import tp_degrees
+from recommender.budget import budget_text, card_budget
+from recommender.layout import tp_choices
 from recommender.memory import MARGIN, RUNTIME_OVERHEAD_GB, MemoryEstimate
 from recommender.plan import Fit, Plan
 from recommender.result import Lever, Option, Step
-from recommender.sizing import layout_need_gb, smaller_layout
-from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY
+from recommender.sizing import layout_need_gb, smaller_layout, weight_format_in_use
 from recommender.workload import Workload
 
 _METHODS = {
@@ -44,7 +44,7 @@ def _task(w: Workload, mem: MemoryEstimate) -> str:
             "activations) and multi-card interconnect (seed 000 §四 2A, seed 003 §五 step 1).",
         ]
     else:
-        kv = w.kv_precision or f"{w.kv_bytes:g} byte(s), following the weights"
+        kv = w.kv_label
         lines = [
             f"Inference, {_METHODS[w.method or 'online']}: {model}, weights {w.precision}, "
             f"KV cache {kv}, {w.concurrency} concurrent sequence(s) x {w.context_tokens:,} tokens "
@@ -62,10 +62,12 @@ def _memory(mem: MemoryEstimate) -> str:
     lines = []
     # The inference basis spells out both of its figures already.
     rule = f" = {mem.rule_low_gb:.1f}-{mem.rule_high_gb:.1f} GB" if w.is_training else ""
-    lines.append(
-        f"Rule of thumb: {mem.rule_basis}{rule}; +{MARGIN:.0%} margin -> "
-        f"{mem.rule_high_gb * (1 + MARGIN):.1f} GB."
+    margin = (
+        f"; +{MARGIN:.0%} margin -> {mem.rule_high_gb * (1 + MARGIN):.1f} GB"
+        if w.is_training
+        else ""
     )
+    lines.append(f"Rule of thumb: {mem.rule_basis}{rule}{margin}.")
     arch = "estimated architecture" if a.estimated else f"architecture from {a.source}"
     if w.is_training:
         parts = [f"weights {mem.weights_gb:.1f} GB ({mem.weights_basis})"]
@@ -81,23 +83,34 @@ def _memory(mem: MemoryEstimate) -> str:
             f"micro-batch {w.concurrency}, incl. FP32 logits over {a.vocab:,} vocab)",
             f"runtime {RUNTIME_OVERHEAD_GB:g} GB",
         ]
+        tail = f"; +{MARGIN:.0%} margin -> {mem.total_gb * (1 + MARGIN):.2f} GB on one card."
     else:
         parts = [
             f"weights {mem.weights_gb:.2f} GB ({mem.weights_basis})",
             f"KV cache {mem.kv_cache_gb:.2f} GB ({_kv_basis(mem)})",
-            f"overhead {mem.overhead_gb:.2f} GB ({RUNTIME_OVERHEAD_GB:g} GB CUDA context/runtime "
-            f"+ {mem.activations_gb:.2f} GB prefill activations)",
         ]
-    lines.append(
-        f"Exact model ({arch}): " + " + ".join(parts) + f" = {mem.total_gb:.2f} GB; "
-        f"+{MARGIN:.0%} margin -> {mem.total_gb * (1 + MARGIN):.2f} GB on one card."
-    )
+        if mem.state_gb:
+            parts.append(
+                f"recurrent state {mem.state_gb:.3f} GB ({a.recurrent_state_bytes:,.0f} B per "
+                f"sequence x {w.concurrency})"
+            )
+        parts.append(
+            f"reserve {mem.overhead_gb:.2f} GB per card ({RUNTIME_OVERHEAD_GB:g} GB CUDA "
+            f"context/runtime + {mem.cuda_graph_gb:g} GB CUDA graphs + "
+            f"{mem.activations_gb:.2f} GB prefill activations)"
+        )
+        tail = (
+            f". The engine may use {w.gpu_memory_utilization:g} of each card "
+            "(--gpu-memory-utilization); no extra margin."
+        )
+    lines.append(f"Exact model ({arch}): " + " + ".join(parts) + f" = {mem.total_gb:.2f} GB{tail}")
     lines.append(
         f"Both are shown: the seeds' card counts (step 3) divide the rule of thumb's "
         f"{mem.rule_low_gb:.1f} GB ({_rule_low_what(w)}) by a card's VRAM with no margin; "
         f"the exact count needs the {mem.total_gb:.1f} GB above (shared parts split across "
-        f"cards, runtime on each) plus the {MARGIN:.0%} margin to fit every card, so it can "
-        "be higher."
+        "cards, the reserve on each) to fit "
+        + (f"every card with the {MARGIN:.0%} margin" if w.is_training else "the engine budget")
+        + ", so it can be higher."
     )
     lines.extend(mem.notes)
     return "\n".join(lines)
@@ -107,12 +120,13 @@ def _kv_basis(mem: MemoryEstimate) -> str:
     w, a = mem.workload, mem.arch
     if a.attention == "mla":
         per = (
-            f"MLA: {a.layers} layers x ({a.kv_lora_rank} latent + {a.qk_rope_head_dim} RoPE) "
-            f"x {w.kv_bytes:g} B"
+            f"MLA: {a.attention_layers} layers x ({a.kv_lora_rank} latent + "
+            f"{a.qk_rope_head_dim} RoPE) x {w.kv_bytes:g} B"
         )
     else:
         per = (
-            f"2 x {a.layers} layers x {a.kv_heads} KV heads x {a.head_dim} dims x {w.kv_bytes:g} B"
+            f"2 x {a.attention_layers} attention layers x {a.kv_heads} KV heads x {a.head_dim} "
+            f"dims x {w.kv_bytes:g} B"
         )
     text = (
         f"{per} = {mem.kv_bytes_per_token:,.0f} B/token x {w.context_tokens:,} tokens x "
@@ -120,7 +134,7 @@ def _kv_basis(mem: MemoryEstimate) -> str:
     )
     if a.sliding_layers:
         text += (
-            f"; {a.sliding_layers} sliding-window layers capped at "
+            f"; {a.sliding_layers} {a.window_kind} layers capped at "
             f"{min(w.context_tokens, a.sliding_window or 0):,} tokens"
         )
     return text
@@ -154,17 +168,22 @@ def _layout_rule(plan: Plan) -> str:
             "shards " + _ZERO_SHARDS[w.zero_stage] + f"; the {mem.replicated_gb:.2f} GB "
             "runtime and activations stay on each card."
         )
-    degrees, why_not = tp_degrees(mem.arch)
+    choices, why_not = tp_choices(mem.arch, weight_format_in_use(mem))
+    degrees = ", ".join(f"{c.tp}{' (EP)' if c.ep else ''}" for c in choices) or "none"
+    ep = [c.why_ep for c in choices if c.ep]
     return (
-        "Valid layouts only: tensor parallel (TP) over 1, 2, 4 or 8 cards of one server, "
-        "the degree dividing the attention heads and dividing (or a multiple of) the KV "
-        "heads; beyond one server, pipeline stages (PP) over whole 8-card servers. "
-        f"{mem.arch.name}: {mem.arch.query_heads} heads, {mem.arch.kv_heads} KV heads "
-        f"({mem.arch.attention.upper()}) -> TP {', '.join(map(str, degrees))}"
+        "Layouts an engine runs: tensor parallel (TP) over 1, 2, 4 or 8 cards of one server, "
+        "the degree dividing the attention heads, dividing (or a multiple of) the KV heads "
+        "and splitting every width into whole quantisation blocks; expert parallel (EP) "
+        "where only the experts fail; beyond one server, pipeline stages (PP) over whole "
+        "8-card servers; data-parallel (DP) replicas when one replica holds the model but "
+        f"not all the sequences. {mem.arch.name}: {mem.arch.query_heads} heads, "
+        f"{mem.arch.kv_heads} KV heads ({mem.arch.attention.upper()}) -> TP {degrees}"
         + (f" ({'; '.join(why_not)})" if why_not else "")
-        + ". Weights split over all cards, KV cache over the KV heads (MLA: every TP card "
-        f"keeps the whole latent), the {mem.replicated_gb:.2f} GB runtime and activations "
-        "stay on each card."
+        + (f"; {'; '.join(ep)}" if ep else "")
+        + ". Weights split over the replica's cards, KV cache over the KV heads (MLA: every "
+        f"TP card keeps the whole latent), the {mem.replicated_gb:.2f} GB reserve stays on "
+        "each card."
     )
 
 
@@ -175,11 +194,15 @@ def _fit_lines(plan: Plan) -> list[str]:
     for fit in plan.fits:
         s = fit.spec
         per = layout_need_gb(mem, fit.layout)
+        fits = (
+            f"{per:.1f} GB each + {MARGIN:.0%} = {per * (1 + MARGIN):.1f} GB <= {s.vram_gb:g} GB"
+            if mem.workload.is_training
+            else budget_text(mem, card_budget(mem, s, fit.layout))
+        )
         lines.append(
             f"- {s.gpu} ({s.vram_gb:g} GB, {s.interconnect}): {fit.count} card(s) by the exact "
-            f"model ({fit.layout.label}), {per:.1f} GB each + {MARGIN:.0%} = "
-            f"{per * (1 + MARGIN):.1f} GB <= {s.vram_gb:g} GB; seeds' rule of thumb "
-            f"{fit.rule_count} card(s) ({mem.rule_low_gb:.1f} GB ÷ {s.vram_gb:g} GB, no margin)"
+            f"model ({fit.layout.label}), {fits}; seeds' rule of thumb {fit.rule_count} card(s) "
+            f"({mem.rule_low_gb:.1f} GB ÷ {s.vram_gb:g} GB, no margin)"
             + ("; multi-card over PCIe is slow" if fit.layout.pcie else "")
         )
     for gpu, why in plan.unsupported:
@@ -188,9 +211,9 @@ def _fit_lines(plan: Plan) -> list[str]:
         lines.append(f"- {s.gpu} ({s.vram_gb:g} GB): does not fit even on 64 cards")
     differ = [f for f in plan.fits if f.count > f.rule_count]
     if differ:
+        held = f"the exact need + {MARGIN:.0%}" if mem.workload.is_training else "the sequences"
         lines.append(
-            "Where the exact count is higher than the seeds' count, one card fewer would not "
-            f"hold the exact need + {MARGIN:.0%}: "
+            f"Where the exact count is higher than the seeds' count, fewer cards would not hold {held}: "
             + "; ".join(_shortfall(mem, f) for f in differ)
             + ". The seeds' count is a floor, not a safe size (seed 000 建议4)."
         )
@@ -252,11 +275,13 @@ def _shortfall(mem: MemoryEstimate, fit: Fit) -> str:
     below = smaller_layout(mem, fit.spec, fit.layout)
     if below is None:
         return f"{fit.spec.gpu} {fit.rule_count} -> {fit.count}"
-    need = layout_need_gb(mem, below) * (1 + MARGIN)
-    return (
-        f"{fit.spec.gpu} {fit.rule_count} -> {fit.count} ({below.cards} card(s), "
-        f"{below.label}: {need:.1f} GB each > {fit.spec.vram_gb:g} GB)"
-    )
+    if mem.workload.is_training:
+        need = layout_need_gb(mem, below) * (1 + MARGIN)
+        short = f"{need:.1f} GB each > {fit.spec.vram_gb:g} GB"
+    else:
+        b = card_budget(mem, fit.spec, below)
+        short = f"{b.kv_room_gb:.1f} GB left for KV < {b.need_gb:.1f} GB needed"
+    return f"{fit.spec.gpu} {fit.rule_count} -> {fit.count} ({below.cards} card(s), {below.label}: {short})"
 
 
 def _opt(value: float | None) -> str:
@@ -289,10 +314,10 @@ def _rent(plan: Plan) -> str:
     if rec.speed is not None:
         s = rec.speed
         lines.append(
-            f"Decode ~{s.per_sequence_tps:.1f} tokens/s per sequence, {s.total_tps:.0f} "
-            f"tokens/s total ({s.bound}-bound: {s.formula}; bandwidth efficiency "
-            f"{DECODE_BANDWIDTH_EFFICIENCY}); ¥{rec.cny_per_million_tokens:,.2f} per million "
-            f"output tokens at the {rec.chosen.label} price ({rec.price.date})."
+            f"Decode upper bound ≤ {s.per_sequence_tps:.1f} tokens/s per sequence, ≤ "
+            f"{s.total_tps:.0f} tokens/s total ({s.bound}: {s.formula}; latency floor "
+            f"{s.floor_formula}); ¥{rec.cny_per_million_tokens:,.2f} per million output tokens "
+            f"at that bound and the {rec.chosen.label} price ({rec.price.date})."
         )
     return "\n".join(lines)
 

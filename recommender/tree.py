@@ -9,19 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from recommender.cards import (
-    FP8_NONE,
-    FP8_WEIGHT_ONLY,
-    CardPrice,
-    CardSpec,
-    latest_prices,
-    spec_map,
-)
+from recommender.budget import card_budget
+from recommender.cards import CardPrice, CardSpec, latest_prices, spec_map
 from recommender.compliance import cann_porting_note, domestic_only
 from recommender.memory import MARGIN, MemoryEstimate, estimate_memory
 from recommender.plan import Fit, Plan
 from recommender.pricing import HOURLY, breakeven, rent_modes
 from recommender.result import Lever, Option, Recommendation, SourceQuote
+from recommender.serve import serve_line
 from recommender.sizing import (
     companion_check,
     count_comparison,
@@ -37,6 +32,7 @@ from recommender.speed import (
     decode_speed,
 )
 from recommender.steps import build_steps
+from recommender.support import WEIGHT_ONLY, support
 from recommender.workload import Workload
 
 # Below this an online user watches text appear slower than they read (~5 words/s).
@@ -91,9 +87,12 @@ def make_plan(
         excluded = tuple(s.gpu for s in candidates if s not in kept)
         candidates = kept
     unsupported: list[tuple[str, str]] = []
-    if workload.precision == "fp8":
-        for spec in [s for s in candidates if s.fp8_path == FP8_NONE]:
-            unsupported.append((spec.gpu, _no_fp8_reason(spec)))
+    precision = workload.precision or "bf16"
+    for spec in list(candidates):
+        if not (found := support(precision, spec)).runs:
+            unsupported.append(
+                (spec.gpu, f"{spec.gpu} cannot run {precision.upper()} weights: {found.why}")
+            )
             candidates.remove(spec)
     candidates.sort(key=lambda s: (s.vram_gb, s.gpu))
 
@@ -133,13 +132,6 @@ def make_plan(
         unpriced=tuple(f for f in fits if f.spec.gpu not in priced_gpus),
         unknown_priced_gpus=tuple(sorted(priced_gpus - set(specs))),
         unsupported=tuple(unsupported),
-    )
-
-
-def _no_fp8_reason(spec: CardSpec) -> str:
-    stated = "has no FP8" if spec.fp8 is False else "does not state FP8 support"
-    return (
-        f"{spec.gpu} {stated} and no FP8 weight-only path: re-quantise to int8 (W8A8) or serve bf16"
     )
 
 
@@ -188,7 +180,7 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
     )
     per_card = layout_need_gb(memory, fit.layout)
     room = headroom_gb(memory, spec, fit.layout)
-    budget = workload.budget_cny
+    budget_cny = workload.budget_cny
 
     warnings = _warnings(memory, fit, price, speed) + list(companion.warnings)
     if price.simulated:
@@ -196,16 +188,24 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
 
     unused = chosen.cards_rented - count
     rent_note = f"; pays for {unused} idle card(s) in the server" if unused > 0 else ""
+    budget = None if workload.is_training else card_budget(memory, spec, fit.layout)
+    fits = (
+        f"{per_card:.1f} GB per card + {MARGIN:.0%} = {per_card * (1 + MARGIN):.1f} GB "
+        f"<= {spec.vram_gb:g} GB"
+        if budget is None
+        else f"{per_card:.1f} GB per card <= {budget.usable_gb:.1f} GB the engine may use"
+    )
     why = (
         f"{count} x {spec.gpu} ({spec.vram_gb:g} GB, {spec.interconnect}), layout "
-        f"{fit.layout.label}: "
-        f"{per_card:.1f} GB per card + {MARGIN:.0%} = {per_card * (1 + MARGIN):.1f} GB "
-        f"<= {spec.vram_gb:g} GB, headroom {room:.1f} GB across {count} card(s). "
+        f"{fit.layout.label}: {fits}, headroom {room:.1f} GB across {count} card(s). "
         f"Card count: {fit.comparison} "
         f"{chosen.label} ¥{chosen.monthly_cny:,.2f}/month ({chosen.formula}){rent_note} is the "
         f"cheapest of {len(modes)} mode(s) at {workload.hours_per_month:g} h/month "
         f"({price.label})."
     )
+    serve = {} if workload.is_training else {
+        engine: serve_line(workload, spec, fit.layout, engine) for engine in ("vllm", "sglang")
+    }  # fmt: skip
     return Option(
         spec=spec,
         price=price,
@@ -222,8 +222,11 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
         breakeven=breakeven(price),
         warnings=tuple(warnings),
         why=why,
-        within_budget=None if budget is None else chosen.monthly_cny <= budget,
+        within_budget=None if budget_cny is None else chosen.monthly_cny <= budget_cny,
         layout=fit.layout,
+        budget=budget,
+        serve=serve,
+        support=support(workload.precision or "bf16", spec),
     )
 
 
@@ -257,18 +260,25 @@ def _warnings(
             f"layout {layout.label}: pipeline parallel over {layout.pp} stages adds memory, "
             "not speed (each token passes the stages in turn)"
             + ("; for MoE, expert parallel over the same cards is the alternative"
-               if memory.arch.is_moe else "")
+               if memory.arch.is_moe and not layout.ep else "")
         )  # fmt: skip
+    if layout.ep:
+        out.append(
+            f"expert parallel over the TP {layout.tp} cards (--enable-expert-parallel): each "
+            f"card holds {memory.arch.routed_experts // layout.tp} whole experts"
+        )
     if count > price.cards_per_server:
         out.append(
             f"{count} cards span {-(-count // price.cards_per_server)} servers: needs "
             "InfiniBand/RoCE between them (bare metal; containers usually don't offer it)"
         )
-    if workload.precision == "fp8" and spec.fp8_path == FP8_WEIGHT_ONLY:
+    precision = workload.precision or "bf16"
+    path = support(precision, spec)
+    if precision in ("fp8", "mxfp4") and path.path == WEIGHT_ONLY:
         out.append(
-            f"{spec.gpu} has no FP8 tensor cores: FP8 weights run weight-only (W8A16, vLLM's "
-            "FP8 Marlin), dequantised to 16-bit per matmul; decode about "
-            f"{1 - FP8_WEIGHT_ONLY_EFFICIENCY:.0%} slower than native FP8 (modelled), prefill "
+            f"{spec.gpu} has no {precision.upper()} tensor cores: the weights run weight-only "
+            f"({path.why}), dequantised to 16-bit per matmul; decode about "
+            f"{1 - FP8_WEIGHT_ONLY_EFFICIENCY:.0%} slower than native (modelled), prefill "
             "at the 16-bit rate"
         )
     if spec.domestic:

@@ -21,14 +21,22 @@ PRECISION_BYTES: dict[str, float] = {
     "fp8": 1.0,
     "int8": 1.0,
     "int4": 0.5,
+    "mxfp4": 0.5 + 1 / 32,  # OCP MXFP4: 4-bit values + one E8M0 scale per 32
 }
-# KV cache element types inference engines actually offer (vLLM: auto / fp8; int8 in
-# LMDeploy/TensorRT-LLM). No 4-bit KV: quality falls off and few engines ship it.
-KV_PRECISIONS = ("fp16", "bf16", "fp8", "int8")
+# KV cache element types inference engines actually offer (vLLM --kv-cache-dtype: auto,
+# fp8; int8 in LMDeploy/TensorRT-LLM). "auto" is vLLM's default: the model's 16-bit dtype,
+# or the KV dtype the checkpoint declares (a compressed-tensors kv_cache_scheme, ModelOpt's
+# kv_cache_quant_algo). No 4-bit KV: quality falls off and few engines ship it.
+KV_AUTO = "auto"
+KV_PRECISIONS = (KV_AUTO, "bf16", "fp16", "fp8", "int8")
+KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+# vLLM's default share of each card's memory the engine may use (CacheConfig
+# gpu_memory_utilization = 0.9; recommender/README.md cites it).
+GPU_MEMORY_UTILIZATION = 0.9
 
 # Which weight precisions each method can train or serve with. Full fine-tune and
 # pretraining are mixed-precision Adam (16-bit weights); a 4-bit LoRA base is QLoRA.
-_SERVING_PRECISIONS = ("fp16", "bf16", "fp8", "int8", "int4", "fp32")
+_SERVING_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 _METHOD_PRECISIONS: dict[str, tuple[str, ...]] = {
     "online": _SERVING_PRECISIONS,
     "offline": _SERVING_PRECISIONS,
@@ -59,11 +67,14 @@ class Workload:
     config.json by recommender.hf_config) or a custom `params_b` (billions), not both.
 
     For training, `context` is the sequence length and `concurrency` the micro-batch
-    per card; context defaults to 4,096 tokens for inference and 2,048 for training. `precision` defaults to the precision of
-    the model's own quantization_config (an FP8 or AWQ checkpoint), else bf16 (int4 for
-    qlora); `kv_precision` (inference only) defaults to the weight precision but never
-    below 1 byte. `zero_stage` (training on several cards): what data-parallel cards
-    shard: 0 nothing, 1 optimizer state, 2 + gradients, 3 + weights (default).
+    per card; context defaults to 4,096 tokens for inference and 2,048 for training.
+    `precision` defaults to the precision of the model's own quantization_config (an FP8,
+    AWQ or MXFP4 checkpoint), else bf16 (int4 for qlora); `kv_precision` (inference only)
+    defaults to "auto" as vLLM does: BF16, or the KV dtype the checkpoint declares.
+    `gpu_memory_utilization`: the share of each card the engine may use (vLLM's 0.9).
+    `strict`: a context beyond max_position_embeddings is an error, not a warning.
+    `zero_stage` (training on several cards): what data-parallel cards shard: 0 nothing,
+    1 optimizer state, 2 + gradients, 3 + weights (default).
     """
 
     task: str
@@ -81,6 +92,8 @@ class Workload:
     dataset_gb: float = 0.0
     lora_rank: int = 32
     zero_stage: int = 3
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
+    strict: bool = False
 
     def __post_init__(self) -> None:
         task = _choice("task", self.task, TASKS)
@@ -107,14 +120,16 @@ class Workload:
             precision = self._checkpoint_precision(allowed_precisions) or allowed_precisions[0]
         precision = _choice(f"precision for {method}", precision, allowed_precisions)
 
-        kv = self.kv_precision
-        if kv is not None:
-            if task != "inference":
-                raise RecommenderInputError(
-                    "kv_precision is allowed for inference only (training keeps no KV cache); "
-                    "leave it unset for training"
-                )
-            kv = _choice("kv_precision", kv, KV_PRECISIONS)
+        kv = KV_AUTO if self.kv_precision is None else self.kv_precision
+        if kv != KV_AUTO and task != "inference":
+            raise RecommenderInputError(
+                "kv_precision is allowed for inference only (training keeps no KV cache); "
+                "leave it unset for training"
+            )
+        kv = _choice("kv_precision", kv, KV_PRECISIONS)
+        _number("gpu_memory_utilization", self.gpu_memory_utilization, low=0, high=1)
+        if not isinstance(self.strict, bool):
+            raise RecommenderInputError(f"strict must be True or False, got {self.strict!r}")
 
         context = DEFAULT_CONTEXT[task] if self.context is None else self.context
         _int_in("context", context, 1, MAX_CONTEXT)
@@ -135,6 +150,8 @@ class Workload:
         object.__setattr__(self, "precision", precision)
         object.__setattr__(self, "kv_precision", kv)
         object.__setattr__(self, "context", context)
+        if self.strict and (warning := self.context_warning):
+            raise RecommenderInputError(warning + " (--strict)")
 
     def _check_model(self) -> None:
         if (self.model is None) == (self.params_b is None):
@@ -191,15 +208,40 @@ class Workload:
         return PRECISION_BYTES[self.precision or "bf16"]
 
     @property
+    def kv_dtype(self) -> str:
+        """The KV cache dtype the maths uses: the chosen one, or what "auto" resolves to."""
+        if self.kv_precision not in (None, KV_AUTO):
+            return str(self.kv_precision)
+        arch = self.architecture
+        declared = arch.quantization.kv_cache_dtype if arch and arch.quantization else None
+        return declared or "bf16"
+
+    @property
+    def kv_label(self) -> str:
+        if self.kv_precision not in (None, KV_AUTO):
+            return self.kv_dtype.upper()
+        if self.kv_dtype != "bf16":
+            return f"{self.kv_dtype.upper()} (auto: the checkpoint declares it)"
+        return "BF16 (auto: the model's 16-bit dtype, whatever the weights)"
+
+    @property
     def kv_bytes(self) -> float:
-        if self.kv_precision is not None:
-            return PRECISION_BYTES[self.kv_precision]
-        # A checkpoint shipped quantised (FP8 DeepSeek, AWQ) computes in its 16-bit dtype,
-        # which is what engines cache KV in by default (vLLM kv_cache_dtype "auto").
-        if self._checkpoint_precision((self.precision or "",)):
-            return 2.0
-        # int4 weights with a 0.5-byte cache is not something engines run; floor at 1.
-        return max(self.weight_bytes, 1.0)
+        # A quantised checkpoint (FP8 DeepSeek, AWQ, MXFP4) still computes attention in its
+        # 16-bit dtype, which is what vLLM caches KV in by default (kv_cache_dtype "auto").
+        return KV_BYTES[self.kv_dtype]
+
+    @property
+    def context_warning(self) -> str | None:
+        """Set when the context is longer than the model's max_position_embeddings."""
+        arch = self.architecture
+        limit = arch.max_position_embeddings if arch is not None else None
+        if limit and self.context_tokens > limit:
+            return (
+                f"context {self.context_tokens:,} tokens is longer than {arch.name}'s "
+                f"max_position_embeddings {limit:,}; vLLM refuses --max-model-len above it "
+                "without VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+            )
+        return None
 
 
 def _spelled(value: object) -> object:

@@ -2,9 +2,12 @@
 
 The same inputs as `gpuprice recommend`, the seeds' 5-step decision tree (recommender
 package) at the warehouse's latest prices, with the seeds' published prices standing in
-when the warehouse holds none yet. The figures keep their English names (metric labels, as
-table columns do: they are the names the JSON export and the CLI use); the prose follows the
-language switch (dashboard/i18n.py).
+when the warehouse holds none yet. The answer comes first, as the CLI prints it: the pick,
+the KV tokens it leaves, the seeds' rule of thumb beside the exact count, the decode upper
+bound, the serve command (vLLM or SGLang) and the two runners-up; the memory, every option,
+the budget and the five steps are folded below it. The figures keep their English names
+(metric labels, as table columns do: they are the names the JSON export and the CLI use);
+the prose follows the language switch (dashboard/i18n.py).
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ from dashboard.data import price_inputs
 from dashboard.i18n import both, t
 from dashboard.tables import show as show_table
 from recommender import (
+    ENGINES,
+    GPU_MEMORY_UTILIZATION,
     INFERENCE_METHODS,
     KV_PRECISIONS,
     MARGIN,
     PRECISION_BYTES,
     PRESETS,
     TRAINING_METHODS,
+    Option,
     Recommendation,
     RecommenderInputError,
     Workload,
@@ -140,8 +146,16 @@ def _market_inputs(training: bool, sources: list[str]) -> dict[str, Any]:
             key="rec_source",
             help=t("rec.source.help"),
         ),
-        "kv_precision": st.selectbox(
-            t("rec.kv"), [DEFAULT, *KV_PRECISIONS], key="rec_kv", disabled=training
+        "kv_precision": st.selectbox(t("rec.kv"), KV_PRECISIONS, key="rec_kv", disabled=training),
+        "gpu_memory_utilization": st.number_input(
+            t("rec.gpu_util"),
+            min_value=0.5,
+            max_value=1.0,
+            value=GPU_MEMORY_UTILIZATION,
+            step=0.01,
+            key="rec_gpu_util",
+            disabled=training,
+            help=t("rec.gpu_util.help"),
         ),
         "dataset_gb": st.number_input(
             t("rec.dataset"), min_value=0.0, value=0.0, key="rec_dataset"
@@ -183,7 +197,8 @@ def request_of(task: str, chosen: dict[str, Any]) -> dict[str, Any]:
             "model": None if model in (CUSTOM, PASTE, HF_ID) else model,
             "params_b": float(chosen["params"]) if model == CUSTOM else None,
             "precision": None if chosen["precision"] == DEFAULT else chosen["precision"],
-            "kv_precision": None if training or kv_precision == DEFAULT else kv_precision,
+            "kv_precision": None if training else kv_precision,
+            "gpu_memory_utilization": float(chosen["gpu_memory_utilization"]),
             "context": int(chosen["context"]),
             "concurrency": int(chosen["concurrency"]),
             "hours_per_month": float(chosen["hours"]),
@@ -212,8 +227,7 @@ def _gb(value: float) -> str:
 
 
 def show_memory(rec: Recommendation) -> None:
-    mem = rec.memory
-    st.subheader(t("rec.memory"))
+    mem, training = rec.memory, rec.workload.is_training
     rule_col, exact_col = st.columns(2)
     with rule_col:
         st.markdown(t("rec.memory.rule"))
@@ -223,34 +237,43 @@ def show_memory(rec: Recommendation) -> None:
             st.metric(
                 "rule of thumb (low - high)", f"{mem.rule_low_gb:,.1f} - {_gb(mem.rule_high_gb)}"
             )
-        st.metric(f"+{MARGIN:.0%} margin", _gb(mem.rule_high_gb * (1 + MARGIN)))
+        if training:
+            st.metric(f"+{MARGIN:.0%} margin", _gb(mem.rule_high_gb * (1 + MARGIN)))
         st.caption(_md(mem.rule_basis))
     with exact_col:
         st.markdown(t("rec.memory.exact"))
         a, b, c = st.columns(3)
         a.metric("weights", _gb(mem.weights_gb))
-        if rec.workload.is_training:
+        if training:
             b.metric(
                 "grads + optimizer", _gb(mem.gradients_gb + mem.optimizer_gb + mem.adapters_gb)
             )
             c.metric("activations + runtime", _gb(mem.activations_gb + mem.runtime_gb))
         else:
-            b.metric("KV cache", _gb(mem.kv_cache_gb))
-            c.metric("overhead", _gb(mem.overhead_gb))
+            b.metric("KV cache", _gb(mem.kv_cache_gb + mem.state_gb))
+            c.metric("reserve per card", _gb(mem.overhead_gb))
         d, e = st.columns(2)
         d.metric("total", _gb(mem.total_gb))
-        e.metric(f"+{MARGIN:.0%} margin, one card", _gb(mem.total_gb * (1 + MARGIN)))
-        st.caption(t("rec.memory.counts", margin=MARGIN))
+        if training:
+            e.metric(f"+{MARGIN:.0%} margin, one card", _gb(mem.total_gb * (1 + MARGIN)))
+            st.caption(t("rec.memory.counts", margin=MARGIN))
+        else:
+            e.metric("gpu-memory-utilization", f"{rec.workload.gpu_memory_utilization:g}")
+            st.caption(t("rec.memory.budget", util=rec.workload.gpu_memory_utilization))
 
 
 def show_steps(rec: Recommendation) -> None:
     st.subheader(t("rec.steps"))
     for step in rec.steps:
         label = t("rec.step", n=step.step, title=step.title)
-        with st.expander(label, expanded=step.step in (2, 3)):
+        with st.expander(label, expanded=False):
             for line in step.reasoning.splitlines():
                 bullet = line.startswith(("- ", "  "))
                 st.markdown(("- " if bullet else "") + _md(line.lstrip(" -!") if bullet else line))
+
+
+def _layout_label(o: Option) -> str:
+    return o.layout.label if o.layout is not None else f"{o.count} card(s)"
 
 
 def _options_frame(rec: Recommendation) -> pl.DataFrame:
@@ -267,8 +290,9 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
                 "mode": o.chosen.label,
                 "CNY / month": round(o.monthly_cny, 2),
                 "per card GB": round(o.per_card_gb, 1),
+                "KV tokens fit": None if o.budget is None else o.budget.tokens_fit,
                 "headroom GB": round(o.headroom_gb, 1),
-                "tokens/s per sequence": None
+                "tokens/s per sequence (upper bound)": None
                 if o.speed is None
                 else round(o.speed.per_sequence_tps, 1),
                 "CNY per M output tokens": None
@@ -286,25 +310,69 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
 
 
 def show_options(rec: Recommendation) -> None:
-    st.subheader(t("rec.options", hours=rec.workload.hours_per_month))
     if not rec.options:
         st.info(t("rec.none"))
         return
     show_table(_options_frame(rec))
+
+
+def _pick(rec: Recommendation, o: Option) -> None:
+    w, mem = rec.workload, rec.memory
+    st.success(
+        t("rec.answer.pick", count=o.count, gpu=o.gpu, vram=o.spec.vram_gb,
+          layout=_layout_label(o), mode=o.chosen.label, cost=o.monthly_cny, price=o.price.label)
+    )  # fmt: skip
+    lines = []
+    if (b := o.budget) is not None:
+        lines.append(t("rec.answer.kv", tokens=b.tokens_fit, seqs=b.sequences_fit,
+                       context=w.context_tokens, kv=w.kv_label.split(" (")[0],
+                       util=w.gpu_memory_utilization, cap=b.capacity_gb, weights=b.weights_gb,
+                       reserve=b.reserve_gb, room=b.kv_room_gb))  # fmt: skip
+    else:
+        lines.append(t("rec.answer.training", per=o.per_card_gb, vram=o.spec.vram_gb))
+    lines.append(t("rec.answer.rule", low=mem.rule_low_gb, high=mem.rule_high_gb,
+                   rule=o.rule_of_thumb_count, count=o.count))  # fmt: skip
+    if (sp := o.speed) is not None:
+        lines.append(t("rec.answer.decode", tps=sp.per_sequence_tps, bound=sp.bound,
+                       total=sp.total_tps, floor=sp.floor_ms))  # fmt: skip
+    st.markdown("\n".join(f"- {_md(line)}" for line in lines))
+
+
+def _serve(o: Option) -> None:
+    if not o.serve:
+        return
+    engine = st.radio(t("rec.answer.engine"), ENGINES, horizontal=True, key="rec_engine")
+    line = o.serve[engine]
+    st.markdown(f"**{t('rec.answer.serve')}**")
+    st.code(line.command, language="bash")
+    if line.note:
+        st.caption(_md(line.note))
+
+
+def show_answer(rec: Recommendation) -> None:
+    """The CLI's short answer: pick, KV tokens, rule of thumb, decode bound, serve command,
+    runners-up and the first warnings."""
+    st.subheader(t("rec.answer.title"))
     best = rec.recommended
-    if best is not None:
-        st.success(
-            t(
-                "rec.recommended",
-                count=best.count,
-                gpu=best.gpu,
-                mode=best.chosen.label,
-                cost=best.monthly_cny,
-                price=best.price.label,
-            )
-        )
-        for warning in best.warnings:
-            st.warning(warning)
+    if best is None:
+        st.info(t("rec.none"))
+    else:
+        _pick(rec, best)
+        _serve(best)
+    if rec.runners_up:
+        st.markdown(t("rec.answer.runners_up"))
+        st.markdown("\n".join(
+            "- " + _md(t("rec.answer.runner", count=o.count, gpu=o.gpu, layout=_layout_label(o),
+                         mode=o.chosen.label, cost=o.monthly_cny, price=o.price.label,
+                         tokens="—" if o.budget is None else f"{o.budget.tokens_fit:,}"))
+            for o in rec.runners_up
+        ))  # fmt: skip
+    warnings = [w for w in (rec.workload.context_warning,) if w]
+    warnings += list(best.warnings) if best is not None else []
+    warnings += [t("rec.answer.not_offered", why=why) for _, why in rec.unsupported]
+    for warning in warnings[:3]:
+        st.warning(warning)
+    st.caption(t("rec.answer.details"))
 
 
 def _levers_frame(levers: tuple[Any, ...]) -> pl.DataFrame:
@@ -328,7 +396,6 @@ def _levers_frame(levers: tuple[Any, ...]) -> pl.DataFrame:
 
 
 def show_budget(rec: Recommendation) -> None:
-    st.subheader(t("rec.budget_title"))
     st.markdown(_md(rec.steps[4].reasoning.splitlines()[0]))
     if rec.levers:
         st.markdown(t("rec.levers"))
@@ -393,9 +460,13 @@ def show(request: dict[str, Any]) -> None:
             f"source: {arch.source}"
         )
     )
-    show_memory(rec)
-    show_options(rec)
-    show_budget(rec)
+    show_answer(rec)
+    with st.expander(t("rec.memory")):
+        show_memory(rec)
+    with st.expander(t("rec.answer.options", hours=rec.workload.hours_per_month)):
+        show_options(rec)
+    with st.expander(t("rec.budget_title")):
+        show_budget(rec)
     show_steps(rec)
     st.download_button(
         "JSON",

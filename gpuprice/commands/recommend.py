@@ -18,10 +18,18 @@ METHODS_HELP = (
     "Inference: online (default) or offline."
 )
 PRECISIONS_HELP = (
-    "Weight precision: fp32, fp16, bf16, fp8, int8 or int4 (AWQ/GPTQ, group scales counted). "
-    "Default: the model's own quantization_config (e.g. FP8 for DeepSeek-V3), else bf16; "
-    "int4 for qlora; full fine-tune takes bf16/fp16 only. FP8 is not offered on cards "
-    "without an FP8 path."
+    "Weight precision: bf16, fp16, fp32, fp8, int8, int4 (AWQ/GPTQ, group scales counted) or "
+    "mxfp4. Default: the model's own quantization_config (e.g. FP8 for DeepSeek-V3, MXFP4 "
+    "for gpt-oss), else bf16; int4 for qlora; full fine-tune takes bf16/fp16 only. A card "
+    "that cannot run the format is not offered (recommender/README.md: support matrix)."
+)
+KV_HELP = (
+    "Inference KV-cache dtype: auto (default, as vLLM: BF16, or the KV dtype the checkpoint "
+    "declares), bf16, fp16, fp8 or int8."
+)
+UTILIZATION_HELP = (
+    "Share of each card's memory the engine may use, as vLLM's --gpu-memory-utilization "
+    "(SGLang: --mem-fraction-static)."
 )
 MODEL_HELP = (
     "A preset (e.g. Qwen2.5-72B-Instruct, DeepSeek-V3, Qwen3-235B-A22B, Kimi-K2-Instruct), "
@@ -39,10 +47,8 @@ def recommend(
         typer.Option(help="Custom model size in billions of parameters (instead of --model)."),
     ] = None,
     precision: Annotated[str | None, typer.Option(help=PRECISIONS_HELP)] = None,
-    kv_precision: Annotated[
-        str | None,
-        typer.Option(help="Inference KV-cache dtype: fp16, bf16, fp8 or int8 (default: weights)."),
-    ] = None,
+    kv_precision: Annotated[str, typer.Option(help=KV_HELP)] = "auto",
+    gpu_memory_utilization: Annotated[float, typer.Option(help=UTILIZATION_HELP)] = 0.9,
     context: Annotated[
         int | None,
         typer.Option(
@@ -77,18 +83,32 @@ def recommend(
         str | None,
         typer.Option(help="Price only from this warehouse source (default: cheapest per card)."),
     ] = None,
+    engine: Annotated[
+        str, typer.Option(help="Serve command for vllm (default) or sglang.")
+    ] = "vllm",
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="A --context beyond the model's max_position_embeddings is an error."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Print the five steps' full reasoning too.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     config: ConfigOption = None,
 ) -> None:
     """Size a workload (memory two ways), pick cards and count, rent mode and monthly cost.
 
     Walks the seeds' 5-step decision tree at the warehouse's latest prices (falls back to
-    the seeds' published prices when there is no warehouse yet). GB = 10^9 bytes; CNY.
+    the seeds' published prices when there is no warehouse yet). About ten lines: the pick,
+    the KV tokens it leaves, the serve command, two runners-up. GB = 10^9 bytes; CNY.
     """
     from configuration.recommender_feed import resolve_model
-    from recommender import RecommenderInputError, Workload, recommend, render_text
-    from warehouse.store.db import WarehouseBusy
+    from recommender import ENGINES, RecommenderInputError, Workload, recommend, render_text
 
+    if engine.strip().lower() not in ENGINES:
+        _invalid(f"--engine {engine!r} not allowed; allowed: {', '.join(ENGINES)}")
     try:
         workload = Workload(
             task,
@@ -105,6 +125,8 @@ def recommend(
             dataset_gb=dataset_gb,
             lora_rank=lora_rank,
             zero_stage=zero_stage,
+            gpu_memory_utilization=gpu_memory_utilization,
+            strict=strict,
         )
     except RecommenderInputError as exc:
         _invalid(_as_options(str(exc)))
@@ -116,12 +138,20 @@ def recommend(
         inputs = load_price_inputs(settings.warehouse, source)
     except UnknownSource as exc:
         _invalid(str(exc))
-    except WarehouseBusy as exc:
+    except RuntimeError as exc:
+        # WarehouseBusy, imported only when it happens: duckdb is slow to import, and with
+        # no warehouse file the command never needs it.
+        from warehouse.store.db import WarehouseBusy
+
+        if not isinstance(exc, WarehouseBusy):
+            raise
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
 
     rec = recommend(workload, inputs.specs, inputs.prices)
-    if inputs.fallback:
+    if inputs.fallback and (as_json or not sys.stdout.isatty()):
+        # The text answer's first line says it; a reader of JSON or of a piped answer sees
+        # it on the terminal too.
         err.print(f"[yellow]{escape(inputs.note)}[/yellow]", soft_wrap=True)
     if as_json:
         data = rec.to_dict() | {"prices": inputs.to_dict(rec)}
@@ -133,7 +163,8 @@ def recommend(
             0,
             "SIMULATED: options marked SIMULATED are priced by the demo market, not real quotes.",
         )
-    sys.stdout.write("\n".join(header) + "\n\n" + render_text(rec))
+    text = render_text(rec, verbose=verbose, engine=engine.strip().lower())
+    sys.stdout.write("\n".join(header) + "\n" + text)
 
 
 # The recommender names fields as in Python; the CLI user typed options.
@@ -142,6 +173,7 @@ _OPTION_NAMES = {
     "hours_per_month": "--hours",
     "budget_cny": "--budget",
     "kv_precision": "--kv-precision",
+    "gpu_memory_utilization": "--gpu-memory-utilization",
     "dataset_gb": "--dataset-gb",
     "lora_rank": "--lora-rank",
     "zero_stage": "--zero-stage",

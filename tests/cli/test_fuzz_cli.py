@@ -267,6 +267,13 @@ CASES: dict[tuple[str, str], Case] = {
     ),
     ("recommend", "precision"): Case(TEXT, option(RECOMMEND, "--precision")),
     ("recommend", "kv_precision"): Case(TEXT, option(RECOMMEND, "--kv-precision")),
+    ("recommend", "gpu_memory_utilization"): Case(
+        bad_float(0, 1, low_open=True), option(RECOMMEND, "--gpu-memory-utilization")
+    ),
+    ("recommend", "engine"): Case(
+        TEXT.filter(lambda t: t.strip().lower() not in {"vllm", "sglang"}),
+        option(RECOMMEND, "--engine"),
+    ),
     ("recommend", "context"): Case(bad_int(1, 10_000_000), option(RECOMMEND, "--context")),
     ("recommend", "concurrency"): Case(bad_int(1, 100_000), option(RECOMMEND, "--concurrency")),
     ("recommend", "hours"): Case(bad_float(0, 744, low_open=True), option(RECOMMEND, "--hours")),

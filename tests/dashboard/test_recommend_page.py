@@ -63,6 +63,8 @@ def test_the_page_is_in_the_navigation_and_shows_the_form(home: Path) -> None:
         assert app.selectbox(key=key) is not None
     for key in ("rec_params", "rec_context", "rec_concurrency", "rec_hours", "rec_budget"):
         assert app.number_input(key=key) is not None
+    assert app.number_input(key="rec_gpu_util").value == 0.9  # vLLM's default
+    assert app.selectbox(key="rec_kv").value == "auto"
     assert app.checkbox(key="rec_domestic").value is False
     assert app.button[0].label == "推荐"
     assert len(app.dataframe) == 0  # nothing computed before the form is sent
@@ -81,7 +83,11 @@ def test_empty_warehouse_says_it_uses_the_seed_prices_and_still_recommends(home:
     assert {"card", "count (exact)", "count (seeds' rule)", "mode", "CNY / month"} <= set(
         options.columns
     )
+    # The answer first; the memory, every option, the budget and the steps folded below.
     assert [e.label for e in app.expander] == [
+        "显存：两种算法",
+        "全部方案，最便宜在前（每月 720 小时）",
+        "预算与调整项",
         "第 1 步：Task",
         "第 2 步：Memory",
         "第 3 步：Cards and count",
@@ -99,14 +105,16 @@ def test_70b_fp16_shows_memory_both_ways_and_both_card_counts(home: Path) -> Non
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["rule of thumb (low - high)"] == "140.0 - 168.0 GB"
     assert metrics["weights"] == "140.0 GB"
-    assert {"KV cache", "overhead", "total", "+20% margin, one card"} <= set(metrics)
+    assert {"KV cache", "reserve per card", "total", "gpu-memory-utilization"} <= set(metrics)
+    assert "+20% margin, one card" not in metrics  # serving is sized by the engine's budget
     options = app.dataframe[0].value.set_index("card")
     assert options.loc["h20-96g", "count (exact)"] == 2
     assert options.loc["h20-96g", "count (seeds' rule)"] == 2
-    # 3 x H100 is no tensor-parallel layout: the valid answer is TP 4 (was 3 before issue 21).
-    assert options.loc["h100-80g", "count (exact)"] == 4
-    assert options.loc["h100-80g", "layout"] == "TP 4 × PP 1 × 1 node"
+    # vLLM's 0.9 x 80 GiB per card holds 70 GB of weights and the KV: two H100, as the seed.
+    assert options.loc["h100-80g", "count (exact)"] == 2
+    assert options.loc["h100-80g", "layout"] == "TP 2 × PP 1 × DP 1, 1 node"
     assert options.loc["h100-80g", "count (seeds' rule)"] == 2
+    assert options.loc["h100-80g", "KV tokens fit"] == 31_361
     assert "seed 000" in texts(app)
 
 
@@ -165,7 +173,8 @@ def test_the_page_follows_the_language_switch(home: Path) -> None:
     app.selectbox(key="rec_model").set_value("custom (parameter count)")
     app.number_input(key="rec_params").set_value(70.0)
     submit(app)
-    assert "显存：两种算法" in texts(app) and "决策树：五个步骤" in texts(app)
+    assert "决策树：五个步骤" in texts(app)
+    assert app.expander[0].label == "显存：两种算法"
 
     app.toggle(key="lang_en").set_value(True).run()
     assert not app.exception, [e.value for e in app.exception]
@@ -179,13 +188,16 @@ def test_the_page_follows_the_language_switch(home: Path) -> None:
     # The result computed in Chinese is still shown, now in English; the choice survives.
     assert app.selectbox(key="rec_model").value == "custom (parameter count)"
     shown = texts(app)
-    assert "Memory, two ways" in shown and "The five steps" in shown
-    assert "显存" not in shown and "决策树" not in shown
-    assert [e.label for e in app.expander][0] == "Step 1: Task"
-    assert any(s.value.startswith("Options, cheapest first") for s in app.subheader)
+    assert "The answer" in shown and "The five steps" in shown
+    assert "显存" not in shown and "决策树" not in shown and "推荐：" not in shown
+    labels = [e.label for e in app.expander]
+    assert labels[:3] == ["Memory, two ways", "Every option, cheapest first (at 720 h/month)",
+                          "Budget and levers"]  # fmt: skip
+    assert labels[3] == "Step 1: Task"
 
     app.toggle(key="lang_en").set_value(False).run()
-    assert app.title[0].value == "选卡推荐" and "显存：两种算法" in texts(app)
+    assert app.title[0].value == "选卡推荐" and "回答" in texts(app)
+    assert app.expander[0].label == "显存：两种算法"
 
 
 def test_english_empty_states_and_errors(home: Path) -> None:
@@ -248,3 +260,41 @@ def test_a_hugging_face_id_is_read_from_the_local_cache(
     app.text_input(key="rec_hf_id").input("Qwen/Not-Cached")
     submit(app)
     assert app.error and "HF_HUB_OFFLINE" in app.error[0].value
+
+
+def test_the_answer_shows_the_pick_kv_tokens_and_serve_line_in_both_languages(home: Path) -> None:
+    app = open_page()
+    app.selectbox(key="rec_model").set_value("Qwen3-32B")
+    app.number_input(key="rec_context").set_value(8192)
+    submit(app)
+    assert app.success[0].value.startswith("推荐：1 × h20-96g（96 GB），TP 1 × PP 1 × DP 1, 1 node")
+    shown = texts(app)
+    assert (
+        "KV：每个副本容纳" in shown and "种子文章经验法则" in shown and "解码：每条序列 ≤" in shown
+    )
+    assert "备选：" in shown
+    vllm = (
+        "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 1 --pipeline-parallel-size 1 "
+        "--max-model-len 8192 --gpu-memory-utilization 0.9"
+    )
+    assert app.code[0].value == vllm
+    app.radio(key="rec_engine").set_value("sglang").run()
+    assert app.code[0].value.startswith(
+        "python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1"
+    )
+    app.toggle(key="lang_en").set_value(True).run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.success[0].value.startswith("Pick: 1 x h20-96g (96 GB), TP 1 × PP 1 × DP 1")
+    shown = texts(app)
+    assert "KV: " in shown and "tokens fit per replica" in shown and "Runners-up:" in shown
+    assert "upper bound from bandwidth" in shown
+    assert app.code[0].value.startswith("python -m sglang.launch_server")
+
+
+def test_a_lower_gpu_memory_utilization_shrinks_the_kv_budget(home: Path) -> None:
+    app = open_page(english=True)
+    app.selectbox(key="rec_model").set_value("Qwen3-32B")
+    app.number_input(key="rec_gpu_util").set_value(0.8)
+    submit(app)
+    assert "--gpu-memory-utilization 0.8" in app.code[0].value
+    assert "0.8 x" in texts(app)

@@ -76,7 +76,17 @@ def option(data: dict[str, Any], gpu: str) -> dict[str, Any]:
         (["--task", "inference", "--params", "nan"], "--params must be a finite number"),
         (["--task", "inference", "--model", "GPT-5"], "allowed: Qwen2.5-7B-Instruct"),
         (["--task", "inference", "--params", "7", "--context", "0"], "context must be"),
-        (["--task", "inference", "--params", "7", "--precision", "fp64"], "allowed: fp16, bf16"),
+        (["--task", "inference", "--params", "7", "--precision", "fp64"], "allowed: bf16, fp16"),
+        (["--task", "inference", "--params", "7", "--kv-precision", "fp4"], "allowed: auto, bf16"),
+        (
+            ["--task", "inference", "--params", "7", "--gpu-memory-utilization", "1.5"],
+            "--gpu-memory-utilization must be",
+        ),
+        (["--task", "inference", "--params", "7", "--engine", "tgi"], "allowed: vllm, sglang"),
+        (
+            ["--task", "inference", "--model", "Qwen3-8B", "--context", "50000", "--strict"],
+            "max_position_embeddings 40,960",
+        ),
         (["--task", "inference"], "give exactly one of --model"),
         (["--task", "serving", "--params", "7"], "allowed: inference, training"),
         (["--task", "training", "--params", "7"], "allowed: full, lora, qlora"),
@@ -191,11 +201,49 @@ def test_text_output_labels_simulated_prices_and_dates(warehouse: Warehouse) -> 
     out = result.stdout
     assert out.startswith("SIMULATED")
     assert "Live prices from the warehouse" in out and "2026-10-01" in out
-    for step in ("Step 1: Task", "Step 2: Memory", "Step 3: Cards and count", "Step 4", "Step 5"):
-        assert step in out
     assert "GB" in out and "¥" in out and "h/month" in out
     assert "jygpu, 2026-10-01 SIMULATED" in out
+    assert "Step 1: Task" not in out  # the reasoning is --verbose
     assert result.stderr == ""
+    verbose = run("--task", "inference", "--params", "7", "--hours", "200", "--verbose")
+    for step in ("Step 1: Task", "Step 2: Memory", "Step 3: Cards and count", "Step 4", "Step 5"):
+        assert step in verbose.stdout
+
+
+def test_default_answer_is_short_with_the_serve_line(home: Path) -> None:
+    result = run("--task", "inference", "--model", "Qwen3-32B", "--context", "8192")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 25, result.stdout
+    assert max(len(line) for line in lines) < 400
+    serve = next(line for line in lines if line.startswith("Serve: "))
+    assert serve == (
+        "Serve: vllm serve Qwen/Qwen3-32B --tensor-parallel-size 1 --pipeline-parallel-size 1 "
+        "--max-model-len 8192 --gpu-memory-utilization 0.9"
+    )
+    assert any(line.startswith("Pick: 1 x h20-96g") for line in lines)
+    assert any(line.startswith("KV: ") and "tokens fit" in line for line in lines)
+    assert any(line.startswith("Decode: ≤ ") and "upper bound" in line for line in lines)
+    assert "Runners-up:" in lines
+    sglang = run(
+        "--task", "inference", "--model", "Qwen3-32B", "--context", "8192", "--engine", "sglang"
+    )
+    assert (
+        "Serve: python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp-size 1 "
+        "--context-length 8192 --mem-fraction-static 0.9"
+    ) in sglang.stdout
+
+
+def test_context_beyond_the_models_positions_warns_or_refuses_with_strict(home: Path) -> None:
+    # Qwen3-8B's config says max_position_embeddings 40,960.
+    warned = run("--task", "inference", "--model", "Qwen3-8B", "--context", "50000")
+    assert warned.exit_code == 0, warned.output
+    assert (
+        "! context 50,000 tokens is longer than Qwen3-8B's max_position_embeddings 40,960"
+        in warned.stdout
+    )
+    data = run_json("--task", "inference", "--model", "Qwen3-8B", "--context", "50000")
+    assert any("max_position_embeddings 40,960" in w for w in data["warnings"])
 
 
 def test_source_option_limits_prices_to_one_source(warehouse: Warehouse) -> None:
@@ -262,9 +310,10 @@ def test_acceptance_70b_fp16_two_h20_or_two_h100_by_the_seed_rule(home: Path) ->
     assert data["memory"]["weights_gb"] == pytest.approx(140)
     h20, h100 = option(data, "h20-96g"), option(data, "h100-80g")
     assert (h20["rule_of_thumb_count"], h100["rule_of_thumb_count"]) == (2, 2)
-    # Two H100 miss the 20% margin and 3 is no tensor-parallel layout: TP 4.
-    assert (h20["exact_count"], h100["exact_count"]) == (2, 4)
-    assert h100["layout"]["label"] == "TP 4 × PP 1 × 1 node"
+    # vLLM's budget (0.9 x 80 GiB per card) holds 70 GB of weights per card and the KV.
+    assert (h20["exact_count"], h100["exact_count"]) == (2, 2)
+    assert h100["layout"]["label"] == "TP 2 × PP 1 × DP 1, 1 node"
+    assert h100["engine_budget"]["usable_gb"] == pytest.approx(77.309, abs=1e-3)
     assert "no margin" in h100["count_basis"]
     int8 = run_json("--task", "inference", "--params", "70", "--precision", "int8")
     assert option(int8, "h20-96g")["count"] == 1

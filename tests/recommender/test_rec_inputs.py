@@ -30,7 +30,7 @@ def test_error_is_a_value_error() -> None:
         ({"task": "inference", "params_b": 7, "context": -1}, "context"),
         ({"task": "inference", "params_b": 7, "context": 4096.5}, "context"),
         ({"task": "inference", "params_b": 7, "concurrency": 0}, "concurrency"),
-        ({"task": "inference", "params_b": 7, "precision": "fp64"}, "fp16, bf16"),
+        ({"task": "inference", "params_b": 7, "precision": "fp64"}, "bf16, fp16"),
         ({"task": "inference", "params_b": 7, "kv_precision": "int4"}, "fp8"),
         ({"task": "inference", "params_b": 7, "method": "full"}, "online, offline"),
         ({"task": "inference", "params_b": 7, "hours_per_month": 0}, "hours_per_month"),

@@ -37,11 +37,15 @@ def test_seed_lora_rule_of_thumb_is_2_to_4_bytes_per_param() -> None:
 
 
 def test_seed_70b_fp16_weights_are_140_gb_and_int8_halves_them() -> None:
-    # Seed 000 §6.1: 70B FP16 ~140 GB, INT8 ~70 GB.
+    # Seed 000 §6.1: 70B FP16 ~140 GB, INT8 ~70 GB: the seeds' figure, weights only.
     fp16 = estimate_memory(Workload("inference", params_b=70, precision="fp16"))
     int8 = estimate_memory(Workload("inference", params_b=70, precision="int8"))
     assert fp16.weights_gb == pytest.approx(140)
-    assert int8.weights_gb == pytest.approx(70)
+    assert int8.rule_low_gb == pytest.approx(70)
+    # The exact weights keep embeddings and lm_head at 16 bits, as engines do: the
+    # estimated architecture has 71 layers x hidden 9,088 and a 150,000 vocabulary, so
+    # 2 x 150,000 x 9,088 = 2.7264B parameters at 2 B and the other 67.2736B at 1 B.
+    assert int8.weights_gb == pytest.approx(67.2736 + 2.7264 * 2)
 
 
 def test_llama31_8b_kv_cache_is_131072_bytes_per_token_at_fp16() -> None:
@@ -64,21 +68,25 @@ def test_qwen25_7b_total_matches_a_hand_computation() -> None:
     weights = 7.62e9 * 2  # 15.24 GB
     kv = 2 * 28 * 4 * 128 * 2 * 8192 * 4  # 57,344 B/token x 32,768 tokens
     prefill = 2048 * 3584 * 32  # chunk capped at 2,048 tokens x hidden x 32 B
-    logits = 4 * 152_064 * 4  # last-token FP32 logits per sequence
-    expected = (weights + kv + prefill + logits) / GB + RUNTIME_OVERHEAD_GB
+    logits = 256 * 152_064 * 4  # FP32 logits of vLLM's 256 profiled sequences
+    graphs = 1.0  # CUDA graphs, GB
+    expected = (weights + kv + prefill + logits) / GB + RUNTIME_OVERHEAD_GB + graphs
     assert mem.weights_gb == pytest.approx(15.24)
     assert mem.kv_cache_gb == pytest.approx(1.879048192)
-    assert mem.overhead_gb == pytest.approx(1 + (prefill + logits) / GB)
+    assert mem.overhead_gb == pytest.approx(1 + graphs + (prefill + logits) / GB)
     assert mem.total_gb == pytest.approx(expected)
-    assert mem.total_gb == pytest.approx(18.356362, abs=1e-6)
+    assert mem.total_gb == pytest.approx(19.509642752, abs=1e-9)
 
 
-def test_kv_precision_defaults_to_weights_but_at_least_one_byte() -> None:
-    int4 = Workload("inference", params_b=7, precision="int4")
-    assert int4.kv_bytes == 1.0
+def test_kv_precision_is_auto_bf16_whatever_the_weights() -> None:
+    # vLLM's --kv-cache-dtype auto caches KV in the model's 16-bit dtype: INT4 or FP8
+    # weights do not shrink the cache.
+    for precision in ("int4", "int8", "fp8", "bf16"):
+        w = Workload("inference", params_b=7, precision=precision)
+        assert (w.kv_precision, w.kv_dtype, w.kv_bytes) == ("auto", "bf16", 2.0)
+        assert w.kv_label.startswith("BF16 (auto")
     fp8_kv = Workload("inference", params_b=7, precision="bf16", kv_precision="fp8")
-    assert fp8_kv.kv_bytes == 1.0
-    assert Workload("inference", params_b=7).kv_bytes == 2.0
+    assert (fp8_kv.kv_bytes, fp8_kv.kv_label) == (1.0, "FP8")
 
 
 def test_full_finetune_breakdown_is_16_bytes_per_param_plus_activations() -> None:
@@ -99,8 +107,11 @@ def test_lora_and_qlora_keep_the_base_frozen_and_train_small_adapters() -> None:
     lora = estimate_memory(Workload("training", method="lora", model="Qwen2.5-7B"))
     qlora = estimate_memory(Workload("training", method="qlora", model="Qwen2.5-7B"))
     assert lora.weights_gb == pytest.approx(7.62 * 2)
-    # NF4: 0.5 B + an 8-bit absmax per 64 + an FP32 per 256 absmax blocks = 0.515869 B/param.
-    assert qlora.weights_gb == pytest.approx(7.62 * (0.5 + 1 / 64 + 4 / 16384))
+    # NF4: 0.5 B + an 8-bit absmax per 64 + an FP32 per 256 absmax blocks = 0.515869 B/param
+    # for the linear layers; embeddings and lm_head (2 x 152,064 x 3,584) stay 16-bit.
+    embeddings = 2 * 152_064 * 3_584 / 1e9
+    nf4 = 0.5 + 1 / 64 + 4 / 16384
+    assert qlora.weights_gb == pytest.approx((7.62 - embeddings) * nf4 + embeddings * 2)
     assert lora.adapter_params_b == pytest.approx(7.62 * 0.01)  # rank 32 -> 1%
     # Adapters carry FP32 weights 4 + grads 4 + Adam 8 = 16 bytes per adapter parameter.
     adapter_bytes = lora.adapters_gb + lora.gradients_gb + lora.optimizer_gb

@@ -116,3 +116,50 @@ def test_a_model_name_too_long_for_a_path_is_bad_input() -> None:
 
     with pytest.raises(RecommenderInputError, match="not a usable path"):
         resolve_model("a" * 2000)
+
+
+def test_an_unreachable_hub_fails_at_once_in_one_line_without_retries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without HF_HUB_OFFLINE, an uncached id on a machine that cannot reach the Hub: one
+    connection attempt (the reachability check), then huggingface_hub's own offline lookup,
+    one line, no retry lines (it used to be 26 s and 12 "Retrying" lines)."""
+    import socket
+
+    from configuration.recommender_feed import hub_unreachable
+    from tests.support.loopback import free_port
+
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    port = free_port()  # nothing listens there: connection refused, as offline
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    attempts: list[object] = []
+    connect = socket.socket.connect
+
+    def counted(sock: socket.socket, address: object) -> object:
+        attempts.append(address)
+        return connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", counted)
+    hub_unreachable.cache_clear()
+    try:
+        result = runner.invoke(app, ["recommend", "--task", "inference", "--model", "acme/nope-7b"])
+    finally:
+        hub_unreachable.cache_clear()
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Retry" not in result.output
+    assert f"127.0.0.1:{port} unreachable" in lines[0]
+    assert "hf download acme/nope-7b config.json" in lines[0]
+    assert attempts == [("127.0.0.1", port)]  # one attempt, no retries
+
+
+def test_hf_hub_offline_makes_no_connection_at_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    attempts: list[object] = []
+    monkeypatch.setattr(socket.socket, "connect", lambda sock, address: attempts.append(address))
+    result = runner.invoke(app, ["recommend", "--task", "inference", "--model", "acme/nope-7b"])
+    assert result.exit_code == 2
+    assert "HF_HUB_OFFLINE is set" in result.stderr
+    assert attempts == []

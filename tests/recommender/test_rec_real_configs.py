@@ -56,7 +56,7 @@ def test_llama33_70b_params_and_kv_by_hand() -> None:
     assert mem.weights_gb == pytest.approx(141.107412992)
 
 
-def test_llama33_70b_fp16_is_two_h20_or_four_h100_never_three() -> None:
+def test_llama33_70b_fp16_is_two_h20_or_two_h100_at_vllms_budget() -> None:
     rec = recommend(
         Workload("inference", model="Llama-3.3-70B-Instruct", precision="fp16"),
         DEFAULT_SPECS,
@@ -64,12 +64,17 @@ def test_llama33_70b_fp16_is_two_h20_or_four_h100_never_three() -> None:
     )
     h20 = next(o for o in rec.options if o.gpu == "h20-96g")
     h100 = next(o for o in rec.options if o.gpu == "h100-80g")
-    # TP 2: 141.107/2 + KV 1.342/2 + prefill 0.537 + runtime 1 = 72.76 GB; x 1.2 = 87.3 GB:
-    # fits 96 GB, not 80 GB; 3 cards is no layout, so H100 goes to TP 4.
-    assert (h20.count, h20.layout.label) == (2, "TP 2 × PP 1 × 1 node")
-    assert (h100.count, h100.layout.tp) == (4, 4)
-    assert h100.per_card_gb == pytest.approx(141.107412992 / 4 + 1.34217728 / 4 + 1.537, abs=1e-3)
-    assert "3 card(s) is no valid layout" in h100.count_basis
+    # TP 2 on H100: 0.9 x 80 GiB = 77.31 GB usable; weights 141.107 / 2 = 70.55 GB, the
+    # reserve 1 + 1 + 0.856 GB (runtime, CUDA graphs, 2,048 x 8,192 x 32 B of prefill +
+    # 256 x 128,256 x 4 B of logits) leaves 3.90 GB: 24,948 tokens at 327,680 / 2 B each.
+    assert (h20.count, h20.layout.label) == (2, "TP 2 × PP 1 × DP 1, 1 node")
+    assert (h100.count, h100.layout.tp) == (2, 2)
+    reserve = 1 + 1 + (2048 * 8192 * 32 + 256 * 128_256 * 4) / 1e9
+    assert h100.per_card_gb == pytest.approx(141.107412992 / 2 + 1.34217728 / 2 + reserve)
+    assert h100.budget.kv_room_gb == pytest.approx(
+        0.9 * 80 * 2**30 / 1e9 - 141.107412992 / 2 - reserve
+    )
+    assert h100.budget.tokens_fit == int(h100.budget.kv_room_gb * 1e9 // (327_680 / 2)) == 24_948
 
 
 def test_qwen25_72b_fp16_on_910b_is_four_cards_not_three() -> None:
@@ -96,8 +101,15 @@ def test_deepseek_v3_mla_kv_and_fp8_weights_by_hand() -> None:
     mem = estimate_memory(w)
     # (512 latent + 64 RoPE) x 61 layers x 2 B, not 2 x 128 heads x 128 x 61 x 2.
     assert mem.kv_bytes_per_token == (512 + 64) * 61 * 2 == 70_272
-    # FP8 + one FP32 scale per 128 x 128 block: 1 + 4/16384 bytes per parameter.
-    assert mem.weights_gb == pytest.approx(671.0264192 * (1 + 4 / 16384))
+    # FP8 + one FP32 scale per 128 x 128 block: 1 + 4/16384 bytes per parameter for the
+    # quantised layers; embeddings, lm_head (2 x 129,280 x 7,168), norms and routers
+    # (61 x 7,168 x 2 + 7,168 and 58 x (256 x 7,168 + 256)) stay BF16, as vLLM loads them.
+    kept = 2 * 129_280 * 7_168 + (61 * 2 + 1) * 7_168 + 58 * (256 * 7_168 + 256)
+    assert kept == 1_960_685_056
+    assert mem.weights_gb == pytest.approx(
+        ((671_026_419_200 - kept) * (1 + 4 / 16384) + kept * 2) / 1e9
+    )
+    assert a.head_dim == 128 + 64  # MLA: qk_nope_head_dim + qk_rope_head_dim, not 7168 / 128
     # MLA's latent is not split by tensor parallelism: each of 8 cards keeps all of it.
     assert kv_share_per_card(a, 8) == 1.0
     assert mem.per_card_layout_gb(8, 1) == pytest.approx(
@@ -107,7 +119,7 @@ def test_deepseek_v3_mla_kv_and_fp8_weights_by_hand() -> None:
 
 def test_fp8_weights_skip_cards_without_any_fp8_path() -> None:
     rec = recommend(Workload("inference", model="DeepSeek-V3"), DEFAULT_SPECS, seed_prices())
-    assert dict(rec.unsupported)["910b-64g"].startswith("910b-64g has no FP8")
+    assert dict(rec.unsupported)["910b-64g"].startswith("910b-64g cannot run FP8 weights: no FP8")
     assert "910b-64g" not in {o.gpu for o in rec.options}
     data = rec.to_dict()
     assert {u["gpu"] for u in data["unsupported"]} == {"910b-64g"}
@@ -115,8 +127,11 @@ def test_fp8_weights_skip_cards_without_any_fp8_path() -> None:
     assert data["model"]["kv_bytes_per_token"] == 70_272
     assert data["model"]["figure_sources"]["kv_bytes_per_token"].startswith("(kv_lora_rank")
     h20 = next(o for o in data["options"] if o["gpu"] == "h20-96g")
-    assert (h20["layout"]["tp"], h20["layout"]["pp"], h20["layout"]["nodes"]) == (8, 2, 2)
-    assert h20["fp8_support"] == "native"
+    # 8 x H20 (the deployment people run): 671.2 / 8 = 84.1 GB of weights per card leave
+    # 6.0 GB of 92.8 GB for MLA's latent, replicated on every card: 85,743 tokens.
+    assert (h20["layout"]["tp"], h20["layout"]["pp"], h20["layout"]["nodes"]) == (8, 1, 1)
+    assert h20["kv_tokens_fit"] == 85_743
+    assert h20["fp8_support"] == "native" and h20["format_support"]["path"] == "native"
 
 
 def test_fp8_on_ampere_is_weight_only_with_its_speed_cost() -> None:
@@ -145,7 +160,7 @@ def test_gpt_oss_sliding_window_caps_half_the_layers() -> None:
     assert kv_cache_bytes(a, 2, 8192, 1) == 18 * 2048 * 8192 + 18 * 2048 * 128 == 306_708_480
     mem = estimate_memory(Workload("inference", model=a, context=8192))
     assert mem.kv_cache_gb == pytest.approx(0.30670848)
-    assert any("Sliding window: 18 of 36 layers" in n for n in mem.notes)
+    assert any("Sliding window: 18 of 36 attention layers" in n for n in mem.notes)
 
 
 def test_gpt_oss_mxfp4_counts_experts_at_4_bits_and_the_rest_at_16() -> None:
@@ -155,7 +170,7 @@ def test_gpt_oss_mxfp4_counts_experts_at_4_bits_and_the_rest_at_16() -> None:
     experts = 36 * 128 * (3 * 2880 * 2880 + 3 * 2880)
     assert round(a.routed_expert_params_b * 1e9) == experts == 114_701_598_720
     w = Workload("inference", model=a)
-    assert w.precision == "int4"  # MXFP4 from the config
+    assert w.precision == "mxfp4"  # from the config, labelled as what it is (not int4)
     mem = estimate_memory(w)
     rest = 116_829_156_672 - experts
     assert mem.weights_gb == pytest.approx((experts * (0.5 + 1 / 32) + rest * 2) / 1e9)
@@ -219,11 +234,11 @@ def test_layouts_beyond_the_widest_tp_pipeline_over_whole_servers() -> None:
     spec = DEFAULT_SPECS["h20-96g"]
     labels = [lay.label for lay in inference_layouts(_arch(28, 4), spec)][:5]
     assert labels == [
-        "TP 1 × PP 1 × 1 node",
-        "TP 2 × PP 1 × 1 node",
-        "TP 4 × PP 1 × 1 node",
-        "TP 4 × PP 2 × 1 node",
-        "TP 4 × PP 4 × 2 nodes",
+        "TP 1 × PP 1 × DP 1, 1 node",
+        "TP 2 × PP 1 × DP 1, 1 node",
+        "TP 4 × PP 1 × DP 1, 1 node",
+        "TP 4 × PP 2 × DP 1, 1 node",
+        "TP 4 × PP 4 × DP 1, 2 nodes",
     ]
     cards = [lay.cards for lay in inference_layouts(_arch(64, 8), spec)]
     assert cards == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
@@ -249,13 +264,19 @@ def test_pcie_cards_carry_a_stated_tp_penalty() -> None:
 
 def test_int4_counts_awq_group_scales_and_a_config_awq_is_the_default() -> None:
     mem = estimate_memory(Workload("inference", model="Qwen3-8B", precision="int4"))
-    assert mem.weights_gb == pytest.approx(8.19073536 * (0.5 + 2.5 / 128))
+    # Linear layers at 4 bits + scales; embeddings and lm_head (2 x 151,936 x 4,096) and the
+    # 73 RMSNorms of 4,096 stay 16-bit.
+    kept = 2 * 151_936 * 4_096 + 73 * 4_096
+    linear = 8_190_735_360 - kept
+    assert mem.weights_gb == pytest.approx((linear * (0.5 + 2.5 / 128) + kept * 2) / 1e9)
     config = json.loads((CONFIGS / "Qwen--Qwen3-8B.json").read_text())
     config["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 64}
     awq = architecture_from_config(config, name="q-awq", source="test")
     w = Workload("inference", model=awq)
     assert w.precision == "int4"
-    assert estimate_memory(w).weights_gb == pytest.approx(8.19073536 * (0.5 + 2.5 / 64))
+    assert estimate_memory(w).weights_gb == pytest.approx(
+        (linear * (0.5 + 2.5 / 64) + kept * 2) / 1e9
+    )
 
 
 def test_zero_stages_shard_what_they_say() -> None:
