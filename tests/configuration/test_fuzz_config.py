@@ -102,6 +102,8 @@ def _takes(annotation: Any) -> set[type]:
             taken.add(date)
         elif get_origin(t) is list:
             taken.add(list)
+        elif get_origin(t) is dict:  # a table of tables ([history.csv.<name>])
+            taken.add(dict)
     return taken
 
 

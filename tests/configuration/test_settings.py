@@ -44,8 +44,8 @@ def test_unknown_key_inside_a_source(tmp_path: Path) -> None:
     config.write_text('[sources.x]\ndemo_url="a"\nlive_url="b"\nurl="c"\n', encoding="utf-8")
     with pytest.raises(
         ConfigError,
-        match=r"sources\.x\.url: unknown key; allowed here: adapter, catalog, demo_url, enabled, "
-        r"extract, live_url, secret_file",
+        match=r"sources\.x\.url: unknown key; allowed here: adapter, archived_urls, catalog, "
+        r"demo_url, enabled, extract, live_url, secret_file",
     ):
         load_settings(config, home=tmp_path)
 
