@@ -75,6 +75,9 @@ class HistoryRequest(dg.Config):
     archive_url: str = ""  # default [history].archive_url
     api_url: str = ""  # default [history].github_api_url
     raw_url: str = ""  # default [history].github_raw_url
+    # Seconds between two requests to one host (default [history].min_interval_s); the demo
+    # market's local archive is ours and needs no pause.
+    min_interval_s: float | None = None
 
     def days(self) -> tuple[date, date]:
         first = date.fromisoformat(self.first_day) if self.first_day else date(2000, 1, 1)
@@ -171,14 +174,21 @@ class Importer:
     batches, the cursors, and the closing derive."""
 
     def __init__(
-        self, settings: Settings, record: ImportRecord, progress: Progress, *, every: str | None
+        self,
+        settings: Settings,
+        record: ImportRecord,
+        progress: Progress,
+        *,
+        every: str | None,
+        min_interval_s: float | None = None,
     ) -> None:
         self.settings, self.record, self.progress = settings, record, progress
+        self.min_interval_s = min_interval_s
         self.warehouse = settings.warehouse
         self.counts = ImportCounts()
-        self.summary = ImportSummary(
-            record.import_id, record.kind, record.source, every, self.counts
-        )
+        # what the summary names: the source of a Wayback import, the catalog or file else
+        label = record.source if record.kind == "wayback" else record.target
+        self.summary = ImportSummary(record.import_id, record.kind, label, every, self.counts)
         self.options = BulkOptions(
             profile=settings.profile,
             quarantine=settings.file.quarantine.policy(),
@@ -198,8 +208,10 @@ class Importer:
     def client(self) -> PoliteClient:
         """The polite client of an import: [http] with [history].min_interval_s per host;
         no robots.txt (these are the archive's and GitHub's APIs, meant for programs)."""
-        history = self.settings.file.history
-        http = self.settings.file.http.model_copy(update={"min_interval_s": history.min_interval_s})
+        pause = self.min_interval_s
+        if pause is None:
+            pause = self.settings.file.history.min_interval_s
+        http = self.settings.file.http.model_copy(update={"min_interval_s": pause})
         return PoliteClient(http, respect_robots=False)
 
     def _run_id(self) -> str:

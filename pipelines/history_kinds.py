@@ -108,7 +108,9 @@ def _wayback(
         new_import_id("wayback"), "wayback", source, ", ".join(urls), days[0], days[1], every,
         utcnow(), run,
     )  # fmt: skip
-    importer = Importer(settings, record, progress, every=every)
+    importer = Importer(
+        settings, record, progress, every=every, min_interval_s=request.min_interval_s
+    )
     try:
         with importer.client() as client:
             listed = _list_captures(importer, client, base, urls, days, ledger)
@@ -251,7 +253,9 @@ def _skypilot(
         new_import_id("skypilot"), "skypilot", adapter.name, path, days[0], days[1], every,
         utcnow(), run,
     )  # fmt: skip
-    importer = Importer(settings, record, progress, every=every)
+    importer = Importer(
+        settings, record, progress, every=every, min_interval_s=request.min_interval_s
+    )
     if not token:
         progress.say(
             f"no {GITHUB_TOKEN_ENV}: GitHub allows {UNAUTHENTICATED_PER_HOUR} API requests an "

@@ -58,8 +58,6 @@ class _Bar:
             transient=True,
         )
         self.task = self.bar.add_task("listing …", total=None)
-        self.status: str | None = None
-        self.lines: list[str] = []
 
     def start(self, total: int, what: str) -> None:
         self.bar.update(self.task, total=total, completed=0, description=escape(what))
@@ -71,7 +69,7 @@ class _Bar:
         self.bar.console.print(escape(line), highlight=False)
 
     def done(self, status: str, lines: list[str]) -> None:
-        self.status, self.lines = status, lines
+        pass  # printed by the command once the bar is gone
 
 
 def _days(first: str | None, last: str | None) -> tuple[str | None, str | None]:
@@ -84,39 +82,23 @@ def _days(first: str | None, last: str | None) -> tuple[str | None, str | None]:
 def _run(settings: Settings, request: HistoryRequest) -> None:
     """Run the import as one Dagster run; exit 2 for a request refused, 1 when nothing of
     it could be loaded."""
-    from gpuprice.dagster_instance import instance_for
-    from gpuprice.jobs import quiet
-    from pipelines.definitions import build_defs
-    from pipelines.history import HISTORY_JOB, PROGRESS_RESOURCE
-    from pipelines.resources import GpupriceResource
+    from gpuprice.history_jobs import run_history
 
-    resource = GpupriceResource(
-        home=str(settings.home),
-        profile=settings.profile,
-        config_path=str(settings.config_path) if settings.config_path else None,
-    )
-    job = build_defs(settings, resource).resolve_job_def(HISTORY_JOB)
     progress = _Bar()
-    run_config = {"ops": {"import_history": {"config": request.model_dump()}}} | quiet("ERROR")
-    with instance_for(settings) as instance, progress.bar:
-        result = job.execute_in_process(
-            run_config=run_config,
-            instance=instance,
-            resources={"gpuprice": resource, PROGRESS_RESOURCE: progress},
-            raise_on_error=False,
-        )
-    if progress.status is None:
+    with progress.bar:
+        outcome = run_history(settings, request, progress)
+    if outcome.status == "crashed":
         err.print(
             f"[red]history: the import stopped unexpectedly; its log is Dagster run "
-            f"{result.run_id} (the UI's Runs page)[/red]"
+            f"{outcome.run_id} (the UI's Runs page)[/red]"
         )
         raise typer.Exit(1)
-    out = err if progress.status in ("failed", "refused") else console
-    for line in progress.lines:
+    out = err if outcome.status in ("failed", "refused") else console
+    for line in outcome.lines:
         out.print(escape(line), highlight=False, soft_wrap=True)
-    if progress.status == "refused":
+    if outcome.status == "refused":
         raise typer.Exit(2)
-    if progress.status == "failed":
+    if outcome.status == "failed":
         raise typer.Exit(1)
 
 
