@@ -48,8 +48,7 @@ class _Recorded:
 def run_history(
     settings: Settings, request: HistoryRequest, progress: Progress | None = None
 ) -> Outcome:
-    """Run ``request`` as one run of ``history_import_job`` (console logging at errors only:
-    the run record keeps every line)."""
+    """Run ``request`` as one run of ``history_import_job``."""
     resource = GpupriceResource(
         home=str(settings.home),
         profile=settings.profile,
@@ -58,7 +57,9 @@ def run_history(
     job = build_defs(settings, resource).resolve_job_def(HISTORY_JOB)
     outcome = Outcome(run_id="")
     recorded = _Recorded(progress or QuietProgress(), outcome)
-    run_config = {"ops": {"import_history": {"config": request.model_dump()}}} | quiet("ERROR")
+    # Console: nothing of Dagster's own (its step failure comes with a stack trace); the
+    # summary says what happened, the run record keeps every line.
+    run_config = {"ops": {"import_history": {"config": request.model_dump()}}} | quiet("CRITICAL")
     with instance_for(settings) as instance:
         result = job.execute_in_process(
             run_config=run_config,
