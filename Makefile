@@ -90,6 +90,7 @@ bench: install
 	$(BIN)/python bench/scale.py --years $(BENCH_YEARS)
 	$(BIN)/python bench/user_waits.py --make-up
 	$(BIN)/python bench/dashboard_render.py --years $(BENCH_YEARS)
+	$(BIN)/python bench/history_import.py
 
 # The earlier, narrower benchmarks (demo backfill through Dagster with parsing and loading
 # apart, derive on demo pages).

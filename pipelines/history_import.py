@@ -40,7 +40,7 @@ from warehouse.ingest.history import (
     finish_import,
     hold_alert_cursors,
     move_cursor,
-    record_capture,
+    record_captures,
     start_import,
 )
 from warehouse.ingest.load import LoadSummary, page_id
@@ -201,6 +201,7 @@ class Importer:
         # (source, target) -> newest capture settled / oldest capture to retry
         self._settled: dict[tuple[str, str], datetime] = {}
         self._retry_from: dict[tuple[str, str], datetime] = {}
+        self._next = (self._settled, self._retry_from)  # what a batch settles, once it is in
         self._count = 0
         self._since_flush = time.monotonic()
         start_import(self.warehouse, record)
@@ -268,48 +269,63 @@ class Importer:
         return replace(record, status="failed", reason=reason, error=error[:2000])
 
     def flush(self) -> None:
-        """Load the queued captures through one write connection, each with its ledger row
-        in its transaction, then move the cursors."""
+        """Load the queued captures through one write connection, in one transaction with
+        their ledger rows and the cursors they move; should a DuckDB error break the batch,
+        again one by one, each capture in its own."""
         pending, self._pending = self._pending, []
         self._since_flush = time.monotonic()
         if not pending:
             return
         with bulk_loader(self.warehouse, self.options) as loader:
-            for entry in pending:
-                self._load_one(loader, entry)
-            loader.record(self._move_cursors)
+            try:
+                with loader.transaction():
+                    records = [self._load(loader, entry) for entry in pending]
+                    record_captures(loader.con, records)
+                    settled = self._settled_by(records)
+                    self._move_cursors(loader.con, settled)
+            except duckdb.Error:
+                records = [self._load_alone(loader, entry) for entry in pending]
+                settled = self._settled_by(records)
+                loader.record(lambda con: self._move_cursors(con, settled))
+        self._settled, self._retry_from = self._next
+        for record in records:
+            self._count_in(record)
         self.fx.merge(loader.fx)
 
-    def _load_one(self, loader: BulkLoader, entry: _Pending) -> None:
+    def _load(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
+        if entry.item is None:
+            return entry.record
+        return self._outcome(entry.record, loader.load(entry.item))
+
+    def _load_alone(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
+        """One capture in a transaction of its own (its ledger row in it)."""
         outcome: list[CaptureRecord] = []
 
         def ledger(con: duckdb.DuckDBPyConnection, summary: LoadSummary) -> None:
             outcome.append(self._outcome(entry.record, summary))
-            record_capture(con, outcome[0])
+            record_captures(con, outcome)
 
         if entry.item is None:
-            loader.record(lambda con: record_capture(con, entry.record))
-            outcome.append(entry.record)
-        else:
-            try:
-                loader.load(entry.item, after=ledger)
-            except duckdb.Error as exc:
-                failed = replace(
-                    entry.record, status="failed", reason="load_error",
-                    error=f"load failed and was rolled back: {type(exc).__name__}: {exc}"[:2000],
-                )  # fmt: skip
-                loader.record(lambda con: record_capture(con, failed))
-                outcome[:] = [failed]
-        self._settle(outcome[0])
+            loader.record(lambda con: record_captures(con, [entry.record]))
+            return entry.record
+        try:
+            loader.load(entry.item, after=ledger)
+            return outcome[0]
+        except duckdb.Error as exc:
+            failed = replace(
+                entry.record, status="failed", reason="load_error",
+                error=f"load failed and was rolled back: {type(exc).__name__}: {exc}"[:2000],
+            )  # fmt: skip
+            loader.record(lambda con: record_captures(con, [failed]))
+            return failed
 
-    def _settle(self, record: CaptureRecord) -> None:
+    def _count_in(self, record: CaptureRecord) -> None:
         counts = self.counts
-        at = record.observed_at
         if record.status == "ok":
             counts.parsed += 1
             counts.rows_added += record.rows_added
-            if at is not None:
-                counts.observed(at)
+            if record.observed_at is not None:
+                counts.observed(record.observed_at)
             if record.digest and record.page_id:
                 self.digests[record.digest] = record.page_id
         else:
@@ -317,19 +333,32 @@ class Importer:
             self.summary.failures.append(
                 f"{record.origin}: {record.error or record.reason} ({record.reason})"
             )
-        if at is None:
-            return
-        key = (record.source, record.target)
-        if record.status == "failed" and record.retry:
-            self._retry_from[key] = min(self._retry_from.get(key, at), at)
-        else:
-            self._settled[key] = max(self._settled.get(key, at), at)
 
-    def _move_cursors(self, con: duckdb.DuckDBPyConnection) -> None:
-        for (source, target), newest in self._settled.items():
-            limit = self._retry_from.get((source, target))
-            if limit is None or newest < limit:
-                move_cursor(con, self.record.kind, source, target, newest)
+    def _settled_by(self, records: list[CaptureRecord]) -> dict[tuple[str, str], datetime]:
+        """Per (source, target), the newest capture time its cursor may move to: settled
+        (loaded, or failed for good) and before any capture the next import retries. Kept
+        once the batch is in (:meth:`flush`)."""
+        settled, retry_from = dict(self._settled), dict(self._retry_from)
+        for record in records:
+            at, key = record.observed_at, (record.source, record.target)
+            if at is None:
+                continue
+            if record.status == "failed" and record.retry:
+                retry_from[key] = min(retry_from.get(key, at), at)
+            else:
+                settled[key] = max(settled.get(key, at), at)
+        self._next = (settled, retry_from)
+        return {
+            key: newest
+            for key, newest in settled.items()
+            if key not in retry_from or newest < retry_from[key]
+        }
+
+    def _move_cursors(
+        self, con: duckdb.DuckDBPyConnection, settled: dict[tuple[str, str], datetime]
+    ) -> None:
+        for (source, target), newest in settled.items():
+            move_cursor(con, self.record.kind, source, target, newest)
 
     def body(self, digest: str, archived: dict[str, str]) -> bytes | None:
         """The body of a capture with ``digest`` this import or an earlier one loaded (not

@@ -61,6 +61,7 @@ class ArchivedPage:
     original: str
     file: Path | None
     mimetype: str = "text/html"
+    digest: str | None = None  # the listing's digest when given, else the served bytes'
 
     def body(self) -> bytes | None:
         return None if self.file is None else self.file.read_bytes()
@@ -195,7 +196,7 @@ class LocalArchive:
             if url_key(page.original) != wanted or not first <= page.timestamp <= last:
                 continue
             body = page.body() or b""
-            digest = wayback_digest(body) if body else "-"
+            digest = page.digest or (wayback_digest(body) if body else "-")
             rows.append([_surt(page.original), page.timestamp, page.original, page.mimetype,
                          "200", digest, str(len(body))])  # fmt: skip
         if len(rows) == 1:

@@ -4,6 +4,7 @@ converted at the rate of its own day with the nearest earlier one said."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -21,7 +22,7 @@ from warehouse.ingest.history import (
     archived_body,
     move_cursor,
     read_ledger,
-    record_capture,
+    record_captures,
     start_import,
 )
 from warehouse.store.db import read_frame, write_connection
@@ -124,54 +125,14 @@ def test_the_ledger_keeps_cursors_settled_captures_and_archived_digests(tmp_path
         loader.load(_usd_snapshot(datetime(2025, 1, 6)))
     page_id = read_frame(warehouse, "SELECT page_id FROM raw_page")["page_id"].item()
     at = datetime(2025, 1, 6)
+    capture = CaptureRecord("r1", "i1", "wayback", "runpod", "u", at, ORIGIN, "DIG", "ok",
+                            page_id=page_id, rows_added=1)  # fmt: skip
+    lost = replace(capture, run_id="r2", observed_at=datetime(2025, 2, 1), origin="o2",
+                   digest="D2", status="failed", reason="not_found", page_id=None, rows_added=0)  # fmt: skip
+    busy = replace(lost, run_id="r3", observed_at=datetime(2025, 3, 1), reason="busy", retry=True)
     with write_connection(warehouse) as con:
-        record_capture(
-            con,
-            CaptureRecord(
-                "r1",
-                "i1",
-                "wayback",
-                "runpod",
-                "u",
-                at,
-                ORIGIN,
-                "DIG",
-                "ok",
-                page_id=page_id,
-                rows_added=1,
-            ),
-        )
-        record_capture(
-            con,
-            CaptureRecord(
-                "r2",
-                "i1",
-                "wayback",
-                "runpod",
-                "u",
-                datetime(2025, 2, 1),
-                "o2",
-                "D2",
-                "failed",
-                "not_found",
-            ),
-        )
-        record_capture(
-            con,
-            CaptureRecord(
-                "r3",
-                "i1",
-                "wayback",
-                "runpod",
-                "u",
-                datetime(2025, 3, 1),
-                "o3",
-                "D3",
-                "failed",
-                "busy",
-                retry=True,
-            ),
-        )
+        record_captures(con, [capture, lost, busy])
+        record_captures(con, [capture])  # recorded before: kept as it was
         move_cursor(con, "wayback", "runpod", "u", datetime(2025, 2, 1))
         move_cursor(con, "wayback", "runpod", "u", datetime(2024, 1, 1))  # never back
     ledger = read_ledger(warehouse, "wayback", "runpod")

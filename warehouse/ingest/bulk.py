@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import duckdb
@@ -125,60 +125,79 @@ class FxUse:
 
 
 class BulkLoader:
-    """Loads snapshots through one write connection (see :func:`bulk_loader`)."""
+    """Loads snapshots through one write connection (see :func:`bulk_loader`): each in a
+    transaction of its own, or many in one (:meth:`transaction`, a batch commits once)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, options: BulkOptions) -> None:
         self.con = con
         self.options = options
         self.rates = day_rates(con, options.fx_defaults)  # once: imports add none
         self.fx = FxUse()
+        self._batch = False
 
-    def load(self, item: BulkSnapshot, after: AfterLoad | None = None) -> LoadSummary:
-        """Load one snapshot in one transaction (with ``after``); a DuckDB error rolls it
-        back and is raised (the caller records it)."""
-        con, options, snapshot = self.con, self.options, item.snapshot
-        con.execute("BEGIN TRANSACTION")
-        try:
-            pages = [validate_page(p, self.rates) for p in snapshot.pages]
-            errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
-            status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
-            problem = "; ".join(errors) or None
-            policy = options.quarantine
-            loaded = load_pages(con, snapshot, pages, policy, item.run_id, citation=item.origin)
-            added = loaded.added + confirm(con, loaded.held, policy)
-            reason = "drift" if errors else None
-            if options.record_runs:
-                insert_run(
-                    con, snapshot, options.profile, item.run_id, status, added, problem, reason
-                )
-            alert = None
-            if options.record_health:
-                alert = record_health(
-                    con, source=snapshot.source, profile=options.profile, run_id=item.run_id,
-                    at=snapshot.started_at, problem=problem,
-                )  # fmt: skip
-            summary = LoadSummary(
-                item.run_id, snapshot.source, status, len(pages), added, problem, reason, alert,
-                quarantined=len(loaded.held),
-            )  # fmt: skip
-            if after is not None:
-                after(con, summary)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        self.fx.add(loaded.priced)
-        return summary
-
-    def record(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
-        """``write`` in a transaction of its own (a failure recorded without rows)."""
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every load and record inside the block in one transaction; a DuckDB error rolls
+        the whole batch back and is raised (the caller may then load one by one)."""
+        before = replace(self.fx, default_rates=set(self.fx.default_rates))
         self.con.execute("BEGIN TRANSACTION")
+        self._batch = True
         try:
-            write(self.con)
+            yield
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
+            self.fx = before
             raise
+        finally:
+            self._batch = False
+
+    @contextmanager
+    def _own_transaction(self) -> Iterator[None]:
+        if self._batch:
+            yield
+            return
+        with self.transaction():
+            yield
+
+    def load(self, item: BulkSnapshot, after: AfterLoad | None = None) -> LoadSummary:
+        """Load one snapshot, with ``after`` in the same transaction (its own, or the
+        batch's); a DuckDB error rolls it back and is raised (the caller records it)."""
+        with self._own_transaction():
+            summary = self._load(item)
+            if after is not None:
+                after(self.con, summary)
+        return summary
+
+    def _load(self, item: BulkSnapshot) -> LoadSummary:
+        con, options, snapshot = self.con, self.options, item.snapshot
+        pages = [validate_page(p, self.rates) for p in snapshot.pages]
+        errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
+        status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
+        problem = "; ".join(errors) or None
+        policy = options.quarantine
+        loaded = load_pages(con, snapshot, pages, policy, item.run_id, citation=item.origin)
+        added = loaded.added + confirm(con, loaded.held, policy)
+        reason = "drift" if errors else None
+        if options.record_runs:
+            insert_run(con, snapshot, options.profile, item.run_id, status, added, problem, reason)
+        alert = None
+        if options.record_health:
+            alert = record_health(
+                con, source=snapshot.source, profile=options.profile, run_id=item.run_id,
+                at=snapshot.started_at, problem=problem,
+            )  # fmt: skip
+        self.fx.add(loaded.priced)
+        return LoadSummary(
+            item.run_id, snapshot.source, status, len(pages), added, problem, reason, alert,
+            quarantined=len(loaded.held),
+        )  # fmt: skip
+
+    def record(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+        """``write`` in the transaction of the batch, or in one of its own (a failure
+        recorded without rows)."""
+        with self._own_transaction():
+            write(self.con)
 
 
 @contextmanager

@@ -15,14 +15,16 @@ imported snapshot, so history that lands after a rule's cursor is not news eithe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import astuple, dataclass, field
 from datetime import date, datetime
 
 import duckdb
+import polars as pl
 
 from warehouse.store.db import read_connection, utcnow, write_connection
 from warehouse.store.handle import Warehouse
-from warehouse.store.lake import insert_new
+from warehouse.store.lake import insert_new_frame
 
 __all__ = [
     "CaptureRecord",
@@ -34,7 +36,7 @@ __all__ = [
     "hold_alert_cursors",
     "move_cursor",
     "read_ledger",
-    "record_capture",
+    "record_captures",
     "start_import",
 ]
 
@@ -132,15 +134,26 @@ def finish_import(
         )
 
 
-def record_capture(con: duckdb.DuckDBPyConnection, record: CaptureRecord) -> None:
-    """The capture's ledger row, in the caller's transaction (its rows' load, if any)."""
-    insert_new(
-        con,
-        "INSERT INTO history_capture VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [*astuple(record), utcnow()],
-        table="history_capture",
-        key={"run_id": record.run_id},
+# history_capture's columns, in order (migration 009).
+_CAPTURE_SCHEMA = {
+    "run_id": pl.String, "import_id": pl.String, "kind": pl.String, "source": pl.String,
+    "target": pl.String, "observed_at": pl.Datetime("us"), "origin": pl.String,
+    "digest": pl.String, "status": pl.String, "reason": pl.String, "retry": pl.Boolean,
+    "error": pl.String, "page_id": pl.String, "rows_added": pl.Int32,
+    "loaded_at": pl.Datetime("us"),
+}  # fmt: skip
+
+
+def record_captures(con: duckdb.DuckDBPyConnection, records: Sequence[CaptureRecord]) -> None:
+    """The captures' ledger rows in one insert, in the caller's transaction (their rows'
+    load); a capture recorded before is kept as it was."""
+    if not records:
+        return
+    now = utcnow()
+    frame = pl.DataFrame(
+        [[*astuple(r), now] for r in records], schema=_CAPTURE_SCHEMA, orient="row"
     )
+    insert_new_frame(con, "history_capture", frame, key=("run_id",))
 
 
 def move_cursor(
