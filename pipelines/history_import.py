@@ -177,12 +177,11 @@ class Importer:
         self,
         settings: Settings,
         record: ImportRecord,
-        progress: Progress,
         *,
         every: str | None,
         min_interval_s: float | None = None,
     ) -> None:
-        self.settings, self.record, self.progress = settings, record, progress
+        self.settings, self.record = settings, record
         self.min_interval_s = min_interval_s
         self.warehouse = settings.warehouse
         self.counts = ImportCounts()

@@ -108,12 +108,12 @@ def _wayback(
         new_import_id("wayback"), "wayback", source, ", ".join(urls), days[0], days[1], every,
         utcnow(), run,
     )  # fmt: skip
-    importer = Importer(
-        settings, record, progress, every=every, min_interval_s=request.min_interval_s
-    )
+    importer = Importer(settings, record, every=every, min_interval_s=request.min_interval_s)
     try:
         with importer.client() as client:
             listed = _list_captures(importer, client, base, urls, days, ledger)
+            if len(importer.summary.notes) == len(urls):  # every listing failed
+                return importer.finish(f"the archive at {base} could not list any URL")
             done = {period_of(at, every) for times in ledger.loaded.values() for at in times}
             periods = one_per_period(listed, lambda c: c[1].captured_at, every, skip=done)
             importer.counts.listed, importer.counts.kept = len(listed), len(periods)
@@ -253,9 +253,7 @@ def _skypilot(
         new_import_id("skypilot"), "skypilot", adapter.name, path, days[0], days[1], every,
         utcnow(), run,
     )  # fmt: skip
-    importer = Importer(
-        settings, record, progress, every=every, min_interval_s=request.min_interval_s
-    )
+    importer = Importer(settings, record, every=every, min_interval_s=request.min_interval_s)
     if not token:
         progress.say(
             f"no {GITHUB_TOKEN_ENV}: GitHub allows {UNAUTHENTICATED_PER_HOUR} API requests an "
@@ -347,7 +345,7 @@ def _csv(
         new_import_id("csv"), "csv", request.source or (sources[0] if len(sources) == 1 else "*"),
         f"{request.mapping}: {path.name}", None, None, None, utcnow(), run,
     )  # fmt: skip
-    importer = Importer(settings, record, progress, every=None)
+    importer = Importer(settings, record, every=None)
     cited = mapping.citation or path.name
     page = FetchedPage(path.resolve().as_uri(), 200, body, "text/csv", utcnow())
     importer.counts.listed = len(snapshots)

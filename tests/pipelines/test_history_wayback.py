@@ -20,6 +20,7 @@ from gpuprice.history_jobs import run_history
 from pipelines.history_import import HistoryRequest
 from scrapers.ecb import parse_ecb_history
 from tests.support.archive_server import ArchiveServer, history_settings
+from tests.support.loopback import free_port
 from warehouse.ingest.fx_rates import import_rates
 from warehouse.store.db import read_frame
 
@@ -190,3 +191,16 @@ def test_each_import_is_a_dagster_run_of_the_history_job(tmp_path: Path) -> None
     assert len(runs) == 2 and ok is not None and ok.status == dg.DagsterRunStatus.SUCCESS
     recorded = read_frame(settings.warehouse, "SELECT dagster_run_id, status FROM history_import")
     assert recorded.rows() == [(outcome.run_id, "ok")]
+
+
+def test_an_archive_that_cannot_be_reached_fails_the_import_saying_so(tmp_path: Path) -> None:
+    settings = history_settings(tmp_path)
+    closed = f"http://127.0.0.1:{free_port()}/archive"
+    request = HistoryRequest(kind="wayback", source="runpod", archive_url=closed)
+    outcome = run_history(settings, request)
+    assert outcome.status == "failed"
+    said = "\n".join(outcome.lines)
+    assert "listing of www.runpod.io/gpu-instance/pricing failed" in said
+    assert f"stopped: the archive at {closed} could not list any URL" in said
+    recorded = read_frame(settings.warehouse, "SELECT status, error FROM history_import")
+    assert recorded.row(0)[0] == "failed" and closed in recorded.row(0)[1]
