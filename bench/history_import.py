@@ -84,9 +84,9 @@ def main() -> None:
             kind="wayback", source="runpod", urls=["www.runpod.io/pricing"], archive_url=base,
             every="day", first_day="2023-01-01",
         )  # fmt: skip
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         first = run_history(settings, request)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         started = time.perf_counter()
         again = run_history(settings, request)
         resumed = time.perf_counter() - started
@@ -100,6 +100,8 @@ def main() -> None:
         print(f"  {line}")
     print(f"  {elapsed:.1f} s for the whole Dagster run: {rate:.1f} captures/s "
           f"(target ≥ {TARGET_PER_S}); {rows['n'].item():,} rows in the warehouse")  # fmt: skip
+    print(f"  CPU time of this process (the server's included): {cpu:.1f} s, "
+          f"{args.captures / cpu:.1f} captures per CPU-second")  # fmt: skip
     print(
         f"  a second run (nothing new, resumed from the cursor): {resumed:.1f} s; {again.lines[0]}"
     )
