@@ -83,7 +83,11 @@ def test_each_catalog_version_loads_at_its_commit_time_citing_its_commit(
 def test_a_token_is_sent_to_the_api_only_and_a_second_run_adds_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp_testtoken")
+    token = tmp_path / "secrets" / "github_token"  # a secret file outside the repository
+    token.parent.mkdir()
+    token.write_text("ghp_testtoken\n", encoding="utf-8")
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN_FILE", str(token))
     settings = history_settings(tmp_path)
     said = Said()
     with ArchiveServer() as server:

@@ -204,3 +204,23 @@ def test_an_archive_that_cannot_be_reached_fails_the_import_saying_so(tmp_path: 
     assert f"stopped: the archive at {closed} could not list any URL" in said
     recorded = read_frame(settings.warehouse, "SELECT status, error FROM history_import")
     assert recorded.row(0)[0] == "failed" and closed in recorded.row(0)[1]
+
+
+def test_an_import_moves_the_watch_rules_past_the_history_it_loaded(tmp_path: Path) -> None:
+    from warehouse.store.db import write_connection
+
+    settings = history_settings(tmp_path)
+    before = datetime(2020, 1, 1)
+    with write_connection(settings.warehouse) as con:  # a rule the scheduled run evaluated
+        con.execute(
+            "INSERT INTO alert_rule_state VALUES ('r', 'f', ?, 100, NULL, NULL, ?, 100, NULL, "
+            "NULL, 'hourly', ?)",
+            [before, before, before],
+        )
+    with ArchiveServer(LocalArchive(pages=RUNPOD)) as server:
+        outcome = run_history(settings, _wayback(server))
+    assert "alerts: 1 watch rule(s) now start after 2026-08-10" in "\n".join(outcome.lines)
+    state = read_frame(settings.warehouse, "SELECT last_observed_at, baseline_observed_at "
+                                           "FROM alert_rule_state")  # fmt: skip
+    assert state.row(0) == (datetime(2026, 8, 10, 8, 23, 17), before)  # baseline kept
+    assert read_frame(settings.warehouse, "SELECT count(*) AS n FROM alert")["n"].item() == 0
