@@ -61,7 +61,7 @@ def import_real_history(settings: Settings, run: Run, say: Callable[[str], None]
     failed = 0
     for request in demo_requests(settings):
         status, lines = run(request)
-        for line in lines[:1] or [f"{request.kind}: {status}"]:
-            say(f"real history: {line}")
+        for line in lines[:1] or [f"history {request.kind}: {status}"]:
+            say(f"real {line}")  # "real history wayback runpod: 3 listed, …"
         failed += status not in ("ok", "partial")
     return 1 if failed else 0
