@@ -12,7 +12,6 @@ in pipelines.history_kinds.
 
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Literal, Protocol
@@ -412,6 +411,3 @@ class Importer:
 
 def new_import_id(kind: str) -> str:
     return f"{kind}-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
-
-
-Run = Callable[[Settings, HistoryRequest, Progress, str | None], ImportSummary]
