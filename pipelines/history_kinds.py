@@ -111,8 +111,8 @@ def _wayback(
     importer = Importer(settings, record, every=every, min_interval_s=request.min_interval_s)
     try:
         with importer.client() as client:
-            listed = _list_captures(importer, client, base, urls, days, ledger)
-            if len(importer.summary.notes) == len(urls):  # every listing failed
+            listed, unlisted = _list_captures(importer, client, base, urls, days, ledger)
+            if unlisted == len(urls):
                 return importer.finish(f"the archive at {base} could not list any URL")
             done = {period_of(at, every) for times in ledger.loaded.values() for at in times}
             periods = one_per_period(listed, lambda c: c[1].captured_at, every, skip=done)
@@ -132,10 +132,11 @@ def _list_captures(
     urls: list[str],
     days: tuple[date, date],
     ledger: Ledger,
-) -> list[tuple[str, Capture]]:
-    """Every usable capture of every URL after its cursor; a URL whose listing fails is
-    said and skipped."""
+) -> tuple[list[tuple[str, Capture]], int]:
+    """Every usable capture of every URL after its cursor, and how many URLs could not be
+    listed (each said in the summary, and skipped)."""
     listed: list[tuple[str, Capture]] = []
+    unlisted = 0
     for url in urls:
         cursor = ledger.cursors.get(url)
         first, last = _span(days, cursor)
@@ -143,9 +144,10 @@ def _list_captures(
             captures = list_captures(client, base, url, first, last)
         except (FetchError, ParseError) as exc:
             importer.summary.notes.append(f"listing of {url} failed: {exc}")
+            unlisted += 1
             continue
         listed += [(url, c) for c in captures if cursor is None or c.captured_at > cursor]
-    return listed
+    return listed, unlisted
 
 
 def _one_period(
