@@ -91,6 +91,7 @@ bench: install
 	$(BIN)/python bench/user_waits.py --make-up
 	$(BIN)/python bench/dashboard_render.py --years $(BENCH_YEARS)
 	$(BIN)/python bench/recommend_startup.py
+	$(BIN)/python bench/history_import.py
 
 # The earlier, narrower benchmarks (demo backfill through Dagster with parsing and loading
 # apart, derive on demo pages).

@@ -28,6 +28,10 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from configuration.errors import ConfigError
 from configuration.secrets import secrets_path
+from scrapers.archive.cdx import WAYBACK
+from scrapers.archive.github import GITHUB_API, GITHUB_RAW
+from scrapers.archive.periods import Every
+from scrapers.archive.tracker_csv import CsvMapping
 from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.rows import HOURS_PER_MONTH, ParseError
 from scrapers.sources import ADAPTER_TYPES
@@ -109,6 +113,14 @@ def _header_text(value: str) -> str:
     # httpx sends header values as ASCII and refuses control characters mid-run
     if not re.fullmatch(r"[\x20-\x7e]{1,512}", value):
         raise ValueError("must be 1-512 printable ASCII characters (it is sent as a header)")
+    return value
+
+
+def _archived_url(value: str) -> str:
+    if not re.fullmatch(r"(https?://)?[A-Za-z0-9.-]+(:\d+)?(/[^\s]*)?", value) or len(value) > 500:
+        raise ValueError(
+            f"{value[:80]!r} is not a page URL the archive can look up, e.g. www.runpod.io/pricing"
+        )
     return value
 
 
@@ -238,6 +250,9 @@ class SourceConfig(StrictModel):
     # Follow redirects to loopback, link-local or private addresses (live profile; off: such
     # a redirect fails the fetch as "blocked").
     allow_private_redirects: bool = False
+    # The source's pricing pages over the years, as the Internet Archive knows them (host and
+    # path, e.g. "www.runpod.io/pricing"): what `gpuprice history wayback` reads by default.
+    archived_urls: list[Annotated[str, AfterValidator(_archived_url)]] = Field(default_factory=list)
 
     @field_validator("secret_file")
     @classmethod
@@ -394,17 +409,116 @@ DEFAULT_SOURCES: dict[str, dict[str, Any]] = {
     "smm": {"demo_url": "http://127.0.0.1:8702", "live_url": "https://hq.smm.cn"},
     # live only (no demo_url): not part of the demo profile
     "vastai": {"live_url": "https://console.vast.ai"},
-    "runpod": {"live_url": "https://api.runpod.io"},
+    # Archived pricing pages, cited in docs/SOURCES.md ("Archived pages"): the URLs the
+    # captures of tests/fixtures/real/runpod and .../lambda are of, and those the
+    # henryzhangpku/gpu-price-index backfill reads (src/gpuidx/backfill/sources.py).
+    "runpod": {
+        "live_url": "https://api.runpod.io",
+        "archived_urls": ["www.runpod.io/gpu-instance/pricing", "www.runpod.io/pricing"],
+    },
     "matpool": {"live_url": "https://matgo.cn"},
     "autodl": {"live_url": "https://www.autodl.com"},
     "gpushare": {"live_url": "https://api.gpushare.com"},
     "ppio": {"live_url": "https://api.ppinfra.com"},
     "compshare": {"live_url": "https://api.compshare.cn"},
-    "lambda": {"live_url": "https://cloud.lambdalabs.com"},
+    "lambda": {
+        "live_url": "https://cloud.lambdalabs.com",
+        "archived_urls": [
+            "lambdalabs.com/service/gpu-cloud",
+            "lambdalabs.com/service/gpu-cloud/pricing",
+            "lambda.ai/service/gpu-cloud",
+            "lambda.ai/pricing",
+        ],
+    },
     "skypilot": {"live_url": SKYPILOT_URL},
 }
 GENERIC_ADAPTER = "generic"
 SKYPILOT = "skypilot"
+
+
+class CsvMappingConfig(StrictModel):
+    """``[history.csv.<name>]``: which column of a tracker's CSV holds what
+    (scrapers.archive.tracker_csv.CsvMapping); constants where the file has no column."""
+
+    time: str
+    provider: str
+    gpu: str
+    price: str
+    vram: str | None = None
+    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "USD"
+    currency_column: str | None = None
+    unit: str = "/hr"
+    price_per: Literal["card", "machine"] = "card"
+    gpu_count: str | None = None
+    billing: Literal["hourly", "daily", "weekly", "monthly", "yearly", "spot"] = "hourly"
+    billing_column: str | None = None
+    billing_values: dict[str, str] = Field(default_factory=dict)
+    market: str | None = None
+    sources: dict[str, Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")]] = Field(
+        default_factory=dict
+    )
+    citation: Annotated[str, Field(max_length=500)] = ""
+
+    @field_validator("unit")
+    @classmethod
+    def _known_period(cls, value: str) -> str:
+        try:
+            parse_period(value)
+        except ParseError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    def mapping(self) -> CsvMapping:
+        return CsvMapping(**self.model_dump())
+
+
+# krisjiang-matrix/gpu_price_track, data/gpu_prices.csv (docs/SOURCES.md, "Trackers"): the
+# tracker's raw_label names the card with its memory for Lambda; for RunPod the memory is in
+# notes ("80 GB VRAM, …"). Prices are USD per GPU-hour, on demand.
+GPU_PRICE_TRACK = {
+    "time": "observed_at_utc",
+    "provider": "provider",
+    "gpu": "raw_label",
+    "vram": "notes",
+    "price": "price_usd_per_gpu_hour",
+    "currency": "USD",
+    "unit": "/hr",
+    "price_per": "card",
+    "billing": "hourly",
+    "market": "market",
+    "citation": "krisjiang-matrix/gpu_price_track, data/gpu_prices.csv "
+    "(https://github.com/krisjiang-matrix/gpu_price_track)",
+}
+
+
+class HistoryConfig(StrictModel):
+    """``[history]``: `gpuprice history wayback | skypilot | csv` (docs/SOURCES.md)."""
+
+    # Between two requests to one host: at most one a second by default (the archive and
+    # GitHub are shared public services).
+    min_interval_s: Annotated[float, Field(ge=0, le=600)] = 1.0
+    every: Every = "week"  # one capture per day | week | month
+    archive_url: HttpUrl = WAYBACK
+    github_api_url: HttpUrl = GITHUB_API
+    github_raw_url: HttpUrl = GITHUB_RAW
+    # A file (outside the repository) holding a GitHub token, when GITHUB_TOKEN is not set.
+    github_token_file: _PathText | None = None
+    csv: dict[str, CsvMappingConfig] = Field(
+        default_factory=lambda: {"gpu_price_track": CsvMappingConfig(**GPU_PRICE_TRACK)}
+    )
+
+    @field_validator("github_token_file")
+    @classmethod
+    def _token_outside_repo(cls, value: Path | None) -> Path | None:
+        return None if value is None else secrets_path(value, "history.github_token_file")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keep_bundled_mappings(cls, data: Any) -> Any:
+        # A file that names its own mappings keeps the bundled one (unless it redefines it).
+        if isinstance(data, dict) and isinstance(data.get("csv"), dict):
+            return data | {"csv": {"gpu_price_track": GPU_PRICE_TRACK} | data["csv"]}
+        return data
 
 
 class FileConfig(StrictModel):
@@ -420,6 +534,7 @@ class FileConfig(StrictModel):
     alerts: AlertsConfig = AlertsConfig()
     notify: NotifyConfig = NotifyConfig()
     fx: FxConfig = FxConfig()
+    history: HistoryConfig = HistoryConfig()
 
     @field_validator("sources")
     @classmethod

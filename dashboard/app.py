@@ -67,6 +67,12 @@ pages = [
         url_path="health",
     ),
     st.Page(
+        "app_pages/coverage.py",
+        title=t("cov.nav"),
+        icon=":material/calendar_month:",
+        url_path="coverage",
+    ),
+    st.Page(
         "app_pages/recommend.py",
         title=t("nav.recommend"),
         icon=":material/explore:",

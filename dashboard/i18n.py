@@ -461,6 +461,38 @@ STRINGS: dict[str, tuple[str, str]] = {
         "memory the engine may use (the label read as GiB), no extra margin; seeds' count = "
         "rule-of-thumb low end ÷ card VRAM.",
     ),
+    # data coverage and history imports (dashboard/app_pages/coverage.py, dashboard/history_data.py)
+    "cov.nav": ("数据覆盖", "Data coverage"),
+    "cov.title": ("数据覆盖", "Data coverage"),
+    "cov.intro": (
+        "每个来源有价格的日期（UTC），真实与模拟（SIMULATED）分开；真实数据包括导入的历史"
+        "（互联网档案馆的定价页快照、SkyPilot 价格目录的版本、公开追踪表），每行注明出处。"
+        "导入：`gpuprice history wayback|skypilot|csv`。",
+        "The days (UTC) each source has prices for, real and SIMULATED apart; real data includes "
+        "imported history (the Internet Archive's captures of pricing pages, SkyPilot's catalog "
+        "versions, public trackers' CSVs), each row citing its origin. Import with "
+        "`gpuprice history wayback|skypilot|csv`.",
+    ),
+    "cov.table": ("各来源的覆盖（日期为 UTC）", "Coverage per source (days in UTC)"),
+    "cov.chart": (
+        "每周有数据的天数，{first} 至 {last}（UTC）",
+        "Days with data per week, {first} to {last} (UTC)",
+    ),
+    "cov.axis_week": ("周（UTC）", "week (UTC)"),
+    "cov.axis_days": ("有数据的天数", "days with data"),
+    "cov.empty": (
+        "仓库中还没有价格。运行 `gpuprice run`，或用 `gpuprice history …` 导入真实历史。",
+        "No prices in the warehouse yet. Run `gpuprice run`, or import real history with "
+        "`gpuprice history …`.",
+    ),
+    "cov.imports": ("历史导入（最新在前）", "History imports (newest first)"),
+    "cov.no_imports": (
+        "还没有历史导入。用 `gpuprice history wayback|skypilot|csv` 导入（见 README“真实历史”）。",
+        "No history imports yet. Run `gpuprice history wayback|skypilot|csv` (README, "
+        '"Real history").',
+    ),
+    "cov.failures": ("导入失败的快照：{n} 个", "Captures an import could not load: {n}"),
+    "cov.no_failures": ("没有导入失败的快照。", "No capture failed to import."),
 }
 
 

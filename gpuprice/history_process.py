@@ -40,6 +40,11 @@ def main(argv: list[str]) -> int:
     except ConfigError as exc:
         print(f"history: {exc}", file=sys.stderr)
         return 2
+    # Real history first (seconds), then the SIMULATED 90 days; Dagster is imported here,
+    # as in seed_with_jobs, so that `gpuprice up` does not pay for it.
+    from gpuprice.history_jobs import import_demo_history
+
+    import_demo_history(settings, lambda line: print(f"history: {line}", flush=True))
     return seed_with_jobs(settings)
 
 

@@ -20,6 +20,7 @@ from pipelines.derived import (
     derived_metrics_asset,
     serving_copy_asset,
 )
+from pipelines.history import history_import_job
 from pipelines.resources import GpupriceResource, resource_from_environment
 from pipelines.retention import retention_job, retention_schedule
 from scrapers.sources import produces_offers, produces_quotes
@@ -67,7 +68,7 @@ def build_defs(
             alert_asset,
         ],
         asset_checks=asset_checks,
-        jobs=[job, deliver_alerts_job, retention_job],
+        jobs=[job, deliver_alerts_job, retention_job, history_import_job],
         schedules=[schedule, retention_schedule(settings)],
         sensors=[delivery_sensor(settings)],
         resources={"gpuprice": resource or resource_from_environment()},

@@ -8,7 +8,7 @@ from datetime import datetime
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import charts, data, history_data
 from dashboard.data import settings, simulated_banner
 from dashboard.i18n import t
 from dashboard.tables import show
@@ -147,6 +147,7 @@ def main() -> None:
     failures()
     snapshots()
     unknown()
+    history_data.imports_section()  # the history imports and their failures (coverage page)
 
 
 main()

@@ -38,6 +38,7 @@ from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 from configuration.settings import DEMO_MARKET
+from demo.market.archive import archive_answer
 from demo.market.platforms import PLATFORMS, Ctx, PlatformRequest, find_route
 from demo.market.prices import DEFAULT_SEED, FIRST_DAY, LAST_DAY, price_model
 from demo.market.templating import TEMPLATES
@@ -302,6 +303,10 @@ class _Site:
         if url.path == "/robots.txt":
             return _Answer(200, "text/plain; charset=utf-8", ROBOTS_TXT)
         if self.name == "platforms":
+            # the archive of real captures (demo.market.archive) shares the platforms' port
+            archived = archive_answer(method, url.path, url.query)
+            if archived is not None:
+                return _Answer(archived.status, archived.content_type, archived.body)
             return self._platform(method, url.path, url.query, body)
         if method not in ("GET", "HEAD"):
             return _error(HTTPStatus.METHOD_NOT_ALLOWED, f"不支持 {method} 请求", "GET, HEAD")

@@ -44,6 +44,7 @@ GENERIC = {"adapter": "generic", "demo_url": "http://127.0.0.1:9", "extract": {"
 BASES: dict[tuple[str, ...], dict[str, Any]] = {
     ("alerts", "rules"): RULE,
     ("sources", "fuzzed", "extract"): {"paths": [""]},
+    ("history", "csv", "fuzzed"): {"time": "t", "provider": "p", "gpu": "g", "price": "x"},
 }
 
 
@@ -76,6 +77,13 @@ def _leaves(model: type[BaseModel], path: tuple[str, ...]) -> list[tuple[tuple[s
             and issubclass(get_args(inner[0])[0], BaseModel)
         ):
             found += _leaves(get_args(inner[0])[0], here)
+        elif (
+            origin is dict
+            and isinstance(get_args(inner[0])[1], type)
+            and issubclass(get_args(inner[0])[1], BaseModel)
+        ):
+            # named tables ([history.csv.<name>]): their keys in one named "fuzzed"
+            found += _leaves(get_args(inner[0])[1], (*here, "fuzzed"))
         elif sub is not None:
             found += _leaves(sub, here)
         else:
@@ -102,6 +110,8 @@ def _takes(annotation: Any) -> set[type]:
             taken.add(date)
         elif get_origin(t) is list:
             taken.add(list)
+        elif get_origin(t) is dict:  # a table of tables ([history.csv.<name>])
+            taken.add(dict)
     return taken
 
 
@@ -212,6 +222,8 @@ def test_the_keys_cover_the_file(tmp_path: Path) -> None:
         }
 
     def generic(path: tuple[str, ...]) -> tuple[str, ...]:  # any source's keys are one set
+        if path[:2] == ("history", "csv"):  # and any CSV mapping's
+            return ("history", "csv", *path[3:])
         return ("sources", *path[2:]) if path[0] == "sources" else path
 
     bundled = flat(tomllib.loads(DEFAULT_CONFIG.read_text(encoding="utf-8")))

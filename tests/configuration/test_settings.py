@@ -45,7 +45,7 @@ def test_unknown_key_inside_a_source(tmp_path: Path) -> None:
     with pytest.raises(
         ConfigError,
         match=r"sources\.x\.url: unknown key; allowed here: adapter, allow_private_redirects, "
-        r"catalog, demo_url, enabled, extract, live_url, secret_file",
+        r"archived_urls, catalog, demo_url, enabled, extract, live_url, secret_file",
     ):
         load_settings(config, home=tmp_path)
 

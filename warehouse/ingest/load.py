@@ -156,7 +156,7 @@ def _archive_page(con: duckdb.DuckDBPyConnection, source: str, parsed: ParsedPag
 
 
 @dataclass(slots=True)
-class _Loaded:
+class Loaded:
     """What the pages of one snapshot added inside the load's transaction."""
 
     added: int = 0
@@ -164,14 +164,19 @@ class _Loaded:
     priced: list[Row] = field(default_factory=list)
 
 
-def _load_pages(
+def load_pages(
     con: duckdb.DuckDBPyConnection,
     snapshot: Snapshot,
     pages: list[ParsedPage],
     policy: QuarantinePolicy,
     run_id: str,
-) -> _Loaded:
-    loaded = _Loaded()
+    *,
+    citation: str | None = None,
+) -> Loaded:
+    """The page steps of one snapshot in the caller's transaction (a load, or the bulk path
+    of warehouse.ingest.bulk): archive each page, screen its validated rows (``pages``, from
+    :func:`validate_page`) through the quarantine, insert them, each citing ``citation``."""
+    loaded = Loaded()
     for original, parsed in zip(snapshot.pages, pages, strict=True):
         pid = _archive_page(con, snapshot.source, parsed)
         keep, held = quarantine_page(
@@ -184,7 +189,7 @@ def _load_pages(
         )
         loaded.held += held
         loaded.priced += parsed.rows
-        loaded.added += insert_rows(con, keep, page=pid, run_id=run_id)
+        loaded.added += insert_rows(con, keep, page=pid, run_id=run_id, citation=citation)
     return loaded
 
 
@@ -227,10 +232,10 @@ def load_snapshot(
             status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
             problem = "; ".join(errors) or None
             reason = "drift" if errors else None
-            loaded = _load_pages(con, snapshot, pages, policy, run_id)
+            loaded = load_pages(con, snapshot, pages, policy, run_id)
             released = confirm(con, loaded.held, policy)
             added = loaded.added + released
-            _insert_run(con, snapshot, profile, run_id, status, added, problem, reason)
+            insert_run(con, snapshot, profile, run_id, status, added, problem, reason)
             alert = record_health(
                 con,
                 source=snapshot.source,
@@ -243,7 +248,7 @@ def load_snapshot(
         except duckdb.Error as exc:
             con.execute("ROLLBACK")
             failure = f"load failed and was rolled back: {type(exc).__name__}: {exc}"
-            _insert_run(con, snapshot, profile, run_id, "failed", 0, failure, "load_error")
+            insert_run(con, snapshot, profile, run_id, "failed", 0, failure, "load_error")
             return LoadSummary(
                 run_id, snapshot.source, "failed", len(snapshot.pages), 0, failure, "load_error"
             )
@@ -274,7 +279,7 @@ def record_run(
     reason: str | None = None,
 ) -> LoadSummary:
     with write_connection(warehouse) as con:
-        _insert_run(con, snapshot, profile, run_id, status, rows, error, reason)
+        insert_run(con, snapshot, profile, run_id, status, rows, error, reason)
     return LoadSummary(run_id, snapshot.source, status, len(snapshot.pages), rows, error, reason)
 
 
@@ -289,7 +294,7 @@ def record_skipped(
     )
 
 
-def _insert_run(
+def insert_run(
     con: duckdb.DuckDBPyConnection,
     snapshot: Snapshot,
     profile: str,
@@ -299,6 +304,7 @@ def _insert_run(
     error: str | None,
     reason: str | None = None,
 ) -> None:
+    """One ``scrape_run`` row, in the caller's connection (and transaction, if any)."""
     con.execute(
         "INSERT INTO scrape_run VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [

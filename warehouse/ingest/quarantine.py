@@ -41,7 +41,7 @@ from warehouse.ingest.insert import insert_rows
 from warehouse.ingest.money import PricedOffer, PricedQuote
 from warehouse.store.db import read_frame, utcnow, write_connection
 from warehouse.store.handle import Warehouse
-from warehouse.store.lake import insert_new
+from warehouse.store.lake import insert_new_frame
 
 REASONS = ("jump", "invalid_price", "unknown_gpu", "impossible_unit")
 STATUSES = ("held", "confirmed", "accepted", "rejected", "noted")
@@ -254,6 +254,18 @@ def screen(
     return keep, held
 
 
+# The columns of quarantine a new entry fills (decided_at / decided_by stay NULL).
+_ENTRY_SCHEMA = {
+    "quarantine_id": pl.String, "row_table": pl.String, "row_key": pl.String,
+    "observed_at": pl.Datetime("us"), "source": pl.String, "gpu": pl.String,
+    "gpu_name_raw": pl.String, "price": pl.String, "unit": pl.String,
+    "cny_per_card_hour": pl.Float64, "baseline_cny_per_card_hour": pl.Float64,
+    "baseline_observed_at": pl.Datetime("us"), "reason_kind": pl.String, "reason": pl.String,
+    "status": pl.String, "loadable": pl.Boolean, "row_json": pl.String, "page_id": pl.String,
+    "run_id": pl.String, "created_at": pl.Datetime("us"),
+}  # fmt: skip
+
+
 def store(
     con: duckdb.DuckDBPyConnection,
     entries: list[Entry],
@@ -261,39 +273,23 @@ def store(
     page_id: str | None,
     run_id: str | None,
 ) -> None:
+    """The page's entries in one insert (an entry already stored is kept as it is): a page
+    of a dozen unknown cards costs one statement, not a dozen (history imports, backfills)."""
+    if not entries:
+        return
     now = utcnow()
-    for e in entries:
-        r = e.row
-        quarantine_id = entry_id(r)
-        insert_new(
-            con,
-            "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, NULL, NULL)",
-            [
-                quarantine_id,
-                row_table(r),
-                row_key(r),
-                r.observed_at,
-                r.source,
-                r.gpu,
-                r.gpu_name_raw,
-                str(r.price),
-                getattr(r, "unit", None),
-                _as_float(getattr(r, "cny_per_card_hour", None)),
-                e.baseline,
-                e.baseline_at,
-                e.reason_kind,
-                e.reason,
-                e.status,
-                e.loadable,
-                _row_json(r),
-                page_id,
-                run_id,
-                now,
-            ],
-            table="quarantine",
-            key={"quarantine_id": quarantine_id},
-        )
+    values = [
+        [
+            entry_id(e.row), row_table(e.row), row_key(e.row), e.row.observed_at, e.row.source,
+            e.row.gpu, e.row.gpu_name_raw, str(e.row.price), getattr(e.row, "unit", None),
+            _as_float(getattr(e.row, "cny_per_card_hour", None)), e.baseline, e.baseline_at,
+            e.reason_kind, e.reason, e.status, e.loadable, _row_json(e.row), page_id, run_id, now,
+        ]
+        for e in entries
+    ]  # fmt: skip
+    frame = pl.DataFrame(values, schema=_ENTRY_SCHEMA, orient="row")
+    frame = frame.unique("quarantine_id", keep="first", maintain_order=True)
+    insert_new_frame(con, "quarantine", frame, key=("quarantine_id",))
 
 
 def _release(con: duckdb.DuckDBPyConnection, ids: list[str], status: str, by: str) -> int:

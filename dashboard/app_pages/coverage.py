@@ -1,0 +1,77 @@
+"""Data coverage: per source, the days it has prices for, real and SIMULATED apart (real
+history from imports counted too), a week-by-week strip, and the history imports with the
+captures they could not load."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from dashboard import history_data
+from dashboard.data import data_label, simulated_banner
+from dashboard.i18n import t
+from dashboard.tables import show
+
+
+def coverage_table(found: pl.DataFrame) -> pl.DataFrame:
+    return found.select(
+        "source",
+        data_label(),
+        pl.col("first_day").alias("first day (UTC)"),
+        pl.col("last_day").alias("last day (UTC)"),
+        pl.col("days").alias("days with data"),
+        pl.col("imported_days").alias("of which imported history"),
+        "rows",
+    )
+
+
+def strip(weeks: pl.DataFrame) -> alt.Chart:
+    """A mark per source and week with data, coloured real / SIMULATED, sized by its days."""
+    frame = weeks.with_columns(data_label())
+    first, last = frame["week"].min(), frame["week"].max()
+    return (
+        alt.Chart(frame)
+        .mark_square(opacity=0.8)
+        .encode(
+            x=alt.X("week:T", title=t("cov.axis_week")),
+            y=alt.Y("source:N", title=None),
+            color=alt.Color(
+                "data:N",
+                scale=alt.Scale(domain=["real", "SIMULATED"], range=["#1f77b4", "#ff7f0e"]),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            size=alt.Size("days:Q", title=t("cov.axis_days"), scale=alt.Scale(domain=[1, 7])),
+            tooltip=[
+                "source:N",
+                "data:N",
+                alt.Tooltip("week:T", title="week from (UTC)"),
+                alt.Tooltip("days:Q", title="days with data"),
+            ],
+        )
+        .properties(
+            title=alt.TitleParams(t("cov.chart", first=first, last=last), anchor="start"),
+            height=alt.Step(22),
+        )
+    )
+
+
+def main() -> None:
+    st.title(t("cov.title"))
+    simulated_banner()
+    st.caption(t("cov.intro"))
+    found = history_data.coverage()
+    if found is None:
+        return
+    if found.is_empty():
+        st.info(t("cov.empty"))
+    else:
+        st.subheader(t("cov.table"))
+        show(coverage_table(found))
+        weeks = history_data.coverage_weeks()
+        if weeks is not None and not weeks.is_empty():
+            st.altair_chart(strip(weeks), width="stretch")
+    history_data.imports_section()
+
+
+main()

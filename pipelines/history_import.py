@@ -1,0 +1,413 @@
+"""One history import (pipelines.history runs it as a Dagster job): what to import
+(:class:`HistoryRequest`), how far it is (:class:`Progress`), and :class:`Importer`, the
+part every kind shares: the ledger rows, batches through the bulk path
+(warehouse.ingest.bulk), cursors, the derive once at the end, the closing summary.
+
+The kinds themselves (the Internet Archive, SkyPilot's catalog history, a tracker's CSV) are
+in pipelines.history_kinds.
+"""
+
+# No `from __future__ import annotations` here: Dagster reads the config annotations at
+# definition time and cannot resolve them from strings.
+
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from typing import Literal, Protocol
+
+import dagster as dg
+import duckdb
+
+from configuration.settings import Settings
+from scrapers.collect import ParsedPage, Snapshot
+from scrapers.http import PoliteClient
+from warehouse.derive.metrics import ReferenceMissing
+from warehouse.ingest.bulk import (
+    BulkLoader,
+    BulkOptions,
+    BulkSnapshot,
+    FxUse,
+    bulk_loader,
+    derive_loaded,
+)
+from warehouse.ingest.history import (
+    CaptureRecord,
+    ImportCounts,
+    ImportRecord,
+    archived_body,
+    finish_import,
+    hold_alert_cursors,
+    move_cursor,
+    record_captures,
+    start_import,
+)
+from warehouse.ingest.load import LoadSummary, page_id
+from warehouse.store.db import WarehouseBusy, utcnow, write_connection
+
+# A batch is loaded when it holds this many captures or is this old, whichever comes first:
+# the writer lock is held for one short batch at a time, and an interrupted import keeps
+# what it had loaded (its cursors move with each batch).
+BATCH_CAPTURES = 50
+BATCH_SECONDS = 10.0
+# The failures the closing summary lists (all of them are in history_capture).
+SHOWN_FAILURES = 20
+
+
+class HistoryError(ValueError):
+    """A request that cannot be imported; the message says what to give instead."""
+
+
+class HistoryRequest(dg.Config):
+    """What to import (the Dagster job's config; `gpuprice history …` fills it in)."""
+
+    kind: Literal["wayback", "skypilot", "csv"]
+    source: str = ""  # wayback: the source; csv: every row's source (default: its provider's)
+    urls: list[str] = []  # wayback: archived URLs (default: the source's archived_urls)
+    cloud: str = ""  # skypilot
+    version: str = "v8"  # skypilot: the catalog schema version
+    file: str = ""  # csv: the file
+    mapping: str = ""  # csv: [history.csv.<mapping>]
+    first_day: str | None = None  # YYYY-MM-DD
+    last_day: str | None = None
+    every: str = ""  # day | week | month (default [history].every)
+    archive_url: str = ""  # default [history].archive_url
+    api_url: str = ""  # default [history].github_api_url
+    raw_url: str = ""  # default [history].github_raw_url
+    # Seconds between two requests to one host (default [history].min_interval_s); the demo
+    # market's local archive is ours and needs no pause.
+    min_interval_s: float | None = None
+
+    def days(self) -> tuple[date, date]:
+        first = date.fromisoformat(self.first_day) if self.first_day else date(2000, 1, 1)
+        last = date.fromisoformat(self.last_day) if self.last_day else utcnow().date()
+        if first > last:
+            raise HistoryError(f"--from {first} is after --to {last}")
+        return first, last
+
+
+class Progress(Protocol):
+    """How far an import is, and how it ended: the command's progress bar, or nothing."""
+
+    def start(self, total: int, what: str) -> None: ...
+
+    def advance(self, line: str) -> None: ...
+
+    def say(self, line: str) -> None: ...
+
+    def done(self, status: str, lines: list[str]) -> None:
+        """``status``: ok, partial, failed, or ``refused`` (the request was not run)."""
+        ...
+
+
+class QuietProgress:
+    def start(self, total: int, what: str) -> None:
+        pass
+
+    def advance(self, line: str) -> None:
+        pass
+
+    def say(self, line: str) -> None:
+        pass
+
+    def done(self, status: str, lines: list[str]) -> None:
+        pass
+
+
+@dataclass
+class ImportSummary:
+    """What one import did, for the console and the Dagster run."""
+
+    import_id: str
+    kind: str
+    source: str
+    every: str | None
+    counts: ImportCounts
+    status: str = "running"
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        c = self.counts
+        per = f" (one a {self.every})" if self.every else ""
+        span = (
+            f"; {c.first_observed:%Y-%m-%d} .. {c.last_observed:%Y-%m-%d} (UTC)"
+            if c.first_observed and c.last_observed
+            else ""
+        )
+        head = (
+            f"history {self.kind} {self.source}: {c.listed} listed, {c.kept} kept{per}, "
+            f"{c.fetched} fetched, {c.reused} already archived, {c.parsed} parsed, "
+            f"{c.failed} failed; {c.rows_added} row(s) added{span}"
+        )
+        shown = [f"  failed: {line}" for line in self.failures[:SHOWN_FAILURES]]
+        if len(self.failures) > SHOWN_FAILURES:
+            shown.append(f"  … {len(self.failures) - SHOWN_FAILURES} more in history_capture")
+        return [head, *shown, *(f"  {note}" for note in self.notes)]
+
+
+@dataclass
+class _Pending:
+    record: CaptureRecord
+    item: BulkSnapshot | None  # None: a failure, nothing to load
+
+
+def failure_reason(error: str) -> tuple[str, bool]:
+    """The ledger's reason for a fetch that failed, and whether the next import retries it
+    (the archive was busy or unreachable, the body came truncated: yes; a 404: no)."""
+    if "RemoteProtocolError" in error or "incomplete" in error.lower():
+        return "truncated", True
+    if "HTTP 404" in error or "HTTP 410" in error:
+        return "not_found", False
+    if "HTTP 429" in error or "HTTP 5" in error:
+        return "busy", True
+    if "timed out" in error or "ConnectError" in error or "unreachable" in error:
+        return "unreachable", True
+    if "larger than" in error:
+        return "too_large", False
+    return "http_error", False
+
+
+class Importer:
+    """One import's shared state: counts, the ledger rows and loads of its captures in
+    batches, the cursors, and the closing derive."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        record: ImportRecord,
+        *,
+        every: str | None,
+        min_interval_s: float | None = None,
+    ) -> None:
+        self.settings, self.record = settings, record
+        self.min_interval_s = min_interval_s
+        self.warehouse = settings.warehouse
+        self.counts = ImportCounts()
+        # what the summary names: the source of a Wayback import, the catalog or file else
+        label = record.source if record.kind == "wayback" else record.target
+        self.summary = ImportSummary(record.import_id, record.kind, label, every, self.counts)
+        self.options = BulkOptions(
+            profile=settings.profile,
+            quarantine=settings.file.quarantine.policy(),
+            fx_defaults=tuple(settings.fx_defaults()),
+            record_runs=False,  # the ledger (history_capture) records each capture instead
+        )
+        self.fx = FxUse()
+        self.digests: dict[str, str] = {}  # digest -> page_id, loaded by this import
+        self._pending: list[_Pending] = []
+        # (source, target) -> newest capture settled / oldest capture to retry
+        self._settled: dict[tuple[str, str], datetime] = {}
+        self._retry_from: dict[tuple[str, str], datetime] = {}
+        self._next = (self._settled, self._retry_from)  # what a batch settles, once it is in
+        self._count = 0
+        self._since_flush = time.monotonic()
+        start_import(self.warehouse, record)
+
+    def client(self) -> PoliteClient:
+        """The polite client of an import: [http] with [history].min_interval_s per host;
+        no robots.txt (these are the archive's and GitHub's APIs, meant for programs)."""
+        pause = self.min_interval_s
+        if pause is None:
+            pause = self.settings.file.history.min_interval_s
+        http = self.settings.file.http.model_copy(update={"min_interval_s": pause})
+        return PoliteClient(http, respect_robots=False)
+
+    def _run_id(self) -> str:
+        self._count += 1
+        return f"{self.record.import_id}-{self._count:05d}"
+
+    def parsed(
+        self, target: str, parsed: ParsedPage, *, origin: str, digest: str | None,
+        kind: str = "offers", source: str | None = None, archive_as: str | None = None,
+    ) -> None:  # fmt: skip
+        """Queue a parsed capture for the next batch; a page that did not parse is archived
+        too (``gpuprice reparse`` can read it again) and recorded as failed. ``source``: the
+        rows' source when it is not the import's; ``archive_as``: the raw page's."""
+        run_id = self._run_id()
+        page = parsed.page
+        source = source or self.record.source
+        snapshot = Snapshot(archive_as or source, kind, page.fetched_at, None, [parsed])  # type: ignore[arg-type]
+        record = CaptureRecord(
+            run_id, self.record.import_id, self.record.kind, source, target, page.fetched_at,
+            origin, digest, "ok", page_id=page_id(page.body),
+        )  # fmt: skip
+        item = BulkSnapshot(snapshot, page.fetched_at, run_id, origin)
+        self._pending.append(_Pending(record, item))
+        self._maybe_flush()
+
+    def failed(
+        self, target: str, observed_at: datetime | None, origin: str, digest: str | None,
+        reason: str, error: str, *, retry: bool = False, source: str | None = None,
+    ) -> None:  # fmt: skip
+        """Record a capture that could not be loaded (its archive URL and why); the import
+        goes on. ``retry``: the next import tries it again."""
+        record = CaptureRecord(
+            self._run_id(), self.record.import_id, self.record.kind,
+            source or self.record.source, target, observed_at, origin, digest, "failed",
+            reason, retry, error[:2000],
+        )  # fmt: skip
+        self._pending.append(_Pending(record, None))
+        self._maybe_flush()
+
+    def _maybe_flush(self) -> None:
+        if (
+            len(self._pending) >= BATCH_CAPTURES
+            or time.monotonic() - self._since_flush >= BATCH_SECONDS
+        ):
+            self.flush()
+
+    @staticmethod
+    def _outcome(record: CaptureRecord, summary: LoadSummary) -> CaptureRecord:
+        """The capture's ledger row once its load says how it went."""
+        if summary.status == "ok":
+            return replace(record, rows_added=summary.rows_added)
+        error = summary.error or "no rows"
+        reason = "rejected" if "page rejected" in error else "parse_error"
+        return replace(record, status="failed", reason=reason, error=error[:2000])
+
+    def flush(self) -> None:
+        """Load the queued captures through one write connection, in one transaction with
+        their ledger rows and the cursors they move; should a DuckDB error break the batch,
+        again one by one, each capture in its own."""
+        pending, self._pending = self._pending, []
+        self._since_flush = time.monotonic()
+        if not pending:
+            return
+        with bulk_loader(self.warehouse, self.options) as loader:
+            try:
+                with loader.transaction():
+                    records = [self._load(loader, entry) for entry in pending]
+                    record_captures(loader.con, records)
+                    settled = self._settled_by(records)
+                    self._move_cursors(loader.con, settled)
+            except duckdb.Error:
+                records = [self._load_alone(loader, entry) for entry in pending]
+                settled = self._settled_by(records)
+                loader.record(lambda con: self._move_cursors(con, settled))
+        self._settled, self._retry_from = self._next
+        for record in records:
+            self._count_in(record)
+        self.fx.merge(loader.fx)
+
+    def _load(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
+        if entry.item is None:
+            return entry.record
+        return self._outcome(entry.record, loader.load(entry.item))
+
+    def _load_alone(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
+        """One capture in a transaction of its own (its ledger row in it)."""
+        outcome: list[CaptureRecord] = []
+
+        def ledger(con: duckdb.DuckDBPyConnection, summary: LoadSummary) -> None:
+            outcome.append(self._outcome(entry.record, summary))
+            record_captures(con, outcome)
+
+        if entry.item is None:
+            loader.record(lambda con: record_captures(con, [entry.record]))
+            return entry.record
+        try:
+            loader.load(entry.item, after=ledger)
+            return outcome[0]
+        except duckdb.Error as exc:
+            failed = replace(
+                entry.record, status="failed", reason="load_error",
+                error=f"load failed and was rolled back: {type(exc).__name__}: {exc}"[:2000],
+            )  # fmt: skip
+            loader.record(lambda con: record_captures(con, [failed]))
+            return failed
+
+    def _count_in(self, record: CaptureRecord) -> None:
+        counts = self.counts
+        if record.status == "ok":
+            counts.parsed += 1
+            counts.rows_added += record.rows_added
+            if record.observed_at is not None:
+                counts.observed(record.observed_at)
+            if record.digest and record.page_id:
+                self.digests[record.digest] = record.page_id
+        else:
+            counts.failed += 1
+            self.summary.failures.append(
+                f"{record.origin}: {record.error or record.reason} ({record.reason})"
+            )
+
+    def _settled_by(self, records: list[CaptureRecord]) -> dict[tuple[str, str], datetime]:
+        """Per (source, target), the newest capture time its cursor may move to: settled
+        (loaded, or failed for good) and before any capture the next import retries. Kept
+        once the batch is in (:meth:`flush`)."""
+        settled, retry_from = dict(self._settled), dict(self._retry_from)
+        for record in records:
+            at, key = record.observed_at, (record.source, record.target)
+            if at is None:
+                continue
+            if record.status == "failed" and record.retry:
+                retry_from[key] = min(retry_from.get(key, at), at)
+            else:
+                settled[key] = max(settled.get(key, at), at)
+        self._next = (settled, retry_from)
+        return {
+            key: newest
+            for key, newest in settled.items()
+            if key not in retry_from or newest < retry_from[key]
+        }
+
+    def _move_cursors(
+        self, con: duckdb.DuckDBPyConnection, settled: dict[tuple[str, str], datetime]
+    ) -> None:
+        for (source, target), newest in settled.items():
+            move_cursor(con, self.record.kind, source, target, newest)
+
+    def body(self, digest: str, archived: dict[str, str]) -> bytes | None:
+        """The body of a capture with ``digest`` this import or an earlier one loaded (not
+        to be fetched again); None when there is none (or retention emptied it)."""
+        for entry in self._pending:
+            if entry.record.digest == digest and entry.item is not None:
+                return entry.item.snapshot.pages[0].page.body
+        found = self.digests.get(digest) or archived.get(digest)
+        return archived_body(self.warehouse, found) if found else None
+
+    def finish(self, error: str | None = None) -> ImportSummary:
+        """Load what is queued, derive once over the imported snapshots, keep the watch
+        rules' cursors past them, and record the import's outcome."""
+        self.flush()
+        counts = self.counts
+        if counts.rows_added:
+            self._derive()
+        if counts.last_observed is not None:
+            with write_connection(self.warehouse) as con:
+                held = hold_alert_cursors(con, counts.last_observed)
+            if held:
+                self.summary.notes.append(
+                    f"alerts: {held} watch rule(s) now start after {counts.last_observed:%Y-%m-%d}"
+                    " (imported history raises no alert)"
+                )
+        fx = self.fx.note()
+        if fx:
+            self.summary.notes.append(f"fx: {fx}")
+        if error is None and not counts.failed:
+            status = "ok"
+        else:
+            status = "partial" if counts.parsed else "failed"
+        self.summary.status = status
+        if error:
+            self.summary.notes.append(f"stopped: {error}")
+        finish_import(
+            self.warehouse, self.record.import_id, counts, status=status, fx_note=fx, error=error
+        )
+        return self.summary
+
+    def _derive(self) -> None:
+        try:
+            summary = derive_loaded(self.warehouse)
+        except (ReferenceMissing, WarehouseBusy, duckdb.Error) as exc:
+            self.summary.notes.append(
+                f"derive NOT run ({type(exc).__name__}: {exc}); the next scheduled run derives "
+                "the imported snapshots"
+            )
+            return
+        self.summary.notes.append(summary.line())
+
+
+def new_import_id(kind: str) -> str:
+    return f"{kind}-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"

@@ -1,0 +1,84 @@
+"""`history csv` end to end: the real gpu_price_track excerpt through the bundled mapping, as
+a run of the history job: sources named from the providers, each row citing the file, card
+names through scrapers.gpu_names, a re-import adding nothing, a broken snapshot recorded."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from demo.market.archive import REAL
+from gpuprice.history_jobs import run_history
+from pipelines.history_import import HistoryRequest
+from tests.support.archive_server import history_settings
+from warehouse.store.db import read_frame
+
+pytestmark = pytest.mark.e2e
+
+TRACKER = REAL / "trackers" / "gpu_price_track_2026-07-08_09.csv"
+
+
+def _csv(file: Path = TRACKER, **kw: str) -> HistoryRequest:
+    return HistoryRequest(
+        kind="csv", file=str(file), mapping=kw.pop("mapping", "gpu_price_track"), **kw
+    )
+
+
+def test_a_trackers_csv_loads_per_provider_citing_the_file(tmp_path: Path) -> None:
+    settings = history_settings(tmp_path)
+    outcome = run_history(settings, _csv())
+    assert outcome.status == "ok", outcome.lines
+    assert "4 listed, 4 kept" in outcome.lines[0] and "74 row(s) added" in outcome.lines[0]
+    rows = read_frame(
+        settings.warehouse,
+        "SELECT source, observed_at::DATE AS day, count(*) AS n, "
+        "count(*) FILTER (WHERE gpu = 'unknown') AS unknown, bool_or(simulated) AS simulated, "
+        "any_value(citation) AS citation FROM offer WHERE source IN ('lambda', 'runpod') "
+        "GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    assert [(s, n, u) for s, _, n, u, _, _ in rows.rows()] == [
+        ("lambda", 22, 2),
+        ("lambda", 22, 2),
+        ("runpod", 15, 1),
+        ("runpod", 15, 1),
+    ]  # fmt: skip  (Lambda's GH200 and RTX 6000 24 GB, RunPod's B300: unknown, never guessed)
+    assert not any(rows["simulated"])
+    assert all(c.startswith("krisjiang-matrix/gpu_price_track, data/gpu_prices.csv") and
+               "gpu_price_track_2026-07-08_09.csv lines" in c for c in rows["citation"])  # fmt: skip
+    h100 = read_frame(
+        settings.warehouse,
+        "SELECT observed_at::DATE AS day, price FROM offer WHERE source = 'runpod' "
+        "AND gpu_name_raw = 'H100 SXM' ORDER BY 1",
+    )
+    assert [p for _, p in h100.rows()] == [Decimal("3.29"), Decimal("2.99")]
+    again = run_history(settings, _csv())
+    assert again.lines[0].endswith("0 failed; 0 row(s) added") and "0 kept" in again.lines[0]
+    total = read_frame(settings.warehouse, "SELECT count(*) AS n FROM offer WHERE citation "
+                                           "LIKE 'krisjiang%'")  # fmt: skip
+    assert total["n"].item() == 74
+
+
+def test_one_source_for_every_row_and_a_broken_snapshot_recorded(tmp_path: Path) -> None:
+    settings = history_settings(tmp_path)
+    lines = TRACKER.read_bytes().split(b"\n")
+    lines[37] = lines[37].replace(b",0.69,", b",free,")  # RunPod RTX 4090, 2026-07-08
+    broken = tmp_path / "track.csv"
+    broken.write_bytes(b"\n".join(lines))
+    outcome = run_history(settings, _csv(broken, source="tracker"))
+    assert outcome.status == "partial"
+    assert "2 listed" in outcome.lines[0] and "1 parsed, 1 failed" in outcome.lines[0]
+    assert any("track.csv: line 38" in line and "not a positive number" in line
+               for line in outcome.lines)  # fmt: skip
+    sources = read_frame(settings.warehouse, "SELECT DISTINCT source FROM offer WHERE "
+                                             "citation LIKE 'krisjiang%'")  # fmt: skip
+    assert sources["source"].to_list() == ["tracker"]
+
+
+def test_an_unknown_mapping_or_file_is_refused(tmp_path: Path) -> None:
+    settings = history_settings(tmp_path)
+    refused = run_history(settings, _csv(mapping="nosuch"))
+    assert refused.status == "refused" and "known: gpu_price_track" in refused.lines[0]
+    missing = run_history(settings, _csv(tmp_path / "absent.csv"))
+    assert missing.status == "refused" and "absent.csv" in missing.lines[0]
