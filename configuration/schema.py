@@ -116,7 +116,8 @@ def _header_text(value: str) -> str:
     return value
 
 
-def _archived_url(value: str) -> str:
+def valid_archived_url(value: str) -> str:
+    """A page URL the Internet Archive can look up (host and path, scheme optional)."""
     if not re.fullmatch(r"(https?://)?[A-Za-z0-9.-]+(:\d+)?(/[^\s]*)?", value) or len(value) > 500:
         raise ValueError(
             f"{value[:80]!r} is not a page URL the archive can look up, e.g. www.runpod.io/pricing"
@@ -128,6 +129,11 @@ Host = Annotated[str, AfterValidator(valid_host)]
 HttpUrl = Annotated[str, AfterValidator(_http_url)]
 # Source names become Dagster asset names (<name>_snapshot) and `source` values.
 _SOURCE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+def is_source_name(name: str) -> bool:
+    """Lower-case letters, digits and _, starting with a letter (at most 40)."""
+    return bool(_SOURCE_NAME.match(name))
 
 
 @cache
@@ -252,7 +258,9 @@ class SourceConfig(StrictModel):
     allow_private_redirects: bool = False
     # The source's pricing pages over the years, as the Internet Archive knows them (host and
     # path, e.g. "www.runpod.io/pricing"): what `gpuprice history wayback` reads by default.
-    archived_urls: list[Annotated[str, AfterValidator(_archived_url)]] = Field(default_factory=list)
+    archived_urls: list[Annotated[str, AfterValidator(valid_archived_url)]] = Field(
+        default_factory=list
+    )
 
     @field_validator("secret_file")
     @classmethod

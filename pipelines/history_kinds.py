@@ -12,12 +12,14 @@ Each records every capture it tries through :class:`pipelines.history_import.Imp
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from datetime import date, datetime
 from datetime import time as day_time
 from pathlib import Path
 
 from configuration.errors import ConfigError
+from configuration.schema import is_source_name, valid_archived_url
 from configuration.secrets import source_secret
 from configuration.settings import Settings
 from pipelines.assets import source_adapter
@@ -75,6 +77,61 @@ def run_import(
         raise HistoryError(f"--every {every!r}: use one of {', '.join(EVERY)}")
     runs = {"wayback": _wayback, "skypilot": _skypilot, "csv": _csv}
     return runs[request.kind](settings, request, progress, dagster_run_id, every)  # type: ignore[arg-type]
+
+
+_WEB_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?(/\S*)?")
+
+
+def precheck(settings: Settings, request: HistoryRequest) -> None:
+    """What can be refused without a fetch or the warehouse, so that the command says it in
+    one line before a Dagster run starts (``run_import`` checks again what it needs)."""
+    every = request.every or settings.file.history.every
+    if every not in EVERY:
+        raise HistoryError(f"--every {every!r}: use one of {', '.join(EVERY)}")
+    for option, url in (
+        ("--archive-url", request.archive_url),
+        ("--api-url", request.api_url),
+        ("--raw-url", request.raw_url),
+    ):
+        if url and not _WEB_URL.fullmatch(url):
+            raise HistoryError(f"{option} {url[:80]!r}: give an http(s) URL, e.g. https://host")
+    request.days()
+    {"wayback": _precheck_wayback, "skypilot": _precheck_skypilot, "csv": _precheck_csv}[
+        request.kind
+    ](settings, request)
+
+
+def _precheck_wayback(settings: Settings, request: HistoryRequest) -> None:
+    if request.source not in settings.file.sources:
+        known = ", ".join(sorted(settings.file.sources))
+        raise HistoryError(
+            f"no source {request.source[:80]!r} in the configuration; known: {known}"
+        )
+    for url in request.urls:
+        try:
+            valid_archived_url(url)
+        except ValueError as exc:
+            raise HistoryError(f"--url: {exc}") from None
+
+
+def _precheck_skypilot(settings: Settings, request: HistoryRequest) -> None:
+    try:
+        catalog_path(request.version, request.cloud)
+    except ValueError as exc:
+        raise HistoryError(str(exc)) from None
+
+
+def _precheck_csv(settings: Settings, request: HistoryRequest) -> None:
+    if request.mapping not in settings.file.history.csv:
+        known = ", ".join(sorted(settings.file.history.csv)) or "none"
+        raise HistoryError(f"no mapping {request.mapping[:80]!r} in [history.csv]; known: {known}")
+    if request.source and not is_source_name(request.source):
+        raise HistoryError(
+            f"--source {request.source[:80]!r}: lower-case letters, digits and _, starting with "
+            "a letter (at most 40)"
+        )
+    if not Path(request.file).is_file():
+        raise HistoryError(f"{request.file[:200]}: no such file")
 
 
 def _span(days: tuple[date, date], cursor: datetime | None) -> tuple[datetime, datetime]:

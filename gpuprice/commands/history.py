@@ -74,8 +74,8 @@ class _Bar:
 
 def _days(first: str | None, last: str | None) -> tuple[str | None, str | None]:
     return (
-        parse_day(first, "--from").isoformat() if first else None,
-        parse_day(last, "--to").isoformat() if last else None,
+        parse_day(first, "--from").isoformat() if first is not None else None,
+        parse_day(last, "--to").isoformat() if last is not None else None,
     )
 
 
@@ -83,7 +83,14 @@ def _run(settings: Settings, request: HistoryRequest) -> None:
     """Run the import as one Dagster run; exit 2 for a request refused, 1 when nothing of
     it could be loaded."""
     from gpuprice.history_jobs import run_history
+    from pipelines.history_import import HistoryError
+    from pipelines.history_kinds import precheck
 
+    try:
+        precheck(settings, request)
+    except HistoryError as exc:
+        err.print(f"[red]history {request.kind}: {escape(str(exc))}[/red]", soft_wrap=True)
+        raise typer.Exit(2) from None
     progress = _Bar()
     with progress.bar:
         outcome = run_history(settings, request, progress)

@@ -164,6 +164,21 @@ def config_case(command: list[str], *rest: str) -> Case:
     return Case(CONFIG, lambda ctx, i: [*command, "--config", _bad_config(ctx, i), *rest])
 
 
+def _closed_port() -> int:
+    """A loopback port nothing listens on: a connection to it is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+_CLOSED = f"http://127.0.0.1:{_closed_port()}"
+_CLOSED_RAW = [f"--raw-url={_CLOSED}"]
+
+
+_CLOSED_ARCHIVE = [f"--archive-url={_CLOSED}"]
+_CLOSED_API = [f"--api-url={_CLOSED}"]
+
+
 RECOMMEND = ["recommend", "--task", "inference", "--model", "qwen2.5-7b"]
 CASES: dict[tuple[str, str], Case] = {
     ("run", "as_of"): Case(BAD_DAY, option(["run"], "--as-of")),
@@ -318,6 +333,81 @@ CASES: dict[tuple[str, str], Case] = {
     ),
     ("reparse", "since"): Case(BAD_DAY, option(["reparse", "--source", "jygpu"], "--since")),
     ("reparse", "config"): config_case(["reparse", "--source", "jygpu"]),
+    # history: every bad value is refused before a fetch (one line, exit 2); the archive and
+    # GitHub given are a closed loopback port, so a valid-looking value fails at once (exit 1)
+    ("history wayback", "source"): Case(
+        TEXT.filter(lambda t: t not in ADAPTER_TYPES and t != "cloudgrid"),
+        lambda ctx, v: ["history", "wayback", *_CLOSED_ARCHIVE, "--", v],
+    ),
+    ("history wayback", "url"): Case(
+        TEXT,
+        lambda ctx, v: ["history", "wayback", f"--url={v}", *_CLOSED_ARCHIVE, "runpod"],
+        frozenset({1, 2}),
+    ),
+    ("history wayback", "first"): Case(
+        BAD_DAY, lambda ctx, v: ["history", "wayback", f"--from={v}", *_CLOSED_ARCHIVE, "runpod"]
+    ),
+    ("history wayback", "last"): Case(
+        BAD_DAY, lambda ctx, v: ["history", "wayback", f"--to={v}", *_CLOSED_ARCHIVE, "runpod"]
+    ),
+    ("history wayback", "every"): Case(
+        TEXT.filter(lambda t: t not in {"day", "week", "month"}),
+        lambda ctx, v: ["history", "wayback", f"--every={v}", "runpod"],
+    ),
+    ("history wayback", "archive_url"): Case(
+        TEXT, option(["history", "wayback", "runpod"], "--archive-url"), frozenset({1, 2})
+    ),
+    ("history wayback", "config"): config_case(["history", "wayback"], "runpod"),
+    ("history skypilot", "cloud"): Case(
+        TEXT.filter(lambda t: not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", t)),
+        lambda ctx, v: ["history", "skypilot", "--", v],
+    ),
+    ("history skypilot", "version"): Case(
+        TEXT.filter(lambda t: not re.fullmatch(r"v\d+", t)),
+        option(["history", "skypilot", "lambda"], "--version"),
+    ),
+    ("history skypilot", "first"): Case(
+        BAD_DAY, option(["history", "skypilot", "aws", *_CLOSED_API], "--from")
+    ),
+    ("history skypilot", "last"): Case(
+        BAD_DAY, option(["history", "skypilot", "aws", *_CLOSED_API], "--to")
+    ),
+    ("history skypilot", "every"): Case(
+        TEXT.filter(lambda t: t not in {"day", "week", "month"}),
+        option(["history", "skypilot", "aws"], "--every"),
+    ),
+    ("history skypilot", "api_url"): Case(
+        TEXT, option(["history", "skypilot", "aws", *_CLOSED_RAW], "--api-url"), frozenset({1, 2})
+    ),
+    ("history skypilot", "raw_url"): Case(
+        TEXT,
+        lambda ctx, v: ["history", "skypilot", "aws", f"--raw-url={v}", *_CLOSED_API],
+        frozenset({1, 2}),
+    ),
+    ("history skypilot", "config"): config_case(["history", "skypilot"], "aws"),
+    ("history csv", "file"): Case(
+        st.sampled_from(["", "."]) | TEXT.map(lambda t: f"/nonexistent/{t}"),
+        lambda ctx, v: ["history", "csv", "--mapping", "gpu_price_track", "--", v],
+    ),
+    ("history csv", "mapping"): Case(
+        TEXT.filter(lambda t: t != "gpu_price_track"),
+        lambda ctx, v: ["history", "csv", f"--mapping={v}", "--", str(ctx.a_file)],
+    ),
+    ("history csv", "source"): Case(
+        TEXT.filter(lambda t: not re.fullmatch(r"[a-z][a-z0-9_]{0,39}", t)),
+        lambda ctx, v: [
+            "history",
+            "csv",
+            "--mapping",
+            "gpu_price_track",
+            f"--source={v}",
+            "--",
+            str(ctx.a_file),
+        ],
+    ),  # fmt: skip
+    ("history csv", "config"): config_case(
+        ["history", "csv", "--mapping", "gpu_price_track"], "/nonexistent.csv"
+    ),
     ("sql", "query"): Case(
         TEXT.filter(lambda t: t.strip() != ""), lambda ctx, v: ["sql", "--", f"SELEC {v}"]
     ),

@@ -121,7 +121,7 @@ def test_sources_table_and_csv_for_people_and_scripts(tmp_path: Path) -> None:
     config, _ = bundled_config(tmp_path)
     table = listed(config, tmp_path / "home")
     words = " ".join(table.split())  # the table wraps at the console's width
-    assert "cloudgrid" in words and "(generic)" in words and "11 real" in words
+    assert "cloudgrid" in words and "(generic)" in words and "16 real" in words
     assert "cron 0 * * * * (Asia/Shanghai), RUNNING" in words
     assert "SIMULATED" in words and "no warehouse yet" in words
     rows = list(csv.DictReader(io.StringIO(listed(config, tmp_path / "home", "--format", "csv"))))
