@@ -97,7 +97,7 @@ def test_sources_lists_every_source_with_evidence_credentials_and_schedule(tmp_p
         assert line["adapter"] == kind
         assert (line["evidence"], line["real_captures"]) == (table[kind].text, table[kind].captures)
         assert line["last_status"] is None  # no warehouse: nothing has run
-    assert by_name["skypilot"]["real_captures"] == 11
+    assert by_name["skypilot"]["real_captures"] > 0  # a verified format, as the table says
     assert by_name["jygpu"]["evidence"].startswith("modelled")
 
     states = {
@@ -121,7 +121,7 @@ def test_sources_table_and_csv_for_people_and_scripts(tmp_path: Path) -> None:
     config, _ = bundled_config(tmp_path)
     table = listed(config, tmp_path / "home")
     words = " ".join(table.split())  # the table wraps at the console's width
-    assert "cloudgrid" in words and "(generic)" in words and "16 real" in words
+    assert "cloudgrid" in words and "(generic)" in words and "verified on" in words
     assert "cron 0 * * * * (Asia/Shanghai), RUNNING" in words
     assert "SIMULATED" in words and "no warehouse yet" in words
     rows = list(csv.DictReader(io.StringIO(listed(config, tmp_path / "home", "--format", "csv"))))
