@@ -117,11 +117,14 @@ def test_sources_lists_every_source_with_evidence_credentials_and_schedule(tmp_p
     assert by_name["runpod"]["schedule"] == "on"
 
 
+SKYPILOT_CAPTURES = evidence_table()["skypilot"].captures
+
+
 def test_sources_table_and_csv_for_people_and_scripts(tmp_path: Path) -> None:
     config, _ = bundled_config(tmp_path)
     table = listed(config, tmp_path / "home")
     words = " ".join(table.split())  # the table wraps at the console's width
-    assert "cloudgrid" in words and "(generic)" in words and "verified on" in words
+    assert "cloudgrid" in words and "(generic)" in words and f"{SKYPILOT_CAPTURES} real" in words
     assert "cron 0 * * * * (Asia/Shanghai), RUNNING" in words
     assert "SIMULATED" in words and "no warehouse yet" in words
     rows = list(csv.DictReader(io.StringIO(listed(config, tmp_path / "home", "--format", "csv"))))
