@@ -5,6 +5,14 @@ from __future__ import annotations
 import polars as pl
 
 from dashboard.data import data_label
+from dashboard.i18n import card_label, t
+
+KINDS = ("breakeven_shift", "mode_flip", "scraper_broken")
+
+
+def kind_label(kind: str) -> str:
+    """An alert kind in the page's language (an unknown kind as stored)."""
+    return t(f"kind.{kind}") if kind in KINDS else kind
 
 
 def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr) -> pl.DataFrame:
@@ -12,9 +20,9 @@ def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr) -> pl.DataFrame:
     card and line, the move in hours per month, then ``more``, the message and provenance."""
     return alerts.select(
         pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
-        "kind",
+        pl.col("kind").map_elements(kind_label, return_dtype=pl.String).alias("kind"),
         "rule",
-        pl.col("gpu").alias("card"),
+        pl.col("gpu").map_elements(card_label, return_dtype=pl.String).alias("card"),
         pl.col("source").alias("line"),
         pl.col("old_value").round(1).alias("from h/month"),
         pl.col("new_value").round(1).alias("to h/month"),

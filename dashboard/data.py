@@ -180,7 +180,9 @@ rule_states = page_query(warehouse.read.dashboard.rule_states, quiet=True)
 # Compare
 compare_options = page_query(warehouse.read.compare.compare_options)
 platform_prices = page_query(warehouse.read.compare.platform_prices)
+daily_prices = page_query(warehouse.read.compare.daily_prices)
 platform_moves = page_query(warehouse.read.compare.platform_moves)
+month_changes = page_query(warehouse.read.compare.month_changes)
 fx_rates_on = page_query(warehouse.read.compare.fx_rates_on, quiet=True)
 # Monthly report
 fx_in_month = page_query(warehouse.read.report.fx_in_month, quiet=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from configuration.errors import ConfigError
 from dashboard import data
-from dashboard.alert_table import alert_table
+from dashboard.alert_table import alert_table, kind_label
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import both, t
+from dashboard.i18n import card_label, labels, t
 from dashboard.tables import show
-from warehouse.derive.metrics import CHEAPEST
 
 DELIVERY = ("all", "delivered", "pending")
 # Alerts about a source rather than a card (e.g. a broken scraper) have no card: they are
@@ -32,15 +32,33 @@ def feed() -> None:
     first = alerts["created_at"].min().date()
     with st.expander(t("filters"), expanded=True):
         a, b, c = st.columns(3)
-        kind = a.multiselect(t("alerts.kind"), kinds, default=kinds, key="al_kind")
-        card = b.multiselect(t("f.cards"), cards, default=cards, key="al_cards")
-        rule = c.multiselect(t("alerts.rule"), rules, default=rules, key="al_rules")
+        kind = a.multiselect(
+            t("alerts.kind"),
+            kinds,
+            default=kinds,
+            format_func=labels(kinds, kind_label),
+            placeholder=t("choose"),
+            key="al_kind",
+        )
+        card = b.multiselect(
+            t("f.cards"),
+            cards,
+            default=cards,
+            format_func=labels(
+                cards, lambda c: t("alerts.no_card") if c == NO_CARD else card_label(c)
+            ),
+            placeholder=t("choose"),
+            key="al_cards",
+        )
+        rule = c.multiselect(
+            t("alerts.rule"), rules, default=rules, placeholder=t("choose"), key="al_rules"
+        )
         d, e = st.columns(2)
         since = d.date_input(t("alerts.since"), value=first, key="al_since")
         delivery = e.radio(
             t("alerts.delivery"),
             DELIVERY,
-            format_func=lambda v: both(f"alerts.{v}"),
+            format_func=labels(DELIVERY, lambda v: t(f"alerts.{v}")),
             horizontal=True,
             key="al_delivery",
         )
@@ -58,15 +76,32 @@ def feed() -> None:
         return
     show(
         alert_table(
-            shown,
+            shown.with_columns(pl.col("gpu").replace(NO_CARD, None)),
             "old_mode",
             "new_mode",
             pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
             pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
             "attempts",
             "last_error",
+            pl.col("resolved_at").dt.strftime("%Y-%m-%d %H:%M").alias("resolved (UTC)"),
+            "resolution",
         ),
+        translate=True,
     )
+
+
+def targets() -> None:
+    """Whether the alerts go anywhere: with no notification target they are only listed
+    here (pending), and the page says how to add one. The URLs are secrets: only counted."""
+    try:
+        count = len(settings().notify_urls())
+    except (ConfigError, OSError) as exc:
+        st.warning(t("alerts.targets_unreadable", error=str(exc)))
+        return
+    if count:
+        st.caption(t("alerts.targets", n=count))
+    else:
+        st.warning(t("alerts.no_target"))
 
 
 def watch_rules() -> None:
@@ -79,8 +114,8 @@ def watch_rules() -> None:
         [
             {
                 "rule": r.name,
-                "card": r.gpu,
-                "line": r.source or CHEAPEST,
+                "card": card_label(r.gpu),
+                "line": r.source or t("be.cheapest"),
                 "usage h/month": r.usage_hours,
                 "against": r.against,
                 "threshold": f"{r.threshold_hours:g} h"
@@ -104,12 +139,13 @@ def watch_rules() -> None:
             on="rule",
             how="left",
         )
-    show(table)
+    show(table, translate=True)
 
 
 def main() -> None:
     st.title(t("alerts.title"))
     simulated_banner()
+    targets()
     feed()
     watch_rules()
 

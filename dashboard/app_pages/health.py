@@ -3,6 +3,7 @@ their errors, rows per snapshot, and GPU names that map to no known card."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import polars as pl
@@ -10,7 +11,7 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import t
+from dashboard.i18n import header, t
 from dashboard.tables import show
 from warehouse.store.db import utcnow
 
@@ -38,8 +39,25 @@ def freshness(
     )
 
 
+# "fetch failed: http://host/path?x=1: ConnectError: refused": the URL (up to the ": " that
+# ends it) is moved behind the reason, which a narrow column would otherwise cut off.
+_URL = re.compile(r"(https?://\S+?)(?::\s+|\s*$)")
+
+
+def reason_first(error: str | None) -> str | None:
+    """An error message with what went wrong first and the URL it concerned last."""
+    if not error:
+        return error
+    urls = _URL.findall(error)
+    if not urls:
+        return error
+    reason = _URL.sub("", error).strip().rstrip(":").strip()
+    return f"{reason} — {urls[0]}" if reason else error
+
+
 def _highlight(row: object) -> list[str]:
-    bad = getattr(row, "status", None) == STALE or getattr(row, "parser", None) == "broken"
+    get = getattr(row, "get", lambda _key, _default=None: None)
+    bad = get(header("status")) == STALE or get(header("parser")) == "broken"
     return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
 
 
@@ -75,12 +93,14 @@ def sources() -> None:
         "hours since success",
         pl.col("last_run_at").dt.strftime("%Y-%m-%d %H:%M").alias("last run (UTC)"),
         pl.col("last_status").alias("last run status"),
-        pl.col("last_error").alias("last run error"),
+        pl.col("last_error")
+        .map_elements(reason_first, return_dtype=pl.String)
+        .alias("last run error"),
         "runs",
         pl.col("failed_runs").alias("failed"),
         pl.col("partial_runs").alias("partial"),
     )
-    show(shown, row_style=_highlight)
+    show(shown, row_style=_highlight, translate=True)
     stale = table.filter(pl.col("status") == STALE)["source"].to_list()
     if stale:
         st.warning(t("health.stale", names=", ".join(stale)))
@@ -97,10 +117,17 @@ def failures() -> None:
         st.success(t("health.no_failures"))
         return
     show(
-        failed.with_columns(
-            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished_at")
+        failed.select(
+            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished (UTC)"),
+            "source",
+            "status",
+            pl.col("error").map_elements(reason_first, return_dtype=pl.String),
+            "as_of",
+            "pages",
+            "rows",
         ),
-        column_config={"finished_at": "finished (UTC)"},
+        column_config={"error": st.column_config.TextColumn(width="large")},
+        translate=True,
     )
 
 
@@ -114,7 +141,10 @@ def snapshots() -> None:
     st.altair_chart(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}"), width="stretch")
     with st.expander(title):
         show(
-            rows.with_columns(pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M")),
+            rows.with_columns(
+                pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)")
+            ).select("observed (UTC)", "source", "kind", "rows", "unknown_gpu", "simulated"),
+            translate=True,
         )
 
 
@@ -128,10 +158,15 @@ def unknown() -> None:
         st.success(t("health.no_unknown"))
         return
     show(
-        names.with_columns(
-            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M"),
-            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M"),
+        names.select(
+            "kind",
+            "source",
+            "gpu_name_raw",
+            "rows",
+            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M").alias("first seen (UTC)"),
+            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M").alias("last seen (UTC)"),
         ),
+        translate=True,
     )
 
 

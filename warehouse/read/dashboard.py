@@ -16,6 +16,7 @@ observed after the rollup's watermark.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any, Literal
 
@@ -291,52 +292,75 @@ def quote_trend(warehouse: Warehouse, grain: Grain, offers: OfferFilter) -> pl.D
     )
 
 
-def _changes_sql(keys: str, monthly: str, offers: OfferFilter, extra: str = "") -> str:
-    """Latest month (in [start, end]) per key vs one and twelve months before it."""
-    on = " AND ".join(f"{{t}}.{k} = l.{k}" for k in keys.split(", "))
-    since = "WHERE month >= date_trunc('month', $start::DATE)::DATE" if offers.start else ""
-
+def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
+    """Per ``keys``, its newest month in [start, end] against the month before and the same
+    month a year before: whole months when the newest month's data reaches its last day,
+    else month to date against the same days (1 to the newest day's day of the month) of
+    the earlier months. ``monthly`` turns ``series`` (per month, card, platform, billing:
+    ``v`` over the compared days, ``v_all`` over the whole month) into the rows compared."""
+    on = " AND ".join(f"{{t}}.{k} = c.{k}" for k in keys.split(", "))
     # Braces doubled: the caller fills {daily} in (_read_daily).
     return f"""
-        WITH {{daily}}, series AS (
-            SELECT date_trunc('month', day)::DATE AS month, gpu, source, billing,
-                   (sum(total) / sum(n))::DOUBLE AS v, bool_or(simulated) AS simulated,
-                   max(last_seen) AS last_seen
-            FROM daily
+        WITH {{daily}}, d AS (
+            SELECT *, date_trunc('month', day)::DATE AS month FROM daily
+        ), newest AS (
+            SELECT {keys}, max(day) AS last_day FROM d
+            WHERE month >= date_trunc('month', $since_month::DATE)::DATE GROUP BY ALL
+        ), cut AS (
+            SELECT *, date_trunc('month', last_day)::DATE AS month,
+                   last_day = last_day(last_day) AS whole
+            FROM newest
+        ), series AS (
+            SELECT d.month, d.gpu, d.source, d.billing,
+                   (sum(d.total) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day))
+                    / sum(d.n) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day)))::DOUBLE
+                       AS v,
+                   (sum(d.total) / sum(d.n))::DOUBLE AS v_all,
+                   bool_or(d.simulated) AS simulated, max(d.last_seen) AS last_seen
+            FROM d JOIN cut c ON {on.format(t="d")}
             GROUP BY ALL
-        ), m AS ({monthly}),
-        latest AS (
-            SELECT {keys}, max(month) AS month FROM m
-            {since} GROUP BY ALL
-        )
-        SELECT l.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
+        ), m AS ({monthly})
+        SELECT c.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
                year_ago.v AS year_ago, cur.v / prev.v - 1 AS mom, cur.v / year_ago.v - 1 AS yoy,
                cur.simulated, cur.last_seen, {extra}
-               (SELECT list(h.v ORDER BY h.month) FROM m h
-                WHERE {on.format(t="h")} AND h.month > l.month - INTERVAL 12 MONTH
-                  AND h.month <= l.month) AS last_12_months
-        FROM latest l
-        JOIN m cur ON {on.format(t="cur")} AND cur.month = l.month
-        LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = l.month - INTERVAL 1 MONTH
+               (SELECT list(h.v_all ORDER BY h.month) FROM m h
+                WHERE {on.format(t="h")} AND h.month > c.month - INTERVAL 12 MONTH
+                  AND h.month <= c.month) AS last_12_months
+        FROM cut c
+        JOIN m cur ON {on.format(t="cur")} AND cur.month = c.month
+        LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = c.month - INTERVAL 1 MONTH
         LEFT JOIN m year_ago
-          ON {on.format(t="year_ago")} AND year_ago.month = l.month - INTERVAL 12 MONTH
-        ORDER BY {", ".join(f"l.{k}" for k in keys.split(", "))}
+          ON {on.format(t="year_ago")} AND year_ago.month = c.month - INTERVAL 12 MONTH
+        ORDER BY {", ".join(f"c.{k}" for k in keys.split(", "))}
     """
+
+
+def _read_changes(warehouse: Warehouse, sql: str, offers: OfferFilter) -> pl.DataFrame:
+    """``sql`` (a ``_changes_sql``) over the days it needs: from twelve months before the
+    month of ``offers.start`` (the year-ago month of any month compared) to ``offers.end``,
+    day by day (a whole-month rollup cannot be cut at a day of the month)."""
+    since = offers.start or date(1900, 1, 1)
+    reach = (since.replace(day=1) - timedelta(days=366)).replace(day=1)
+    return _read_daily(
+        warehouse,
+        sql,
+        replace(offers, start=reach),
+        start=True,
+        since_month=since,
+    )
 
 
 def monthly_changes(
     warehouse: Warehouse,
     offers: OfferFilter,
 ) -> pl.DataFrame:
-    """Per card, platform and billing mode: the latest month's mean CNY per card-hour (the
-    newest month in [start, end]), month over month and year over year. A year-ago or
-    previous month with no observation gives NULL, never 0."""
-    return _read_daily(
-        warehouse,
-        _changes_sql("gpu, source, billing", "SELECT * FROM series", offers),
-        offers,
-        start=False,
-        by_month=True,
+    """Per card, platform and billing mode: its newest month's mean CNY per card-hour (the
+    newest month in [start, end]), month over month and year over year, each over the same
+    days (``whole``: whole months; else month to date, 1 to ``last_day``'s day of the month,
+    against the same days of the earlier months). A previous or year-ago month with no
+    observation in those days gives NULL, never 0."""
+    return _read_changes(
+        warehouse, _changes_sql("gpu, source, billing", "SELECT * FROM series"), offers
     )
 
 
@@ -344,20 +368,19 @@ def card_changes(
     warehouse: Warehouse,
     offers: OfferFilter,
 ) -> pl.DataFrame:
-    """Per card and billing mode: the median across platforms of the monthly means, its
-    latest month, month over month, year over year and the last twelve months (KPI cards)."""
-    return _read_daily(
+    """Per card and billing mode: the median across platforms of their means over the
+    compared days (as ``monthly_changes`` chooses them, from the card's newest day), its
+    month over month, year over year and the last twelve whole months (KPI cards)."""
+    return _read_changes(
         warehouse,
         _changes_sql(
             "gpu, billing",
-            "SELECT month, gpu, billing, median(v) AS v, bool_or(simulated) AS simulated, "
-            "max(last_seen) AS last_seen, count(*) AS platforms FROM series GROUP BY ALL",
-            offers,
+            "SELECT month, gpu, billing, median(v) AS v, median(v_all) AS v_all, "
+            "bool_or(simulated) AS simulated, max(last_seen) AS last_seen, "
+            "count(v) AS platforms FROM series GROUP BY ALL",
             extra="cur.platforms,",
         ),
         offers,
-        start=False,
-        by_month=True,
     )
 
 

@@ -12,7 +12,7 @@ import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
-from warehouse.store.db import read_frame
+from warehouse.store.db import read_connection, read_frame
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import BREAKEVEN_DAILY, read_served, serving_connection
 
@@ -197,21 +197,32 @@ def latest_market_premium(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
+# Migration 010 resolves a scraper_broken alert when its source next succeeds: the time, and
+# a text saying how. Read when the warehouse has them, so this works before and after it.
+RESOLUTION_TEXT = ("resolution", "resolution_note", "resolved_reason", "resolved_message")
+
+
 def alerts(warehouse: Warehouse, since: datetime | None = None) -> pl.DataFrame:
-    """Alerts created at or after ``since`` (all when None), newest first."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT alert_id, created_at, kind, rule, gpu, source, old_value, new_value, message,
-               delivered_at, attempts, last_error, against, usage_hours, old_mode, new_mode,
-               old_observed_at, new_observed_at, old_bare_metal_cny_per_card_month,
-               new_bare_metal_cny_per_card_month, old_container_cny_per_card_hour,
-               new_container_cny_per_card_hour, new_offers, simulated
-        FROM alert WHERE $since IS NULL OR created_at >= $since
-        ORDER BY created_at DESC, new_observed_at DESC, alert_id
-        """,
-        {"since": since},
-    )
+    """Alerts created at or after ``since`` (all when None), newest first; ``resolved_at``
+    and ``resolution`` are NULL on a warehouse that does not record resolutions."""
+    with read_connection(warehouse) as con:
+        present = set(con.sql("SELECT * FROM alert LIMIT 0").columns)
+        resolved = "resolved_at" if "resolved_at" in present else "NULL::TIMESTAMP AS resolved_at"
+        text = next((c for c in RESOLUTION_TEXT if c in present), None)
+        resolution = f"{text}::VARCHAR AS resolution" if text else "NULL::VARCHAR AS resolution"
+        return con.sql(
+            f"""
+            SELECT alert_id, created_at, kind, rule, gpu, source, old_value, new_value, message,
+                   delivered_at, attempts, last_error, against, usage_hours, old_mode, new_mode,
+                   old_observed_at, new_observed_at, old_bare_metal_cny_per_card_month,
+                   new_bare_metal_cny_per_card_month, old_container_cny_per_card_hour,
+                   new_container_cny_per_card_hour, new_offers, simulated,
+                   {resolved}, {resolution}
+            FROM alert WHERE $since IS NULL OR created_at >= $since
+            ORDER BY created_at DESC, new_observed_at DESC, alert_id
+            """,
+            params={"since": since},
+        ).pl()
 
 
 def pending_alert_signature(warehouse: Warehouse) -> tuple[int, int]:

@@ -147,17 +147,31 @@ def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
 
 
 def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per currency, the CNY rates of the month's days: lowest, highest, the last one and
-    its day, how many days have a rate, and where the rates come from."""
+    """Per currency other than CNY, what the month's listings in it were converted at, from
+    those rows themselves (the report's own rows, not whatever fx_rate holds for the month):
+    how many observations and which platforms; for each, the rate the load used (the newest
+    ``fx_rate`` on or before its day, as warehouse.ingest.money prices it): lowest, highest,
+    the newest and its day, how many days of rates, where they come from, and how many
+    observations predate every stored rate (priced at a default no longer on record)."""
     return read_frame(
         warehouse,
         """
-        SELECT currency, min(cny_per_unit)::DOUBLE AS low, max(cny_per_unit)::DOUBLE AS high,
-               arg_max(cny_per_unit, day)::DOUBLE AS last, max(day) AS last_day,
-               count(*) AS days, string_agg(DISTINCT source, '; ') AS sources
-        FROM fx_rate
-        WHERE day >= $month AND day < $next
-        GROUP BY currency ORDER BY currency
+        WITH listed AS (
+            SELECT o.currency, o.source, o.observed_at, f.cny_per_unit, f.day AS rate_day,
+                   f.source AS rate_source
+            FROM (SELECT currency, source, observed_at, observed_at::DATE AS day FROM offer
+                  WHERE gpu <> 'unknown' AND currency <> 'CNY'
+                    AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP) o
+            ASOF LEFT JOIN fx_rate f ON o.currency = f.currency AND o.day >= f.day
+        )
+        SELECT currency, count(*) AS observations,
+               string_agg(DISTINCT source, ', ' ORDER BY source) AS platforms,
+               min(cny_per_unit)::DOUBLE AS low, max(cny_per_unit)::DOUBLE AS high,
+               arg_max(cny_per_unit, observed_at)::DOUBLE AS last, max(rate_day) AS last_day,
+               count(DISTINCT rate_day) AS days,
+               string_agg(DISTINCT rate_source, '; ' ORDER BY rate_source) AS sources,
+               count(*) FILTER (WHERE cny_per_unit IS NULL) AS unrated
+        FROM listed GROUP BY currency ORDER BY currency
         """,
         _bounds(month),
     )
