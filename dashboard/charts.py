@@ -5,12 +5,23 @@ chart title, so a screenshot or a pasted PNG still says what it shows. Platforms
 coloured by dashboard.palette (the same colour on every page), cards and billing modes are
 named (dashboard.i18n.named: ``card_name``, ``billing_name``; the ids in the tooltip), and
 money ticks read at most four decimals (dashboard.formatting).
+
+Altair checks every object against the Vega-Lite JSON schema as it is built and again when
+Streamlit turns the chart into a spec: on the trends page that was 0.7 s of a 1.8 s render.
+The charts here are built without it (``_unchecked``) and handed to Streamlit through
+``unchecked``; tests/dashboard/test_i18n.py compiles every chart of every page with
+Vega-Lite itself instead, which catches more than the schema does.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
 import altair as alt
 import polars as pl
+from altair.utils.schemapi import debug_mode
 
 from dashboard.formatting import AXIS_HOURS, AXIS_MONEY, money, plain_numbers
 from dashboard.i18n import header, t
@@ -32,6 +43,39 @@ BAR_STEP = 20  # pixels per bar: every platform's label fits beside its bar
 # the colour that reads (dashboard.charts.ink).
 HEAT_STEPS = (1.05, 1.15, 1.3, 1.6, 2.0)
 HEAT_COLOURS = ("#fff7ec", "#fee8c8", "#fdbb84", "#fc8d59", "#d7301f", "#7f0000")
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _unchecked(build: Callable[P, R]) -> Callable[P, R]:
+    """``build`` without Altair's per-object schema check (its debug mode: a process-wide
+    flag, so two sessions building at once may each check a little; never wrongly)."""
+
+    @functools.wraps(build)
+    def built(*args: P.args, **kwargs: P.kwargs) -> R:
+        with debug_mode(False):
+            return build(*args, **kwargs)
+
+    return built
+
+
+class Unchecked:
+    """A chart as ``st.altair_chart`` takes it (Streamlit only calls ``to_dict``), turned into
+    a spec without the JSON-schema validation."""
+
+    def __init__(self, chart: alt.TopLevelMixin) -> None:
+        self.chart = chart
+
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict:
+        with debug_mode(False):
+            return self.chart.to_dict(*args, **(kwargs | {"validate": False}))
+
+
+def unchecked(chart: alt.TopLevelMixin) -> Any:
+    """``chart`` for ``st.altair_chart``, without schema validation (see the module's doc)."""
+    return Unchecked(chart)
 
 
 def _title(text: str, subtitle: str | list[str] | None = None) -> alt.TitleParams:
@@ -77,6 +121,7 @@ def heat_colour(ratio: float) -> str:
     return HEAT_COLOURS[-1]
 
 
+@_unchecked
 def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChart:
     """One panel per card with its own y-axis (a 4090 at ¥2 and an H100 at ¥15 each get a
     readable scale): a line per platform (colour) and billing mode (dash), the platforms'
@@ -145,6 +190,7 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
     )
 
 
+@_unchecked
 def compare_heatmap(prices: pl.DataFrame, title: str) -> alt.Chart:
     """Card (· billing) × platform: each cell the platform's price, coloured by how far it
     is above that card's cheapest platform (so rows of a ¥2 and a ¥15 card read alike),
@@ -193,6 +239,7 @@ def compare_heatmap(prices: pl.DataFrame, title: str) -> alt.Chart:
     )
 
 
+@_unchecked
 def compare_ranked(prices: pl.DataFrame, title: str) -> alt.ConcatChart:
     """Per card (· billing), its platforms cheapest first, every platform named beside its
     bar, each bar labelled with its price (★ the cheapest; USD-listed ones say so). One
@@ -249,6 +296,7 @@ def compare_ranked(prices: pl.DataFrame, title: str) -> alt.ConcatChart:
     return alt.concat(*panels, columns=PANEL_COLUMNS).properties(title=_title(title))
 
 
+@_unchecked
 def platform_moves(daily: pl.DataFrame, title: str, subtitle: str) -> alt.FacetChart:
     """One panel per card (· billing), own y-axis: each drawn platform's daily price over
     the window (the page's basis: lowest listing or median)."""
@@ -284,6 +332,7 @@ def platform_moves(daily: pl.DataFrame, title: str, subtitle: str) -> alt.FacetC
     )
 
 
+@_unchecked
 def value_dots(board: pl.DataFrame, x: str, x_title: str, title: str) -> alt.LayerChart:
     """Per card (a row each, labelled with its spec), each platform's figure as a dot: no
     label piles up, whatever the cards' sizes (a scatter of price against VRAM put every
@@ -316,6 +365,7 @@ def value_dots(board: pl.DataFrame, x: str, x_title: str, title: str) -> alt.Lay
     return alt.layer(dots).properties(title=_title(title), height=alt.Step(22))
 
 
+@_unchecked
 def cost_lines(
     lines: pl.DataFrame, crossings: pl.DataFrame, usage: float, title: str, subtitle: str
 ) -> alt.LayerChart:
@@ -369,6 +419,7 @@ def cost_lines(
     return alt.layer(*layers).properties(title=_title(title, subtitle))
 
 
+@_unchecked
 def breakeven_history(history: pl.DataFrame, alerts: pl.DataFrame, title: str) -> alt.LayerChart:
     """Breakeven hours per month over time (vs hourly, vs monthly plan), alerts as diamonds.
     The axis ends at 720 h, a whole month: a breakeven above it means bare metal never pays
@@ -422,6 +473,7 @@ def breakeven_history(history: pl.DataFrame, alerts: pl.DataFrame, title: str) -
     return alt.layer(*layers).properties(title=_title(title))
 
 
+@_unchecked
 def snapshot_rows(rows: pl.DataFrame, title: str) -> alt.Chart:
     """Rows per snapshot, a line per source (its palette colour) and table (dash)."""
     return (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import duckdb
 import polars as pl
@@ -37,6 +37,7 @@ CACHE_TTL_S = 60
 READ_WAIT_S = 15.0
 
 P = ParamSpec("P")
+R = TypeVar("R")
 
 
 # What the settings are read from besides the TOML: a process (a test) that changes them gets
@@ -73,8 +74,8 @@ def _cached(
     handle: Warehouse,
     args: tuple[Any, ...],
     kwargs: tuple[tuple[str, Any], ...],
-    _read: Callable[..., pl.DataFrame],
-) -> pl.DataFrame:
+    _read: Callable[..., Any],
+) -> Any:
     return _read(handle, *args, **dict(kwargs))
 
 
@@ -87,17 +88,18 @@ def _missing_table(exc: duckdb.CatalogException) -> str:
 
 
 def page_query(
-    read: Callable[Concatenate[Warehouse, P], pl.DataFrame], *, quiet: bool = False
-) -> Callable[P, pl.DataFrame | None]:
-    """``read(warehouse, **params)`` as the page calls it: ``query(**params)``, the frame for
-    the configured warehouse (cached), or None after telling the user, in place, why there
-    is nothing to show yet. Parameters must be hashable (tuples, not lists).
+    read: Callable[Concatenate[Warehouse, P], R], *, quiet: bool = False
+) -> Callable[P, R | None]:
+    """``read(warehouse, **params)`` as the page calls it: ``query(**params)``, the frame (or
+    the frames, for a batch of queries read in one connection) for the configured warehouse
+    (cached), or None after telling the user, in place, why there is nothing to show yet.
+    Parameters must be hashable (tuples, not lists).
 
     ``quiet``: say nothing for a missing table, for queries whose page shows the same
     thing without them (the other not-ready states are still reported)."""
     name = f"{read.__module__}.{read.__qualname__}"
 
-    def query(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame | None:
+    def query(*args: P.args, **kwargs: P.kwargs) -> R | None:
         try:
             return _cached(name, warehouse_handle(), args, tuple(sorted(kwargs.items())), read)
         except WarehouseMissing:
@@ -174,25 +176,14 @@ value_board = page_query(warehouse.read.dashboard.value_board)
 # Breakeven and alerts
 latest_breakeven = page_query(warehouse.read.metrics.latest_breakeven)
 breakeven_daily = page_query(warehouse.read.metrics.breakeven_daily)
-breakeven_history = page_query(warehouse.read.metrics.breakeven_history)
-alerts = page_query(warehouse.read.metrics.alerts)
-rule_states = page_query(warehouse.read.dashboard.rule_states, quiet=True)
+line_history = page_query(warehouse.read.metrics.line_history)
+alert_feed = page_query(warehouse.read.metrics.alert_feed)
 # Compare
 compare_options = page_query(warehouse.read.compare.compare_options)
 platform_prices = page_query(warehouse.read.compare.platform_prices)
 daily_prices = page_query(warehouse.read.compare.daily_prices)
-platform_moves = page_query(warehouse.read.compare.platform_moves)
-month_changes = page_query(warehouse.read.compare.month_changes)
 fx_rates_on = page_query(warehouse.read.compare.fx_rates_on, quiet=True)
-# Monthly report
-fx_in_month = page_query(warehouse.read.report.fx_in_month, quiet=True)
-platform_medians = page_query(warehouse.read.report.platform_medians)
-cheapest_platforms = page_query(warehouse.read.report.cheapest_platforms)
-breakeven_month = page_query(warehouse.read.report.breakeven_month, quiet=True)
-alerts_in_month = page_query(warehouse.read.report.alerts_in_month, quiet=True)
-# Health
-source_health = page_query(warehouse.read.dashboard.source_health)
-parser_states = page_query(warehouse.read.dashboard.parser_states, quiet=True)
-scrape_failures = page_query(warehouse.read.dashboard.scrape_failures)
-snapshot_rows = page_query(warehouse.read.dashboard.snapshot_rows)
-unknown_gpus = page_query(warehouse.read.dashboard.unknown_gpus)
+# Monthly report: its five tables in one connection
+month_report = page_query(warehouse.read.report.month_report)
+# Health: its tables in one connection
+health = page_query(warehouse.read.dashboard.health)

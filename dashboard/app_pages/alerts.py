@@ -18,8 +18,7 @@ DELIVERY = ("all", "delivered", "pending")
 NO_CARD = "—"
 
 
-def feed() -> None:
-    alerts = data.alerts()
+def feed(alerts: pl.DataFrame | None) -> None:
     if alerts is None:
         return
     if alerts.is_empty():
@@ -104,7 +103,7 @@ def targets() -> None:
         st.warning(t("alerts.no_target"))
 
 
-def watch_rules() -> None:
+def watch_rules(states: pl.DataFrame | None) -> None:
     st.subheader(t("alerts.rules"))
     rules = settings().file.alerts.rules
     if not rules:
@@ -127,7 +126,6 @@ def watch_rules() -> None:
         ]
     )
     # Where each rule stands, when the pipeline has evaluated it; rules are shown anyway.
-    states = data.rule_states()
     if states is not None and not states.is_empty():
         table = table.join(
             states.select(
@@ -146,8 +144,9 @@ def main() -> None:
     st.title(t("alerts.title"))
     simulated_banner()
     targets()
-    feed()
-    watch_rules()
+    tables = data.alert_feed()  # the feed and the rules' states in one read
+    feed(tables["alerts"] if tables is not None else None)
+    watch_rules(tables["rules"] if tables is not None else None)
 
 
 main()

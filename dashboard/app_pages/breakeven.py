@@ -132,8 +132,12 @@ def history(gpu: str, line: str) -> None:
     if frame is None or frame.is_empty():
         return
     daily = frame["snapshots"].sum() > MAX_HISTORY_POINTS
+    # every snapshot (when few) and the line's alerts in one read of the warehouse
+    found = data.line_history(gpu=gpu, source=line, snapshots=not daily)
+    if found is None:
+        return
     if not daily:
-        frame = data.breakeven_history(gpu=gpu, source=line)
+        frame = found["history"]
         if frame is None or frame.is_empty():
             return
     long = (
@@ -160,18 +164,13 @@ def history(gpu: str, line: str) -> None:
     )
     if long.is_empty():
         return
-    alerts = data.alerts()
-    marks = (
-        alerts.filter(pl.col("gpu") == gpu, pl.col("source") == line)
-        if alerts is not None and not alerts.is_empty()
-        else pl.DataFrame()
-    )
+    marks = found["alerts"]
     title = t(
         "be.history",
         start=f"{long['observed_at'].min():%Y-%m-%d}",
         end=f"{long['observed_at'].max():%Y-%m-%d}",
     ) + (t("be.daily") if daily else "")
-    st.altair_chart(charts.breakeven_history(long, marks, title), width="stretch")
+    st.altair_chart(charts.unchecked(charts.breakeven_history(long, marks, title)), width="stretch")
     if not marks.is_empty():
         show(
             marks.select(
@@ -265,7 +264,10 @@ def main() -> None:
         pl.col("mode").replace_strict({m: mode_name(m) for m in COST_MODES})
     )
     st.altair_chart(
-        charts.cost_lines(lines_frame, marks, usage, title + sim, t("be.caption")), width="stretch"
+        charts.unchecked(
+            charts.cost_lines(lines_frame, marks, usage, title + sim, t("be.caption"))
+        ),
+        width="stretch",
     )
     verdict(row, usage)
     show(row_table(row), translate=True)

@@ -20,7 +20,14 @@ from dashboard.i18n import billing_label, card_label, labels, named, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
 from dashboard.page_start import open_page
 from dashboard.tables import show
-from warehouse.read.compare import BASES, FRESH_HOURS, Basis
+from warehouse.read.compare import (
+    BASES,
+    FRESH_HOURS,
+    Basis,
+    month_changes_of,
+    month_window,
+    moves_of,
+)
 from warehouse.read.filters import OfferFilter
 
 DEFAULT_BILLING = "hourly"
@@ -261,6 +268,7 @@ def moves(chosen: OfferFilter, prices: pl.DataFrame, basis: Basis) -> None:
     if daily is None or daily.is_empty():
         st.info(t("empty.filters"))
         return
+    changes = moves_of(daily)  # the window's first and last day, from the frame drawn
     daily = pick_lines(
         named(daily),
         panel="gpu",
@@ -279,9 +287,10 @@ def moves(chosen: OfferFilter, prices: pl.DataFrame, basis: Basis) -> None:
     )
     subtitle = t("compare.hidden", n=hidden, limit=MAX_LINES) if hidden else ""
     drawn = daily.filter(pl.col("drawn")).with_columns(data_label())
-    st.altair_chart(charts.platform_moves(drawn, title, subtitle), width="content")
-    changes = data.platform_moves(query, basis=basis)
-    if changes is None or changes.is_empty():
+    st.altair_chart(
+        charts.unchecked(charts.platform_moves(drawn, title, subtitle)), width="content"
+    )
+    if changes.is_empty():
         return
     st.subheader(t("compare.moves_table", basis=t(f"basis.{basis}")))
     show(
@@ -352,14 +361,22 @@ def main() -> None:
         gpus=tuple(sorted(prices["gpu"].unique().to_list())),
         sources=tuple(sorted(prices["source"].unique().to_list())),
     )
-    changes = data.month_changes(scope, day=day, basis=basis)
+    # The same read as the moves' default window (last month and this): cached once.
+    window = data.daily_prices(month_window(scope, day), basis=basis)
+    changes = None if window is None else month_changes_of(window, day)
     headlines(prices, changes, basis)
     st.caption(t("compare.caption", at=at, hours=FRESH_HOURS, basis=t(f"basis.{basis}")))
     fx_caption(prices)
     billing = ", ".join(billing_label(b) for b in chosen.billing or ())
     what = {"billing": billing, "at": at, "basis": t(f"basis.{basis}")}
-    st.altair_chart(charts.compare_heatmap(prices, t("compare.heatmap", **what)), width="stretch")
-    st.altair_chart(charts.compare_ranked(prices, t("compare.ranked", **what)), width="content")
+    st.altair_chart(
+        charts.unchecked(charts.compare_heatmap(prices, t("compare.heatmap", **what))),
+        width="stretch",
+    )
+    st.altair_chart(
+        charts.unchecked(charts.compare_ranked(prices, t("compare.ranked", **what))),
+        width="content",
+    )
     st.subheader(t("compare.summary"))
     show(summary_table(prices, changes), translate=True)
     month(changes, basis)

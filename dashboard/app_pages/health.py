@@ -61,17 +61,13 @@ def _highlight(row: object) -> list[str]:
     return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
 
 
-def sources() -> None:
+def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
     config = settings()
     hours = config.file.thresholds.stale_after_hours
-    health = data.source_health()
-    if health is None:
-        return
     now = utcnow()
     table = freshness(health, list(config.enabled_sources()), now, hours)
     # Whether each source's pages still parse (the pipeline's drift check); a warehouse
     # from before that check has no such table, and the page goes on without the column.
-    parsers = data.parser_states()
     if parsers is not None:
         table = table.join(
             parsers.filter(pl.col("profile") == config.profile).select(
@@ -108,11 +104,8 @@ def sources() -> None:
         st.success(t("health.all_fresh", hours=hours))
 
 
-def failures() -> None:
+def failures(failed: pl.DataFrame) -> None:
     st.subheader(t("health.failures"))
-    failed = data.scrape_failures()
-    if failed is None:
-        return
     if failed.is_empty():
         st.success(t("health.no_failures"))
         return
@@ -131,14 +124,15 @@ def failures() -> None:
     )
 
 
-def snapshots() -> None:
-    rows = data.snapshot_rows()
-    if rows is None or rows.is_empty():
+def snapshots(rows: pl.DataFrame) -> None:
+    if rows.is_empty():
         return
     title = t("health.rows", n=rows.height)
     st.subheader(title)
     span = f"{rows['observed_at'].min():%Y-%m-%d %H:%M} – {rows['observed_at'].max():%Y-%m-%d %H:%M} UTC"
-    st.altair_chart(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}"), width="stretch")
+    st.altair_chart(
+        charts.unchecked(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}")), width="stretch"
+    )
     with st.expander(title):
         show(
             rows.with_columns(
@@ -148,10 +142,7 @@ def snapshots() -> None:
         )
 
 
-def unknown() -> None:
-    names = data.unknown_gpus()
-    if names is None:
-        return
+def unknown(names: pl.DataFrame) -> None:
     total = int(names["rows"].sum()) if not names.is_empty() else 0
     st.subheader(t("health.unknown", n=total))
     if names.is_empty():
@@ -173,15 +164,15 @@ def unknown() -> None:
 def main() -> None:
     st.title(t("health.title"))
     simulated_banner()
-    health = data.source_health()
-    if health is None:
+    tables = data.health()  # every table of the page in one read of the warehouse
+    if tables is None:
         return
-    if health.is_empty():
+    if tables["sources"].is_empty():
         st.info(t("health.no_runs"))
-    sources()
-    failures()
-    snapshots()
-    unknown()
+    sources(tables["sources"], tables["parsers"])
+    failures(tables["failures"])
+    snapshots(tables["snapshots"])
+    unknown(tables["unknown"])
 
 
 main()

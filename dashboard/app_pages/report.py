@@ -44,14 +44,8 @@ def default_month(choices: list[date], today: date) -> int:
 
 
 def load(month: date) -> MonthlyReport | None:
-    frames = {
-        "medians": data.platform_medians(month=month),
-        "cheapest": data.cheapest_platforms(month=month),
-        "breakeven": data.breakeven_month(month=month),
-        "alerts": data.alerts_in_month(month=month),
-        "fx": data.fx_in_month(month=month),
-    }
-    if frames["medians"] is None or frames["cheapest"] is None:
+    frames = data.month_report(month=month)  # the report's five tables in one read
+    if frames is None:
         return None
     # Tables a warehouse may not have yet (no derive, no alerts) are empty in the report.
     empty = {

@@ -283,7 +283,7 @@ def trend_chart(chosen: Chosen) -> None:
     subtitle = [t("trends.facets"), t("trends.band")]
     subtitle += [t("trends.quotes.note")] if quotes is not None and not quotes.is_empty() else []
     subtitle += [t("trends.hidden", n=hidden, limit=MAX_LINES)] if hidden else []
-    st.altair_chart(charts.trend(frame, title, subtitle), width="content")
+    st.altair_chart(charts.unchecked(charts.trend(frame, title, subtitle)), width="content")
     if (table["data"] == "SIMULATED").any():
         st.caption(t("simulated.rows"))
     st.subheader(t("trends.table"))

@@ -63,11 +63,13 @@ def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
         row=pl.format("{} · {} GB", pl.col("card_name"), pl.col("vram_gb"))
     )
     left.altair_chart(
-        charts.value_dots(
-            by_vram,
-            "cny_per_card_hour",
-            t("unit.card_hour"),
-            t("value.vram", billing=billing_label(billing), at=at),
+        charts.unchecked(
+            charts.value_dots(
+                by_vram,
+                "cny_per_card_hour",
+                t("unit.card_hour"),
+                t("value.vram", billing=billing_label(billing), at=at),
+            )
         ),
         width="stretch",
     )
@@ -75,11 +77,13 @@ def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
         row=pl.format("{} · {} TFLOPS", pl.col("card_name"), pl.col("fp16_tflops_dense").round(0))
     )
     right.altair_chart(
-        charts.value_dots(
-            by_tflops,
-            "cny_per_tflop_hour",
-            t("axis.tflop_hour"),
-            t("value.tflops", billing=billing_label(billing), at=at),
+        charts.unchecked(
+            charts.value_dots(
+                by_tflops,
+                "cny_per_tflop_hour",
+                t("axis.tflop_hour"),
+                t("value.tflops", billing=billing_label(billing), at=at),
+            )
         ),
         width="stretch",
     )

@@ -166,7 +166,11 @@ def platform_moves(
     """Per card, platform and billing mode over [start, end]: the first and last day's price
     on ``basis`` (``daily_prices``), the change between them and the window's low and high
     of that daily price."""
-    daily = daily_prices(warehouse, offers, basis)
+    return moves_of(daily_prices(warehouse, offers, basis))
+
+
+def moves_of(daily: pl.DataFrame) -> pl.DataFrame:
+    """``platform_moves`` of a ``daily_prices`` frame the caller already has."""
     return (
         daily.sort("period")
         .group_by("gpu", "source", "billing", maintain_order=True)
@@ -205,12 +209,22 @@ def month_changes(
       previous month when ``day`` ends its month); ``mom`` = mtd ÷ previous − 1 (NULL when
       the platform has no price in those days, never 0).
     """
+    return month_changes_of(daily_prices(warehouse, month_window(offers, day), basis), day)
+
+
+def month_window(offers: OfferFilter, day: date) -> OfferFilter:
+    """``offers`` over the days ``month_changes`` reads: the 1st of last month to ``day``."""
+    previous = (day.replace(day=1) - timedelta(days=1)).replace(day=1)
+    return replace(offers, start=previous, end=day)
+
+
+def month_changes_of(daily: pl.DataFrame, day: date) -> pl.DataFrame:
+    """``month_changes`` of a ``daily_prices`` frame over ``month_window`` (the caller's)."""
     month = day.replace(day=1)
     previous = (month - timedelta(days=1)).replace(day=1)
     through = min(previous + timedelta(days=day.day - 1), month - timedelta(days=1))
     if day == (month + timedelta(days=32)).replace(day=1) - timedelta(days=1):
         through = month - timedelta(days=1)  # a whole month against a whole month
-    daily = daily_prices(warehouse, replace(offers, start=previous, end=day), basis)
     market = (
         daily.sort("cny_per_card_hour", "source")
         .group_by("period", "gpu", "billing")

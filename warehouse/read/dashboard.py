@@ -23,8 +23,9 @@ from typing import Any, Literal
 import duckdb
 import polars as pl
 
+from warehouse.read.batch import read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
-from warehouse.store.db import read_connection, read_frame
+from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served, serving_connection
 
@@ -405,100 +406,78 @@ def value_board(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
-def rule_states(warehouse: Warehouse) -> pl.DataFrame:
-    """Where each watch rule stands (alert_rule_state): its cursor, baseline and mode."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT rule, last_observed_at, last_value, baseline_observed_at, baseline_value,
-               mode, updated_at
-        FROM alert_rule_state ORDER BY rule
-        """,
+# The data-health page's tables, read together (``health``).
+SOURCE_HEALTH = """
+    WITH newest AS (
+        SELECT source, finished_at AS last_run_at, status AS last_status, error AS last_error
+        FROM scrape_run
+        QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
+    ), counts AS (
+        SELECT source,
+               max(finished_at) FILTER (WHERE status = 'ok') AS last_ok_at,
+               count(*) AS runs,
+               count(*) FILTER (WHERE status = 'failed') AS failed_runs,
+               count(*) FILTER (WHERE status = 'partial') AS partial_runs
+        FROM scrape_run GROUP BY source
     )
-
-
-def source_health(warehouse: Warehouse) -> pl.DataFrame:
-    """Per source: the newest successful (status ok) scrape, the newest attempt and how it
-    ended, and how many runs failed."""
-    return read_frame(
-        warehouse,
-        """
-        WITH newest AS (
-            SELECT source, finished_at AS last_run_at, status AS last_status,
-                   error AS last_error
-            FROM scrape_run
-            QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
-        ), counts AS (
-            SELECT source,
-                   max(finished_at) FILTER (WHERE status = 'ok') AS last_ok_at,
-                   count(*) AS runs,
-                   count(*) FILTER (WHERE status = 'failed') AS failed_runs,
-                   count(*) FILTER (WHERE status = 'partial') AS partial_runs
-            FROM scrape_run GROUP BY source
-        )
-        SELECT c.source, c.last_ok_at, n.last_run_at, n.last_status, n.last_error,
-               c.runs, c.failed_runs, c.partial_runs
-        FROM counts c JOIN newest n USING (source) ORDER BY c.source
-        """,
-    )
-
-
-def parser_states(warehouse: Warehouse) -> pl.DataFrame:
-    """Per source and profile, whether its pages still parse (source_health, kept by the
-    pipeline's drift check: ok, or broken since when and why)."""
-    return read_frame(
-        warehouse,
-        "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile",
-    )
-
-
-def scrape_failures(warehouse: Warehouse, limit: int = 50) -> pl.DataFrame:
-    """Failed and partial scrapes with their recorded errors, newest first."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT finished_at, source, status, as_of, pages, rows, error FROM scrape_run
-        WHERE status IN ('failed', 'partial') ORDER BY finished_at DESC LIMIT $limit
-        """,
-        {"limit": limit},
-    )
-
-
-def snapshot_rows(warehouse: Warehouse, limit: int = 120) -> pl.DataFrame:
-    """Rows per snapshot (one source, one observed_at) for offers and quotes, newest
-    ``limit`` snapshots, with how many rows had an unknown card."""
-    return read_frame(
-        warehouse,
-        """
-        WITH snaps AS (
-            SELECT observed_at, source, 'offer' AS kind, count(*) AS rows,
-                   count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
-                   bool_or(simulated) AS simulated
-            FROM offer GROUP BY observed_at, source
-            UNION ALL
-            SELECT observed_at, source, 'spot_quote' AS kind, count(*) AS rows,
-                   count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
-                   bool_or(simulated) AS simulated
-            FROM spot_quote GROUP BY observed_at, source
-        )
-        SELECT * FROM snaps ORDER BY observed_at DESC, source, kind LIMIT $limit
-        """,
-        {"limit": limit},
-    )
-
-
-def unknown_gpus(warehouse: Warehouse) -> pl.DataFrame:
-    """GPU names no rule maps to a canonical card, as printed, with where and how often."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
-               min(observed_at) AS first_seen, max(observed_at) AS last_seen
-        FROM offer WHERE gpu = 'unknown' GROUP BY ALL
+    SELECT c.source, c.last_ok_at, n.last_run_at, n.last_status, n.last_error,
+           c.runs, c.failed_runs, c.partial_runs
+    FROM counts c JOIN newest n USING (source) ORDER BY c.source
+"""
+PARSER_STATES = (
+    "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile"
+)
+SCRAPE_FAILURES = """
+    SELECT finished_at, source, status, as_of, pages, rows, error FROM scrape_run
+    WHERE status IN ('failed', 'partial') ORDER BY finished_at DESC LIMIT $limit
+"""
+SNAPSHOT_ROWS = """
+    WITH snaps AS (
+        SELECT observed_at, source, 'offer' AS kind, count(*) AS rows,
+               count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
+               bool_or(simulated) AS simulated
+        FROM offer GROUP BY observed_at, source
         UNION ALL
-        SELECT 'spot_quote' AS kind, source, gpu_name_raw, count(*) AS rows,
-               min(observed_at) AS first_seen, max(observed_at) AS last_seen
-        FROM spot_quote WHERE gpu = 'unknown' GROUP BY ALL
-        ORDER BY rows DESC, source, gpu_name_raw
-        """,
+        SELECT observed_at, source, 'spot_quote' AS kind, count(*) AS rows,
+               count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
+               bool_or(simulated) AS simulated
+        FROM spot_quote GROUP BY observed_at, source
+    )
+    SELECT * FROM snaps ORDER BY observed_at DESC, source, kind LIMIT $limit
+"""
+UNKNOWN_GPUS = """
+    SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
+           min(observed_at) AS first_seen, max(observed_at) AS last_seen
+    FROM offer WHERE gpu = 'unknown' GROUP BY ALL
+    UNION ALL
+    SELECT 'spot_quote' AS kind, source, gpu_name_raw, count(*) AS rows,
+           min(observed_at) AS first_seen, max(observed_at) AS last_seen
+    FROM spot_quote WHERE gpu = 'unknown' GROUP BY ALL
+    ORDER BY rows DESC, source, gpu_name_raw
+"""
+
+
+def health(
+    warehouse: Warehouse, failures: int = 50, snapshots: int = 120
+) -> dict[str, pl.DataFrame | None]:
+    """The data-health page's tables, read in one connection (warehouse.read.batch):
+
+    * ``sources``: per source the newest successful (status ok) scrape, the newest attempt
+      and how it ended, and how many runs failed or were partial;
+    * ``parsers``: per source and profile whether its pages still parse (source_health, the
+      pipeline's drift check; None on a warehouse from before it);
+    * ``failures``: the newest ``failures`` failed and partial scrapes with their errors;
+    * ``snapshots``: rows per snapshot (one source, one observed_at) of offers and quotes,
+      the newest ``snapshots``, with how many rows had an unknown card;
+    * ``unknown``: GPU names no rule maps to a card, as printed, where and how often."""
+    return read_frames(
+        warehouse,
+        {
+            "sources": (SOURCE_HEALTH, None),
+            "parsers": (PARSER_STATES, None),
+            "failures": (SCRAPE_FAILURES, {"limit": failures}),
+            "snapshots": (SNAPSHOT_ROWS, {"limit": snapshots}),
+            "unknown": (UNKNOWN_GPUS, None),
+        },
+        optional=("parsers",),
     )

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
+from warehouse.read.batch import Query, read_frames
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 
@@ -63,25 +64,24 @@ _MEDIANS = """
 """
 
 
-def platform_medians(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per card, platform and billing mode: the month's median CNY per card-hour, the month
-    before's, month over month (a fraction: 0.05 = +5 %), how many observations and days,
-    the currencies listed in, SIMULATED or not, and the first and last observation."""
-    return read_frame(
-        warehouse,
+def platform_medians_query(month: date) -> Query:
+    """The SQL and parameters of ``platform_medians``."""
+    return (
         _MEDIANS + "SELECT * FROM medians ORDER BY gpu, billing, median_cny_per_card_hour, source",
         _bounds(month, previous=True),
     )
 
 
-def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per card and billing mode: the platform with the lowest monthly median, its median
-    and month over month, the runner-up, the dearest platform, the spread (max / min and
-    max − min, CNY per card-hour) and how many platforms quote it. The seeds' published
-    reference prices (``*-published``) are no platform and are left out, as in the
-    cross-platform cheapest line (docs/METRICS.md)."""
-    return read_frame(
-        warehouse,
+def platform_medians(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per card, platform and billing mode: the month's median CNY per card-hour, the month
+    before's, month over month (a fraction: 0.05 = +5 %), how many observations and days,
+    the currencies listed in, SIMULATED or not, and the first and last observation."""
+    return read_frame(warehouse, *platform_medians_query(month))
+
+
+def cheapest_platforms_query(month: date) -> Query:
+    """The SQL and parameters of ``cheapest_platforms``."""
+    return (
         _MEDIANS
         + f"""
         , ranked AS (
@@ -107,13 +107,18 @@ def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
     )
 
 
-def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per card and line (each platform, and the cross-platform ``cheapest`` line first):
-    the month's median bare-metal CNY per card-month, hourly and monthly-plan CNY per
-    card-hour, and breakeven hours per month against each, with the snapshots counted (a
-    snapshot without a breakeven counts, its NULL does not: the median is of the others)."""
-    return read_frame(
-        warehouse,
+def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per card and billing mode: the platform with the lowest monthly median, its median
+    and month over month, the runner-up, the dearest platform, the spread (max / min and
+    max − min, CNY per card-hour) and how many platforms quote it. The seeds' published
+    reference prices (``*-published``) are no platform and are left out, as in the
+    cross-platform cheapest line (docs/METRICS.md)."""
+    return read_frame(warehouse, *cheapest_platforms_query(month))
+
+
+def breakeven_month_query(month: date) -> Query:
+    """The SQL and parameters of ``breakeven_month``."""
+    return (
         """
         SELECT gpu, source, scope,
                median(bare_metal_cny_per_card_month)::DOUBLE AS bare_metal_cny_per_card_month,
@@ -131,10 +136,17 @@ def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     )
 
 
-def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """The alerts raised (created) in the month, oldest first."""
-    return read_frame(
-        warehouse,
+def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per card and line (each platform, and the cross-platform ``cheapest`` line first):
+    the month's median bare-metal CNY per card-month, hourly and monthly-plan CNY per
+    card-hour, and breakeven hours per month against each, with the snapshots counted (a
+    snapshot without a breakeven counts, its NULL does not: the median is of the others)."""
+    return read_frame(warehouse, *breakeven_month_query(month))
+
+
+def alerts_in_month_query(month: date) -> Query:
+    """The SQL and parameters of ``alerts_in_month``."""
+    return (
         """
         SELECT created_at, kind, rule, gpu, source, old_value, new_value, old_mode, new_mode,
                new_observed_at, delivered_at, message, simulated
@@ -146,15 +158,14 @@ def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     )
 
 
-def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per currency other than CNY, what the month's listings in it were converted at, from
-    those rows themselves (the report's own rows, not whatever fx_rate holds for the month):
-    how many observations and which platforms; for each, the rate the load used (the newest
-    ``fx_rate`` on or before its day, as warehouse.ingest.money prices it): lowest, highest,
-    the newest and its day, how many days of rates, where they come from, and how many
-    observations predate every stored rate (priced at a default no longer on record)."""
-    return read_frame(
-        warehouse,
+def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """The alerts raised (created) in the month, oldest first."""
+    return read_frame(warehouse, *alerts_in_month_query(month))
+
+
+def fx_in_month_query(month: date) -> Query:
+    """The SQL and parameters of ``fx_in_month``."""
+    return (
         """
         WITH listed AS (
             SELECT o.currency, o.source, o.observed_at, f.cny_per_unit, f.day AS rate_day,
@@ -175,3 +186,31 @@ def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
         """,
         _bounds(month),
     )
+
+
+def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per currency other than CNY, what the month's listings in it were converted at, from
+    those rows themselves (the report's own rows, not whatever fx_rate holds for the month):
+    how many observations and which platforms; for each, the rate the load used (the newest
+    ``fx_rate`` on or before its day, as warehouse.ingest.money prices it): lowest, highest,
+    the newest and its day, how many days of rates, where they come from, and how many
+    observations predate every stored rate (priced at a default no longer on record)."""
+    return read_frame(warehouse, *fx_in_month_query(month))
+
+
+# The report's tables a warehouse may not have yet (no derive, no alerts, no FX table).
+OPTIONAL = ("breakeven", "alerts", "fx")
+
+
+def month_report(warehouse: Warehouse, month: date) -> dict[str, pl.DataFrame | None]:
+    """Every table of the month's report, read in one connection (warehouse.read.batch): one
+    wait for the lock while the pipeline writes, not five. Keys: medians, cheapest,
+    breakeven, alerts, fx (the last three None on a warehouse without their table)."""
+    queries = {
+        "medians": platform_medians_query(month),
+        "cheapest": cheapest_platforms_query(month),
+        "breakeven": breakeven_month_query(month),
+        "alerts": alerts_in_month_query(month),
+        "fx": fx_in_month_query(month),
+    }
+    return read_frames(warehouse, queries, optional=OPTIONAL)
