@@ -265,7 +265,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "带状区 = 各平台最低–最高，线 = 中位数",
         "band = min–max across platforms, line = median",
     ),
-    "trends.quotes": ("叠加市场报价 (spot_quote)", "Overlay market quotes (spot_quote)"),
+    "trends.quotes": ("市场报价", "Market quotes"),
     "trends.quotes.note": (
         "虚线为市场报价：各地区均值，整机包月均价折算为元/卡时；地区筛选只作用于平台挂牌。",
         "Dashed lines are market quotes: mean over regions, whole-server monthly average as "
@@ -497,7 +497,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "alerts.since": ("起始日期 (UTC)", "Created since (UTC)"),
     "alerts.delivery": ("投递状态", "Delivery"),
     "alerts.all": ("全部", "all"),
-    "alerts.no_card": ("—（关于来源，不是某张卡）", "— (about a source, not a card)"),
+    "alerts.no_card": ("— 来源", "— source"),
     "kind.breakeven_shift": ("盈亏平衡移动", "breakeven shift"),
     "kind.mode_flip": ("租用方式翻转", "rent-mode flip"),
     "kind.scraper_broken": ("抓取失效", "scraper broken"),
@@ -707,11 +707,24 @@ def named(frame: pl.DataFrame, gpu: str = "gpu", billing: str = "billing") -> pl
 
 
 def labels(values: Iterable[Any], name: Callable[[Any], str]) -> Callable[[Any], str]:
-    """A widget's ``format_func``: each value's label computed now, in the page's language.
-    Streamlit (and AppTest) may format a choice again after the script ran, outside the
-    session, where the language cannot be read."""
+    """A widget's ``format_func``: each value's label computed now (Streamlit and AppTest
+    may format a choice again after the script ran, outside the session). ``name`` must
+    not depend on the language (``both``, ``billing_both``): the browser keeps a choice by
+    its label, and a label that changed with the toggle showed no choice at all."""
     table = {value: name(value) for value in values}
     return lambda value: table.get(value, str(value))
+
+
+def billing_both(billing: str) -> str:
+    """A billing mode's name in both languages ("按时计费 hourly"), for a choice widget."""
+    zh, en = billing_name(billing, english=False), billing_name(billing, english=True)
+    return zh if zh == en else f"{zh} {en}"
+
+
+def header_both(name: str) -> str:
+    """A column's name in both languages, for a choice widget."""
+    zh = HEADERS.get(name, name)
+    return zh if zh == name else f"{zh} {name}"
 
 
 def both(key: str) -> str:

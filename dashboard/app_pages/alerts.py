@@ -7,9 +7,9 @@ import streamlit as st
 
 from configuration.errors import ConfigError
 from dashboard import data
-from dashboard.alert_table import alert_table, kind_label
+from dashboard.alert_table import KINDS, alert_table
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import card_label, labels, t
+from dashboard.i18n import both, card_label, labels, t
 from dashboard.tables import show
 
 DELIVERY = ("all", "delivered", "pending")
@@ -35,7 +35,7 @@ def feed(alerts: pl.DataFrame | None) -> None:
             t("alerts.kind"),
             kinds,
             default=kinds,
-            format_func=labels(kinds, kind_label),
+            format_func=labels(kinds, lambda k: both(f"kind.{k}") if k in KINDS else k),
             placeholder=t("choose"),
             key="al_kind",
         )
@@ -44,7 +44,7 @@ def feed(alerts: pl.DataFrame | None) -> None:
             cards,
             default=cards,
             format_func=labels(
-                cards, lambda c: t("alerts.no_card") if c == NO_CARD else card_label(c)
+                cards, lambda c: both("alerts.no_card") if c == NO_CARD else card_label(c)
             ),
             placeholder=t("choose"),
             key="al_cards",
@@ -57,7 +57,7 @@ def feed(alerts: pl.DataFrame | None) -> None:
         delivery = e.radio(
             t("alerts.delivery"),
             DELIVERY,
-            format_func=labels(DELIVERY, lambda v: t(f"alerts.{v}")),
+            format_func=labels(DELIVERY, lambda v: both(f"alerts.{v}")),
             horizontal=True,
             key="al_delivery",
         )

@@ -12,7 +12,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
 from dashboard.formatting import pays_off
-from dashboard.i18n import card_label, labels, t
+from dashboard.i18n import both, card_label, labels, t
 from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -227,7 +227,7 @@ def choose(latest: pl.DataFrame) -> tuple[str, str]:
     line = b.selectbox(
         t("f.platform"),
         lines,
-        format_func=labels(lines, lambda s: t("be.cheapest") if s == CHEAPEST else s),
+        format_func=labels(lines, lambda s: both("be.cheapest") if s == CHEAPEST else s),
         key="be_line",
     )
     return gpu, line

@@ -14,7 +14,7 @@ from dashboard import charts, data
 from dashboard.data import data_label
 from dashboard.export import export_buttons
 from dashboard.formatting import money, percent
-from dashboard.i18n import billing_label, card_label, labels, named, t
+from dashboard.i18n import billing_both, billing_label, both, card_label, labels, named, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
 from dashboard.page_start import open_page
 from dashboard.tables import show
@@ -68,7 +68,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             t("f.billing"),
             billing_all,
             default=billing_default,
-            format_func=labels(billing_all, billing_label),
+            format_func=labels(billing_all, billing_both),
             placeholder=t("choose"),
             key="tr_billing",
         )
@@ -90,7 +90,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         grain = f.radio(
             t("f.grain"),
             GRAINS,
-            format_func=labels(GRAINS, lambda g: t(f"grain.{g}")),
+            format_func=labels(GRAINS, lambda g: both(f"grain.{g}")),
             horizontal=True,
             key="tr_grain",
         )

@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import billing_label, header, labels, named, t
+from dashboard.i18n import billing_both, billing_label, header_both, labels, named, t
 from dashboard.tables import show
 
 # Sort keys: the table's column (its English header) and the board's column; cheaper first
@@ -106,14 +106,14 @@ def main() -> None:
         t("f.billing"),
         modes,
         index=modes.index("hourly") if "hourly" in modes else 0,
-        format_func=labels(modes, billing_label),
+        format_func=labels(modes, billing_both),
         key="va_billing",
     )
     chosen = b.multiselect(
         t("f.platforms"), platforms, default=platforms, placeholder=t("choose"), key="va_platforms"
     )
     sort = c.selectbox(
-        t("value.sort"), list(SORTS), format_func=labels(SORTS, header), key="va_sort"
+        t("value.sort"), list(SORTS), format_func=labels(SORTS, header_both), key="va_sort"
     )
     shown = board.filter(pl.col("billing") == billing, pl.col("source").is_in(chosen))
     if shown.is_empty():

@@ -221,6 +221,11 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
                 "() => document.querySelector('h1')?.innerText === 'GPU rental price trends'",
                 timeout=TIMEOUT_MS,
             )
+            # The choices made survive the toggle: the browser keeps a choice by its label,
+            # so choice labels do not change with the language (dashboard.i18n.both).
+            wait_rendered(page, 1)
+            grain = page.locator('[data-testid="stRadio"]').first
+            assert grain.locator("input:checked").count() == 1, "no grain chosen after the toggle"
             for name, path, _, title, charts in PAGES:
                 link = page.locator(f'[data-testid="stSidebarNavLink"][href$="/{path}"]').first
                 link.click()
