@@ -416,7 +416,11 @@ def cost_lines(
                 align="right", dx=-8, dy=-10, fontWeight="bold", color="crimson"
             ).encode(text="label:N")
         )
-    return alt.layer(*layers).properties(title=_title(title, subtitle))
+    # The top padding: stretched to the page's width, the chart's two-line title was cut at
+    # its top edge in Chromium.
+    return alt.layer(*layers).properties(
+        title=_title(title, subtitle), height=300, padding={"top": 16, "left": 5, "right": 5}
+    )
 
 
 @_unchecked
@@ -496,7 +500,7 @@ def snapshot_rows(rows: pl.DataFrame, title: str) -> alt.Chart:
                 alt.Tooltip("source:N", title=header("platform")),
                 alt.Tooltip("kind:N", title=header("table")),
                 alt.Tooltip("rows:Q", title=header("rows")),
-                alt.Tooltip("unknown_gpu:Q", title=header("unknown_gpu")),
+                alt.Tooltip("unknown_gpu:Q", title=header("unknown cards")),
             ],
         )
         .properties(title=_title(title))

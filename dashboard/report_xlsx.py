@@ -56,6 +56,31 @@ class MonthlyReport:
         )
 
 
+def same_days(report: MonthlyReport) -> tuple[date, date] | None:
+    """The days of the month before that month over month compares with, when the report's
+    month is in progress (its data ends before its last day); None for whole months."""
+    medians = report.medians
+    if medians.is_empty() or "whole_month" not in medians.columns or medians["whole_month"][0]:
+        return None
+    through = medians["month_through"][0]
+    previous = previous_month(report.month)
+    last = min(through.day, (report.month - previous).days)
+    return previous, previous.replace(day=last)
+
+
+def mom_basis(report: MonthlyReport) -> str:
+    """What the workbook's month over month compares, in words."""
+    previous = f"{previous_month(report.month):%Y-%m}"
+    days = same_days(report)
+    if days is None:
+        return f"MoM compares whole months, {report.label} against {previous}"
+    through = report.medians["month_through"][0]
+    return (
+        f"MoM compares month to date, {report.month:%Y-%m-%d} to {through:%Y-%m-%d}, against "
+        f"the same days {days[0]:%Y-%m-%d} to {days[1]:%Y-%m-%d} ({report.label} is not over)"
+    )
+
+
 def _data_note(frame: pl.DataFrame) -> str:
     if frame.is_empty() or "simulated" not in frame.columns:
         return "数据 Data: no rows for this month"
@@ -204,8 +229,8 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
             "median by platform",
             f"Median price per card, platform and billing mode, {report.label}",
             f"{unit}, the median of every observation in the month; MoM = median "
-            f"{report.label} ÷ median {previous} − 1 (0.05 = +5 %), whole months; an empty "
-            "cell = no value",
+            f"{report.label} ÷ median {previous} − 1 (0.05 = +5 %); {mom_basis(report)}; "
+            "an empty cell = no value",
             medians,
         ),
         (

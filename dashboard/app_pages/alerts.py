@@ -7,7 +7,7 @@ import streamlit as st
 
 from configuration.errors import ConfigError
 from dashboard import data
-from dashboard.alert_table import KINDS, alert_table
+from dashboard.alert_table import KINDS, alert_table, mode_label
 from dashboard.data import settings, simulated_banner
 from dashboard.i18n import both, card_label, labels, t
 from dashboard.tables import show
@@ -76,12 +76,12 @@ def feed(alerts: pl.DataFrame | None) -> None:
     show(
         alert_table(
             shown.with_columns(pl.col("gpu").replace(NO_CARD, None)),
-            "old_mode",
-            "new_mode",
+            pl.col("old_mode").map_elements(mode_label, return_dtype=pl.String).alias("from mode"),
+            pl.col("new_mode").map_elements(mode_label, return_dtype=pl.String).alias("to mode"),
             pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
             pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
-            "attempts",
-            "last_error",
+            pl.col("attempts").alias("delivery attempts"),
+            pl.col("last_error").alias("last delivery error"),
             pl.col("resolved_at").dt.strftime("%Y-%m-%d %H:%M").alias("resolved (UTC)"),
             "resolution",
         ),
@@ -116,7 +116,7 @@ def watch_rules(states: pl.DataFrame | None) -> None:
                 "card": card_label(r.gpu),
                 "line": r.source or t("be.cheapest"),
                 "usage h/month": r.usage_hours,
-                "against": r.against,
+                "against": mode_label(r.against),
                 "threshold": f"{r.threshold_hours:g} h"
                 if r.threshold_hours is not None
                 else f"{r.threshold_pct:g} %",
@@ -130,7 +130,9 @@ def watch_rules(states: pl.DataFrame | None) -> None:
         table = table.join(
             states.select(
                 "rule",
-                pl.col("mode").alias("cheaper mode now"),
+                pl.col("mode")
+                .map_elements(mode_label, return_dtype=pl.String)
+                .alias("cheaper mode now"),
                 pl.col("last_value").round(1).alias("breakeven now h"),
                 pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("as of (UTC)"),
             ),

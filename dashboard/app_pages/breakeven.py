@@ -10,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.alert_table import kind_label
 from dashboard.data import data_label, simulated_banner
 from dashboard.formatting import pays_off
 from dashboard.i18n import both, card_label, labels, t
@@ -175,7 +176,7 @@ def history(gpu: str, line: str) -> None:
         show(
             marks.select(
                 pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
-                "kind",
+                pl.col("kind").map_elements(kind_label, return_dtype=pl.String),
                 "rule",
                 pl.col("old_value").round(1).alias("from h/month"),
                 pl.col("new_value").round(1).alias("to h/month"),
@@ -206,9 +207,9 @@ def row_table(row: dict[str, Any]) -> pl.DataFrame:
         .alias("monthly plan CNY per card-hour"),
         pl.lit(verdict_text(hours["breakeven_hours_vs_hourly"])).alias("breakeven vs hourly"),
         pl.lit(verdict_text(hours["breakeven_hours_vs_monthly"])).alias("breakeven vs monthly"),
-        "bare_metal_offer",
-        "hourly_offer",
-        "monthly_offer",
+        pl.col("bare_metal_offer").alias("bare metal listing"),
+        pl.col("hourly_offer").alias("hourly listing"),
+        pl.col("monthly_offer").alias("monthly plan listing"),
         data_label(),
     )
 

@@ -115,7 +115,7 @@ def failures(failed: pl.DataFrame) -> None:
             "source",
             "status",
             pl.col("error").map_elements(reason_first, return_dtype=pl.String),
-            "as_of",
+            pl.col("as_of").alias("day asked for"),
             "pages",
             "rows",
         ),
@@ -137,7 +137,17 @@ def snapshots(rows: pl.DataFrame) -> None:
         show(
             rows.with_columns(
                 pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)")
-            ).select("observed (UTC)", "source", "kind", "rows", "unknown_gpu", "simulated"),
+            ).select(
+                "observed (UTC)",
+                "source",
+                pl.col("kind").alias("table"),
+                "rows",
+                pl.col("unknown_gpu").alias("unknown cards"),
+                pl.when(pl.col("simulated"))
+                .then(pl.lit("SIMULATED"))
+                .otherwise(pl.lit("real"))
+                .alias("data"),
+            ),
             translate=True,
         )
 
@@ -150,9 +160,9 @@ def unknown(names: pl.DataFrame) -> None:
         return
     show(
         names.select(
-            "kind",
+            pl.col("kind").alias("table"),
             "source",
-            "gpu_name_raw",
+            pl.col("gpu_name_raw").alias("name as listed"),
             "rows",
             pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M").alias("first seen (UTC)"),
             pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M").alias("last seen (UTC)"),

@@ -16,10 +16,10 @@ from dashboard.export import XLSX_MIME
 from dashboard.formatting import pays_off
 from dashboard.i18n import named, t
 from dashboard.page_start import open_page
-from dashboard.report_xlsx import MonthlyReport, charts_png, workbook_bytes
+from dashboard.report_xlsx import MonthlyReport, charts_png, same_days, workbook_bytes
 from dashboard.tables import show
 from warehouse.derive.metrics import CHEAPEST
-from warehouse.read.report import next_month
+from warehouse.read.report import next_month, previous_month
 from warehouse.store.db import utcnow
 
 UNIT = "CNY per card-hour"
@@ -84,6 +84,10 @@ def fx_caption(fx: pl.DataFrame) -> None:
         )
 
 
+def days_before(report: MonthlyReport) -> date:
+    return previous_month(report.month)
+
+
 def _verdict(hours: float | None) -> str:
     if hours is None:
         return "—"
@@ -92,6 +96,18 @@ def _verdict(hours: float | None) -> str:
 
 def preview(report: MonthlyReport) -> None:
     st.subheader(t("report.medians"))
+    days = same_days(report)
+    if days is None:
+        compared = t("mom.whole", month=report.label, previous=f"{days_before(report):%Y-%m}")
+    else:
+        compared = t(
+            "mom.same_days",
+            start=f"{report.month:%Y-%m-%d}",
+            end=f"{report.medians['month_through'][0]:%Y-%m-%d}",
+            pstart=f"{days[0]:%Y-%m-%d}",
+            pend=f"{days[1]:%Y-%m-%d}",
+        )
+    st.caption(t("report.mom", compared=compared))
     show(
         named(report.medians).select(
             pl.col("card_name").alias("card"),

@@ -21,7 +21,8 @@ SORTS = {
 
 
 def board_table(board: pl.DataFrame) -> pl.DataFrame:
-    """The figures, narrow enough for the page (the specs behind them in ``specs_table``)."""
+    """The figures, narrow enough for the page without scrolling sideways (the specs behind
+    them in ``specs_table``, and in the charts' row labels)."""
     return board.select(
         pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
@@ -29,9 +30,6 @@ def board_table(board: pl.DataFrame) -> pl.DataFrame:
         pl.col("cny_per_tflop_hour").round(5).alias("CNY per TFLOP-hour"),
         pl.col("cny_per_gb_hour").round(5).alias("CNY per GB-hour"),
         pl.col("cny_per_tbps_hour").round(4).alias("CNY per TB/s-hour"),
-        pl.col("vram_gb").alias("VRAM GB"),
-        pl.col("fp16_tflops_dense").alias("FP16 TFLOPS (dense)"),
-        pl.col("bandwidth_tbs").round(2).alias("bandwidth TB/s"),
         pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
         data_label(),
         pl.col("gpu").alias("card id"),
@@ -58,7 +56,9 @@ def specs_table(board: pl.DataFrame) -> pl.DataFrame:
 def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
     """Each card a row (labelled with its VRAM, or its TFLOPS), each platform a dot."""
     priced = shown.with_columns(data_label())
-    left, right = st.columns(2)
+    # One above the other, each as wide as the page: side by side, their titles and
+    # legends were cut.
+    left = right = st
     by_vram = priced.filter(pl.col("vram_gb").is_not_null()).with_columns(
         row=pl.format("{} · {} GB", pl.col("card_name"), pl.col("vram_gb"))
     )
@@ -74,7 +74,11 @@ def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
         width="stretch",
     )
     by_tflops = priced.filter(pl.col("fp16_tflops_dense").is_not_null()).with_columns(
-        row=pl.format("{} · {} TFLOPS", pl.col("card_name"), pl.col("fp16_tflops_dense").round(0))
+        row=pl.format(
+            "{} · {} TFLOPS",
+            pl.col("card_name"),
+            pl.col("fp16_tflops_dense").round(0).cast(pl.Int64),
+        )
     )
     right.altair_chart(
         charts.unchecked(

@@ -193,14 +193,15 @@ TABLES = {
     "tr_changes": "MoM %",
     "tr_latest": "listed price",
     "va_table": "CNY per TFLOP-hour",
+    "va_specs": "interconnect",
     "be_row": "breakeven vs hourly",
     "be_alerts": "from h/month",
     "al_feed": "created (UTC)",
     "al_rules": "usage h/month",
     "he_sources": "hours since success",
     "he_failures": "error",
-    "he_rows": "unknown_gpu",
-    "he_unknown": "gpu_name_raw",
+    "he_rows": "unknown cards",
+    "he_unknown": "name as listed",
 }
 
 

@@ -41,7 +41,7 @@ def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
     app.multiselect(key="al_kind").set_value(["mode_flip"]).run()
     flips = table(app, "al_feed")
     assert list(flips["kind"]) == ["租用方式翻转"]  # mode_flip, named
-    assert flips.iloc[0]["old_mode"] == "hourly" and flips.iloc[0]["new_mode"] == "bare_metal"
+    assert flips.iloc[0]["from mode"] == "按时容器" and flips.iloc[0]["to mode"] == "裸金属"
     app.multiselect(key="al_kind").set_value(["breakeven_shift", "mode_flip"]).run()
     assert len(table(app, "al_feed")) == 7
     app.multiselect(key="al_cards").set_value(["910b-64g"]).run()
@@ -80,7 +80,7 @@ def test_watch_rules_in_force_come_from_the_settings(use_seeded: Seeded) -> None
     assert rules.loc["4090 box", "threshold"] == "2 %"
     assert rules.loc["910B cheapest", "line"] == "跨平台最低"  # the cheapest line, named
     assert rules.loc["910B cheapest", "threshold"] == "10 h"
-    assert rules.loc["4090 box", "cheaper mode now"] == "bare_metal"
+    assert rules.loc["4090 box", "cheaper mode now"] == "裸金属"  # bare_metal, named
 
 
 def test_no_rules_and_no_alerts_are_explained(
@@ -120,12 +120,13 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     assert sources.loc["jygpu", "last run status"] == "failed"  # tried, but no success since
     rows = table(app, "he_rows")
     newest = rows[(rows["observed (UTC)"] == "2026-09-10 02:00") & (rows["source"] == "jygpu")]
-    assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown_gpu"] == 1
+    assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown cards"] == 1
     (rows_chart,) = charts(app)
     assert any("UTC" in x for x in titles(rows_chart))
     unknown = table(app, "he_unknown")
     assert (
-        list(unknown["gpu_name_raw"]) == [UNKNOWN_NAME] and unknown.iloc[0]["rows"] == UNKNOWN_ROWS
+        list(unknown["name as listed"]) == [UNKNOWN_NAME]
+        and unknown.iloc[0]["rows"] == UNKNOWN_ROWS
     )
     assert f"未识别的 GPU 名称：{UNKNOWN_ROWS} 行" in texts(app)
 

@@ -221,3 +221,27 @@ def test_report_page_on_an_empty_warehouse(use: Callable[..., None], tmp_path) -
     use(tmp_path)
     app = open_page("report")
     assert "仓库还是空的" in texts(app) and not app.download_button
+
+
+def test_a_month_in_progress_is_compared_with_the_same_days(multi: Seeded) -> None:
+    """September holds 1 to 10 only: its median against August 1 to 10, never all August."""
+    report = build(multi, date(2026, 9, 1))
+    row = report.medians.filter(
+        pl.col("gpu") == "rtx4090-24g", pl.col("source") == "jygpu", pl.col("billing") == "hourly"
+    ).row(0, named=True)
+    values = read_frame(
+        multi.warehouse,
+        "SELECT cny_per_card_hour::DOUBLE AS p FROM offer WHERE gpu = 'rtx4090-24g' "
+        "AND billing = 'hourly' AND source = 'jygpu' "
+        "AND observed_at >= '2026-08-01' AND observed_at < '2026-08-11'",
+    )["p"].to_list()
+    assert row["previous_median_cny_per_card_hour"] == pytest.approx(statistics.median(values))
+    assert not row["whole_month"] and row["month_through"] == date(2026, 9, 10)
+    book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(report)))
+    units = book["median by platform"].cell(row=2, column=1).value
+    assert "month to date, 2026-09-01 to 2026-09-10, against the same days 2026-08-01" in units
+    assert "whole months, 2026-08 against 2026-07" in (
+        openpyxl.load_workbook(io.BytesIO(workbook_bytes(build(multi))))["median by platform"]
+        .cell(row=2, column=1)
+        .value
+    )

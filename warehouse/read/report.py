@@ -38,24 +38,37 @@ def _bounds(month: date, previous: bool = False) -> dict[str, date]:
     return bounds | ({"previous": previous_month(month)} if previous else {})
 
 
+# The month before is compared over the same days: the whole month when the report's month
+# has data on its last day, else days 1 to the day of its newest observation (a month in
+# progress against all of the month before was the dishonest figure of issue 30).
 _MEDIANS = """
-    WITH m AS (
+    WITH reach AS (
+        SELECT max(observed_at)::DATE AS through FROM offer
+        WHERE gpu <> 'unknown'
+          AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP
+    ), cut AS (
+        SELECT through, coalesce(through = last_day(through), true) AS whole_month FROM reach
+    ), m AS (
         SELECT date_trunc('month', observed_at)::DATE AS month, gpu, source, billing,
                median(cny_per_card_hour)::DOUBLE AS median_cny_per_card_hour,
                count(*) AS observations, count(DISTINCT observed_at::DATE) AS days,
                string_agg(DISTINCT currency, ', ' ORDER BY currency) AS currencies,
                bool_or(simulated) AS simulated, min(observed_at) AS first_observed_at,
                max(observed_at) AS last_observed_at
-        FROM offer
+        FROM offer, cut
         WHERE gpu <> 'unknown'
           AND observed_at >= $previous::TIMESTAMP AND observed_at < $next::TIMESTAMP
-        GROUP BY ALL
+          AND (observed_at >= $month::TIMESTAMP OR cut.whole_month
+               OR day(observed_at) <= day(cut.through))
+        GROUP BY month, gpu, source, billing
     ), medians AS (
         SELECT c.gpu, c.source, c.billing, c.median_cny_per_card_hour,
                p.median_cny_per_card_hour AS previous_median_cny_per_card_hour,
                c.median_cny_per_card_hour / p.median_cny_per_card_hour - 1 AS mom,
                c.observations, c.days, c.currencies, c.simulated,
-               c.first_observed_at, c.last_observed_at
+               c.first_observed_at, c.last_observed_at,
+               (SELECT through FROM cut) AS month_through,
+               (SELECT whole_month FROM cut) AS whole_month
         FROM m c
         LEFT JOIN m p ON p.gpu = c.gpu AND p.source = c.source AND p.billing = c.billing
                      AND p.month = $previous
@@ -74,8 +87,10 @@ def platform_medians_query(month: date) -> Query:
 
 def platform_medians(warehouse: Warehouse, month: date) -> pl.DataFrame:
     """Per card, platform and billing mode: the month's median CNY per card-hour, the month
-    before's, month over month (a fraction: 0.05 = +5 %), how many observations and days,
-    the currencies listed in, SIMULATED or not, and the first and last observation."""
+    before's over the same days (``whole_month``: all of it; else its days 1 to the day of
+    ``month_through``, the report month's newest observation), month over month (a
+    fraction: 0.05 = +5 %), how many observations and days, the currencies listed in,
+    SIMULATED or not, and the first and last observation."""
     return read_frame(warehouse, *platform_medians_query(month))
 
 
