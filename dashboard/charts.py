@@ -240,60 +240,63 @@ def compare_heatmap(prices: pl.DataFrame, title: str) -> alt.Chart:
 
 
 @_unchecked
-def compare_ranked(prices: pl.DataFrame, title: str) -> alt.ConcatChart:
+def compare_ranked(prices: pl.DataFrame, title: str) -> alt.FacetChart:
     """Per card (· billing), its platforms cheapest first, every platform named beside its
-    bar, each bar labelled with its price (★ the cheapest; USD-listed ones say so). One
-    chart per card with the platforms' order written out: a sort inside a faceted layer
-    fell back to alphabetical, and a band of 12 bars at the default size dropped labels."""
+    bar, each bar labelled with its price (★ the cheapest; USD-listed ones say so).
+
+    The bars are ordered by ``place``, the platform's rank written before its name
+    ("01 autodl"), sorted as text, and the axis shows the name alone: a sort by price
+    inside a faceted layer fell back to alphabetical, and one chart per card cost a second
+    to build at seventeen cards. Labels never overlap-hide: a band of 12 bars at the default
+    size dropped every other one."""
     unit = t("unit.card_hour")
     frame = plain_numbers(prices).with_columns(
         row=pl.col("card_name") + " · " + pl.col("billing_name"),
+        place=pl.format("{} {}", pl.col("rank").cast(pl.String).str.zfill(2), pl.col("source")),
         label=pl.col("cny_per_card_hour").map_elements(money, return_dtype=pl.String)
         + pl.when(pl.col("rank") == 1).then(pl.lit(" ★")).otherwise(pl.lit(""))
         + pl.when(pl.col("currency") != "CNY")
         .then(pl.lit(" (") + pl.col("currency") + pl.lit(")"))
         .otherwise(pl.lit("")),
     )
-    colour = _platform_colour(frame, legend=False)
-    panels = []
-    for (row,), part in frame.sort("gpu", "billing").group_by("row", maintain_order=True):
-        part = part.sort("rank", "source")
-        y = alt.Y(
-            "source:N",
-            sort=part["source"].to_list(),
-            title=None,
-            axis=alt.Axis(labelOverlap=False, labelLimit=0),
-        )
-        base = alt.Chart(part).encode(
-            y=y,
-            x=alt.X(
-                "cny_per_card_hour:Q",
-                title=unit,
-                axis=alt.Axis(format=AXIS_MONEY),
-                scale=alt.Scale(domainMax=float(part["cny_per_card_hour"].max()) * 1.35),
+    y = alt.Y(
+        "place:N",
+        sort="ascending",
+        title=None,
+        axis=alt.Axis(labelOverlap=False, labelLimit=0, labelExpr="slice(datum.label, 3)"),
+    )
+    x = alt.X("cny_per_card_hour:Q", title=unit, axis=alt.Axis(format=AXIS_MONEY))
+    base = alt.Chart().encode(y=y, x=x)
+    bars = base.mark_bar().encode(
+        color=_platform_colour(frame, legend=False),
+        tooltip=[
+            alt.Tooltip("source:N", title=header("platform")),
+            alt.Tooltip("cny_per_card_hour:Q", format=PRICE_FORMAT, title=unit),
+            alt.Tooltip("listed:N", title=header("listed price")),
+            alt.Tooltip("gpu:N", title=header("card id")),
+            alt.Tooltip("billing:N", title=header("billing id")),
+            alt.Tooltip("rank:Q", title=header("rank")),
+            alt.Tooltip("data:N", title=header("data")),
+        ],
+    )
+    # The label beside the bar's end; the extra room on the right keeps it inside the panel.
+    labels = base.mark_text(align="left", dx=4).encode(text="label:N")
+    room = base.mark_point(opacity=0).encode(x=alt.X("room:Q", title=unit))
+    return (
+        alt.layer(bars, labels, room, data=frame.with_columns(room=pl.col("card_max") * 1.4))
+        .properties(width=PANEL_WIDTH - 110, height=alt.Step(BAR_STEP))
+        .facet(
+            facet=alt.Facet(
+                "row:N",
+                title=None,
+                sort=frame.sort("gpu", "billing")["row"].unique(maintain_order=True).to_list(),
+                header=alt.Header(labelFontWeight="bold", labelAnchor="start"),
             ),
+            columns=PANEL_COLUMNS,
         )
-        bars = base.mark_bar().encode(
-            color=colour,
-            tooltip=[
-                alt.Tooltip("source:N", title=header("platform")),
-                alt.Tooltip("cny_per_card_hour:Q", format=PRICE_FORMAT, title=unit),
-                alt.Tooltip("listed:N", title=header("listed price")),
-                alt.Tooltip("gpu:N", title=header("card id")),
-                alt.Tooltip("billing:N", title=header("billing id")),
-                alt.Tooltip("rank:Q", title=header("rank")),
-                alt.Tooltip("data:N", title=header("data")),
-            ],
-        )
-        labels = base.mark_text(align="left", dx=4).encode(text="label:N")
-        panels.append(
-            alt.layer(bars, labels).properties(
-                title=alt.TitleParams(str(row), fontWeight="bold", anchor="start"),
-                width=PANEL_WIDTH - 110,
-                height=alt.Step(BAR_STEP),
-            )
-        )
-    return alt.concat(*panels, columns=PANEL_COLUMNS).properties(title=_title(title))
+        .resolve_scale(x="independent", y="independent")
+        .properties(title=_title(title))
+    )
 
 
 @_unchecked

@@ -108,30 +108,25 @@ def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
     assert "runpod, vastai" in shown and "SIMULATED test rate" in shown
     heatmap, ranked_bars, moves = charts(app)
     assert heatmap["layer"][0]["mark"]["type"] == "rect"
-    assert "concat" in ranked_bars
+    assert ranked_bars["resolve"]["scale"]["y"] == "independent"
     assert moves["resolve"]["scale"]["y"] == "independent"
 
 
 def test_bars_are_sorted_by_price_and_every_platform_is_named(use_multi: Seeded) -> None:
     app = open_page("compare")
     bars = charts(app)[1]
-    data = dict(
-        zip(
-            (d.name for d in app.get("vega_lite_chart")[1].proto.datasets),
-            chart_data(app, 1),
-            strict=True,
-        )
-    )
-    panels = {panel["title"]["text"]: panel for panel in bars["concat"]}
-    panel = panels["RTX 4090 24GB · 按时计费"]
+    (drawn,) = chart_data(app, 1)
     expected = read_frame(use_multi.warehouse, TODAY, ["rtx4090-24g", "hourly"])
-    y = panel["layer"][0]["encoding"]["y"]
-    assert y["sort"] == list(expected["source"])  # cheapest first, written out
+    panel = drawn[drawn["row"] == "RTX 4090 24GB · 按时计费"].sort_values("place")
+    # the bars' order is the text order of `place`: rank, then the platform's name
+    assert list(panel["source"]) == list(expected["source"])  # cheapest first
+    y = bars["spec"]["layer"][0]["encoding"]["y"]
+    assert y["field"] == "place" and y["sort"] == "ascending"
     assert y["axis"]["labelOverlap"] is False  # no platform label is dropped
-    drawn = data[panel["data"]["name"]]
-    assert sorted(drawn["source"]) == sorted(expected["source"])
-    assert drawn.loc[drawn["rank"] == 1, "label"].item().endswith("★")
-    colours = panel["layer"][0]["encoding"]["color"]["scale"]
+    assert y["axis"]["labelExpr"] == "slice(datum.label, 3)"  # the name, not "01 autodl"
+    assert all(p[3:] == s for p, s in zip(panel["place"], panel["source"], strict=True))
+    assert panel.iloc[0]["label"].endswith("★")
+    colours = bars["spec"]["layer"][0]["encoding"]["color"]["scale"]
     assert colours["range"] == [platform_colour(p) for p in colours["domain"]]
 
 
