@@ -185,6 +185,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "仓库正在写入，稍后几秒刷新。",
         "The pipeline is writing; reload in a few seconds.",
     ),
+    "empty.writing": (
+        "流水线正在写入：这部分几秒后自动显示。",
+        "The pipeline is writing: this part appears by itself in a few seconds.",
+    ),
     "empty.not_computed": (
         "{what} 尚未计算：派生指标在每次抓取加载后由流水线计算（`gpuprice run`，或等待每小时调度）。",
         "{what} not computed yet: the pipeline derives it after each load (`gpuprice run`, or "

@@ -90,12 +90,14 @@ def fx_caption(prices: pl.DataFrame) -> None:
         return
     day = foreign["observed_at"].max().date()
     rates = data.fx_rates_on(day=day)
+    if rates is None:  # the page said why (the pipeline writing: it reruns in a moment)
+        return
     for currency in sorted(foreign["currency"].unique().to_list()):
         platforms = ", ".join(
             sorted(foreign.filter(pl.col("currency") == currency)["source"].unique().to_list())
         )
-        rate = None if rates is None else rates.filter(pl.col("currency") == currency)
-        if rate is None or rate.is_empty():
+        rate = rates.filter(pl.col("currency") == currency)
+        if rate.is_empty():
             st.caption(t("compare.fx_missing", platforms=platforms))
             continue
         row = rate.row(0, named=True)

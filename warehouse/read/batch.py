@@ -18,16 +18,23 @@ from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
 
 Query = tuple[str, Mapping[str, Any] | None]
+# As warehouse.store.db.read_connection waits by default; a page's first render passes less.
+WAIT_S = 15.0
 
 
 def read_frames(
-    warehouse: Warehouse, queries: Mapping[str, Query], optional: tuple[str, ...] = ()
+    warehouse: Warehouse,
+    queries: Mapping[str, Query],
+    optional: tuple[str, ...] = (),
+    *,
+    wait_s: float = WAIT_S,
 ) -> dict[str, pl.DataFrame | None]:
-    """Each of ``queries`` (name: (sql, params)) as a frame, read in one connection. A query
-    named in ``optional`` whose table the warehouse lacks (a migration not applied yet)
-    gives None; any other error is raised as reading it alone would."""
+    """Each of ``queries`` (name: (sql, params)) as a frame, read in one connection, waiting
+    up to ``wait_s`` for a writer's lock. A query named in ``optional`` whose table the
+    warehouse lacks (a migration not applied yet) gives None; any other error is raised as
+    reading it alone would."""
     found: dict[str, pl.DataFrame | None] = {}
-    with read_connection(warehouse) as con:
+    with read_connection(warehouse, wait_s=wait_s) as con:
         for name, (sql, params) in queries.items():
             try:
                 found[name] = con.sql(sql, params=dict(params) if params else None).pl()

@@ -20,6 +20,7 @@ from typing import Literal
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
+from warehouse.read.batch import WAIT_S
 from warehouse.read.dashboard import price_trend
 from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_frame
@@ -276,7 +277,7 @@ def _changes(daily: pl.DataFrame, keys: tuple[str, ...], bounds: dict[str, date]
     )
 
 
-def fx_rates_on(warehouse: Warehouse, day: date) -> pl.DataFrame:
+def fx_rates_on(warehouse: Warehouse, day: date, wait_s: float = WAIT_S) -> pl.DataFrame:
     """Per currency, the rate a listing observed on ``day`` was converted at: the newest
     ``fx_rate`` on or before the day, else the oldest one (the configured default, which
     the load uses before the first known day); its date and where it comes from."""
@@ -291,4 +292,5 @@ def fx_rates_on(warehouse: Warehouse, day: date) -> pl.DataFrame:
         ORDER BY currency
         """,
         {"day": day},
+        wait_s=wait_s,
     )

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import duckdb
 import polars as pl
 
-from warehouse.read.batch import read_frames
+from warehouse.read.batch import WAIT_S, read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
@@ -458,7 +458,7 @@ UNKNOWN_GPUS = """
 
 
 def health(
-    warehouse: Warehouse, failures: int = 50, snapshots: int = 120
+    warehouse: Warehouse, failures: int = 50, snapshots: int = 120, wait_s: float = WAIT_S
 ) -> dict[str, pl.DataFrame | None]:
     """The data-health page's tables, read in one connection (warehouse.read.batch):
 
@@ -480,4 +480,5 @@ def health(
             "unknown": (UNKNOWN_GPUS, None),
         },
         optional=("parsers",),
+        wait_s=wait_s,
     )

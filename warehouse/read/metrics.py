@@ -13,6 +13,7 @@ import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
+from warehouse.read.batch import WAIT_S
 from warehouse.store.db import read_connection, read_frame
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import BREAKEVEN_DAILY, read_served, serving_connection
@@ -54,12 +55,12 @@ def breakeven_history(
 
 
 def line_history(
-    warehouse: Warehouse, gpu: str, source: str, snapshots: bool
+    warehouse: Warehouse, gpu: str, source: str, snapshots: bool, wait_s: float = WAIT_S
 ) -> dict[str, pl.DataFrame | None]:
     """The breakeven page's history of one line, read in one connection (one wait for the
     lock while the pipeline writes): every snapshot's breakeven when ``snapshots`` (else
     None: the page draws the serving copy's daily means) and the alerts about the line."""
-    with read_connection(warehouse) as con:
+    with read_connection(warehouse, wait_s=wait_s) as con:
         history = None
         if snapshots:
             history = con.sql(BREAKEVEN_HISTORY, params={"gpu": gpu, "source": source}).pl()
@@ -230,11 +231,11 @@ RULE_STATES = """
 """
 
 
-def alert_feed(warehouse: Warehouse) -> dict[str, pl.DataFrame | None]:
+def alert_feed(warehouse: Warehouse, wait_s: float = WAIT_S) -> dict[str, pl.DataFrame | None]:
     """The alerts page's tables in one connection (one wait for the lock while the pipeline
     writes): ``alerts`` (as ``alerts``) and ``rules``, where each watch rule stands
     (alert_rule_state: its cursor, baseline and mode; None before migration 002 made it)."""
-    with read_connection(warehouse) as con:
+    with read_connection(warehouse, wait_s=wait_s) as con:
         feed = _alerts(con, None)
         try:
             rules = con.sql(RULE_STATES).pl()

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
-from warehouse.read.batch import Query, read_frames
+from warehouse.read.batch import WAIT_S, Query, read_frames
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 
@@ -217,7 +217,9 @@ def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
 OPTIONAL = ("breakeven", "alerts", "fx")
 
 
-def month_report(warehouse: Warehouse, month: date) -> dict[str, pl.DataFrame | None]:
+def month_report(
+    warehouse: Warehouse, month: date, wait_s: float = WAIT_S
+) -> dict[str, pl.DataFrame | None]:
     """Every table of the month's report, read in one connection (warehouse.read.batch): one
     wait for the lock while the pipeline writes, not five. Keys: medians, cheapest,
     breakeven, alerts, fx (the last three None on a warehouse without their table)."""
@@ -228,4 +230,4 @@ def month_report(warehouse: Warehouse, month: date) -> dict[str, pl.DataFrame | 
         "alerts": alerts_in_month_query(month),
         "fx": fx_in_month_query(month),
     }
-    return read_frames(warehouse, queries, optional=OPTIONAL)
+    return read_frames(warehouse, queries, optional=OPTIONAL, wait_s=wait_s)
