@@ -269,6 +269,19 @@ def pipeline_writing(home: Path, end: date) -> Iterator[subprocess.Popen]:
         log.close()
 
 
+def lock_waits(path: Path, seconds: float) -> list[float]:
+    """How long one small read of the warehouse takes, every 0.2 s for ``seconds``, sorted:
+    the wait for the writer's lock, which the pages' reads of the warehouse itself pay."""
+    waits = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.perf_counter()
+        read_frame(Warehouse(path), "SELECT count(*) FROM alert")
+        waits.append(time.perf_counter() - started)
+        time.sleep(0.2)
+    return sorted(waits)
+
+
 def writing_figures(home: Path, rounds: int) -> None:
     """Every page's first render in both languages while the pipeline writes."""
     from dashboard.data import _settings_of
@@ -284,6 +297,13 @@ def writing_figures(home: Path, rounds: int) -> None:
                     f"({'English' if english else 'Chinese'}): median {statistics.median(times):.3f} s, "
                     f"max {max(times):.3f} s"
                 )
+        waits = lock_waits(home / "gpuprice.duckdb", seconds=30)
+        print(
+            "  one read of the warehouse while the pipeline writes (waiting for its lock), "
+            f"{len(waits)} reads: p50 {waits[len(waits) // 2]:.3f} s, "
+            f"p90 {waits[int(len(waits) * 0.9)]:.3f} s, p95 {waits[int(len(waits) * 0.95)]:.3f} s, "
+            f"max {waits[-1]:.3f} s"
+        )
     days = read_frame(
         Warehouse(home / "gpuprice.duckdb"),
         "SELECT count(DISTINCT as_of) FROM scrape_run WHERE started_at >= $t",
