@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from dashboard.data import data_label
-from dashboard.i18n import card_label, t
+from dashboard.i18n import card_label, relabel, t
 from warehouse.derive.metrics import CHEAPEST
 
 KINDS = ("breakeven_shift", "mode_flip", "scraper_broken")
@@ -33,10 +33,10 @@ def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr) -> pl.DataFrame:
     card and line, the move in hours per month, then ``more``, the message and provenance."""
     return alerts.select(
         pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
-        pl.col("kind").map_elements(kind_label, return_dtype=pl.String).alias("kind"),
+        relabel(alerts, "kind", kind_label).alias("kind"),
         "rule",
         pl.col("gpu").map_elements(card_label, return_dtype=pl.String).alias("card"),
-        pl.col("source").map_elements(line_label, return_dtype=pl.String).alias("line"),
+        relabel(alerts, "source", line_label).alias("line"),
         pl.col("old_value").round(1).alias("from h/month"),
         pl.col("new_value").round(1).alias("to h/month"),
         *more,

@@ -422,7 +422,7 @@ def cost_lines(
     # The top padding: stretched to the page's width, the chart's two-line title was cut at
     # its top edge in Chromium.
     return alt.layer(*layers).properties(
-        title=_title(title, subtitle), height=300, padding={"top": 16, "left": 5, "right": 5}
+        title=_title(title, subtitle), padding={"top": 16, "left": 5, "right": 5}
     )
 
 

@@ -710,6 +710,14 @@ def named(frame: pl.DataFrame, gpu: str = "gpu", billing: str = "billing") -> pl
     return frame.with_columns(names) if names else frame
 
 
+def relabel(frame: pl.DataFrame, column: str, name: Callable[[Any], str | None]) -> pl.Expr:
+    """``column`` of ``frame`` through ``name``, each label made here, on the script's thread:
+    polars may run a Python function (``map_elements``) on a worker thread, where the page's
+    language cannot be read (the English page showed Chinese alert kinds). Nulls stay null."""
+    mapping = {v: name(v) for v in frame[column].drop_nulls().unique().to_list()}
+    return pl.col(column).replace_strict(mapping, default=None, return_dtype=pl.String)
+
+
 def labels(values: Iterable[Any], name: Callable[[Any], str]) -> Callable[[Any], str]:
     """A widget's ``format_func``: each value's label computed now (Streamlit and AppTest
     may format a choice again after the script ran, outside the session). ``name`` must

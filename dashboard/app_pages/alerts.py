@@ -9,7 +9,7 @@ from configuration.errors import ConfigError
 from dashboard import data
 from dashboard.alert_table import KINDS, alert_table, mode_label
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import both, card_label, labels, t
+from dashboard.i18n import both, card_label, labels, relabel, t
 from dashboard.tables import show
 
 DELIVERY = ("all", "delivered", "pending")
@@ -76,8 +76,8 @@ def feed(alerts: pl.DataFrame | None) -> None:
     show(
         alert_table(
             shown.with_columns(pl.col("gpu").replace(NO_CARD, None)),
-            pl.col("old_mode").map_elements(mode_label, return_dtype=pl.String).alias("from mode"),
-            pl.col("new_mode").map_elements(mode_label, return_dtype=pl.String).alias("to mode"),
+            relabel(shown, "old_mode", mode_label).alias("from mode"),
+            relabel(shown, "new_mode", mode_label).alias("to mode"),
             pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
             pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
             pl.col("attempts").alias("delivery attempts"),
@@ -130,9 +130,7 @@ def watch_rules(states: pl.DataFrame | None) -> None:
         table = table.join(
             states.select(
                 "rule",
-                pl.col("mode")
-                .map_elements(mode_label, return_dtype=pl.String)
-                .alias("cheaper mode now"),
+                relabel(states, "mode", mode_label).alias("cheaper mode now"),
                 pl.col("last_value").round(1).alias("breakeven now h"),
                 pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("as of (UTC)"),
             ),

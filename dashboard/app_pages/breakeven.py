@@ -13,7 +13,7 @@ from dashboard import charts, data
 from dashboard.alert_table import kind_label
 from dashboard.data import data_label, simulated_banner
 from dashboard.formatting import pays_off
-from dashboard.i18n import both, card_label, labels, t
+from dashboard.i18n import both, card_label, labels, relabel, t
 from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -160,11 +160,11 @@ def history(gpu: str, line: str) -> None:
             pl.col("against").replace_strict({m: mode_name(m) for m in (HOURLY, MONTHLY)}),
             shown_hours=pl.col("breakeven_hours").clip(upper_bound=HOURS_PER_MONTH),
             beyond=pl.col("breakeven_hours") > HOURS_PER_MONTH,
-            verdict=pl.col("breakeven_hours").map_elements(verdict_text, return_dtype=pl.String),
         )
     )
     if long.is_empty():
         return
+    long = long.with_columns(verdict=relabel(long, "breakeven_hours", verdict_text))
     marks = found["alerts"]
     title = t(
         "be.history",
@@ -176,7 +176,7 @@ def history(gpu: str, line: str) -> None:
         show(
             marks.select(
                 pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
-                pl.col("kind").map_elements(kind_label, return_dtype=pl.String),
+                relabel(marks, "kind", kind_label),
                 "rule",
                 pl.col("old_value").round(1).alias("from h/month"),
                 pl.col("new_value").round(1).alias("to h/month"),

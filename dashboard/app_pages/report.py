@@ -14,7 +14,7 @@ from dashboard.alert_table import alert_table
 from dashboard.data import data_label, settings
 from dashboard.export import XLSX_MIME
 from dashboard.formatting import pays_off
-from dashboard.i18n import named, t
+from dashboard.i18n import named, relabel, t
 from dashboard.page_start import open_page
 from dashboard.report_xlsx import MonthlyReport, charts_png, same_days, workbook_bytes
 from dashboard.tables import show
@@ -149,12 +149,12 @@ def preview(report: MonthlyReport) -> None:
                 pl.col("bare_metal_cny_per_card_month")
                 .round(2)
                 .alias("bare metal CNY per card-month"),
-                pl.col("breakeven_hours_vs_hourly")
-                .map_elements(_verdict, return_dtype=pl.String)
-                .alias("breakeven vs hourly"),
-                pl.col("breakeven_hours_vs_monthly")
-                .map_elements(_verdict, return_dtype=pl.String)
-                .alias("breakeven vs monthly"),
+                relabel(report.breakeven, "breakeven_hours_vs_hourly", _verdict).alias(
+                    "breakeven vs hourly"
+                ),
+                relabel(report.breakeven, "breakeven_hours_vs_monthly", _verdict).alias(
+                    "breakeven vs monthly"
+                ),
                 "snapshots",
                 data_label(),
             ),

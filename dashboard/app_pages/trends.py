@@ -304,14 +304,16 @@ def changes_table(offers: OfferFilter) -> None:
     if changes is None or changes.is_empty():
         return
     st.subheader(t("trends.changes", end=f"{offers.end:%Y-%m-%d}"))
-    shown = named(changes).select(
+    # In words, made here: the page's language is not readable on a polars worker thread.
+    said = [
+        compared(row) for row in changes.select("month", "last_day", "whole").iter_rows(named=True)
+    ]
+    shown = named(changes.with_columns(compared=pl.Series(said, dtype=pl.String))).select(
         pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
         pl.col("billing_name").alias("billing"),
         pl.col("month").dt.strftime("%Y-%m").alias("month"),
-        pl.struct("month", "last_day", "whole")
-        .map_elements(compared, return_dtype=pl.String)
-        .alias("compared"),
+        "compared",
         pl.col("cny_per_card_hour").round(4).alias(f"{UNIT} (month mean)"),
         pl.col("previous_month").round(4).alias("previous month"),
         (pl.col("mom") * 100).round(2).alias("MoM %"),

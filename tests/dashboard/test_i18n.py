@@ -27,7 +27,7 @@ import vl_convert
 from streamlit.testing.v1 import AppTest
 
 from dashboard.i18n import HEADERS, LANG_KEY, STRINGS
-from tests.dashboard.conftest import APP, assert_clean
+from tests.dashboard.conftest import APP, assert_clean, table
 from tests.dashboard.seeding import EXTRA_PLATFORMS, Seeded
 from tests.dashboard.seeding import PAGES as DEMO_SOURCES
 from warehouse.read.names import BILLING_NAMES, CARD_NAMES
@@ -250,3 +250,18 @@ def test_every_chart_compiles_and_money_is_numbers(use_multi: Seeded, page: str)
             values = frame.value[column].dropna().tolist()
             assert not any(type(v).__name__ == "Decimal" for v in values), column
             assert not any(re.fullmatch(r"\d+\.\d{5,}0", str(v)) for v in values), column
+
+
+def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> None:
+    """Kinds, modes, verdicts and comparisons are made per row: on a polars worker thread
+    the page's language cannot be read, and the English page showed Chinese kinds."""
+    alerts = table(render("alerts", english=True), "al_feed")
+    assert set(alerts["kind"]) <= {"breakeven shift", "rent-mode flip", "scraper broken"}
+    assert set(alerts["line"]) & {"lowest across platforms"}
+    changes = table(render("trends", english=True), "tr_changes")
+    assert all(c.startswith("month to date") for c in changes["compared"])
+    app = render("report", english=True)
+    verdicts = set(table(app, "rp_breakeven")["breakeven vs hourly"]) - {"—"}
+    assert verdicts and all(v.startswith("bare metal pays off above") for v in verdicts)
+    zh = table(render("alerts", english=False), "al_feed")
+    assert set(zh["kind"]) <= {"盈亏平衡移动", "租用方式翻转", "抓取失效"}
