@@ -42,6 +42,9 @@ BAR_STEP = 20  # pixels per bar: every platform's label fits beside its bar
 # scale (not a gradient) so the page knows each cell's exact colour and can write on it in
 # the colour that reads (dashboard.charts.ink).
 HEAT_STEPS = (1.05, 1.15, 1.3, 1.6, 2.0)
+# The three rent modes (hourly container, monthly-plan container, bare metal), the same on
+# the cost lines and the breakeven history.
+MODE_COLOURS = ("#f28e2b", "#59a14f", "#1d3557")
 HEAT_COLOURS = ("#fff7ec", "#fee8c8", "#fdbb84", "#fc8d59", "#d7301f", "#7f0000")
 
 
@@ -370,11 +373,17 @@ def value_dots(board: pl.DataFrame, x: str, x_title: str, title: str) -> alt.Lay
 
 @_unchecked
 def cost_lines(
-    lines: pl.DataFrame, crossings: pl.DataFrame, usage: float, title: str, subtitle: str
+    lines: pl.DataFrame,
+    crossings: pl.DataFrame,
+    usage: float,
+    title: str,
+    subtitle: str,
+    modes: list[str],
 ) -> alt.LayerChart:
     """Monthly cost per card against usage 0–720 h per mode, the crossing points marked and
     labelled in hours, and the usage the slider chose as a vertical rule. ``lines.mode`` and
-    ``crossings.label`` are already names in the page's language."""
+    ``crossings.label`` are already names in the page's language; ``modes``: the three
+    modes' names, hourly, monthly plan, bare metal (their colours)."""
     unit = t("unit.card_month")
     x = alt.X(
         "usage_hours:Q",
@@ -389,7 +398,12 @@ def cost_lines(
         .encode(
             x=x,
             y=y,
-            color=alt.Color("mode:N", title=header("mode"), legend=_legend(header("mode"))),
+            color=alt.Color(
+                "mode:N",
+                title=header("mode"),
+                legend=_legend(header("mode")),
+                scale=alt.Scale(domain=modes, range=list(MODE_COLOURS)),
+            ),
             tooltip=[
                 alt.Tooltip("usage_hours:Q", title=header("h / month")),
                 alt.Tooltip("mode:N", title=header("mode")),
@@ -427,7 +441,9 @@ def cost_lines(
 
 
 @_unchecked
-def breakeven_history(history: pl.DataFrame, alerts: pl.DataFrame, title: str) -> alt.LayerChart:
+def breakeven_history(
+    history: pl.DataFrame, alerts: pl.DataFrame, title: str, modes: list[str]
+) -> alt.LayerChart:
     """Breakeven hours per month over time (vs hourly, vs monthly plan), alerts as diamonds.
     The axis ends at 720 h, a whole month: a breakeven above it means bare metal never pays
     off, and is drawn on the top edge as a hollow triangle, its real figure in the tooltip
@@ -447,7 +463,12 @@ def breakeven_history(history: pl.DataFrame, alerts: pl.DataFrame, title: str) -
         alt.Tooltip("verdict:N", title=header("verdict")),
         alt.Tooltip("data:N", title=header("data")),
     ]
-    colour = alt.Color("against:N", title=header("bare metal vs"), legend=_legend(axis))
+    colour = alt.Color(
+        "against:N",
+        title=header("bare metal vs"),
+        legend=_legend(axis),
+        scale=alt.Scale(domain=modes[:2], range=list(MODE_COLOURS[:2])),
+    )
     base = alt.Chart(plain_numbers(history)).encode(x=x, y=y, color=colour, tooltip=tooltip)
     layers: list[alt.Chart] = [
         base.mark_line(point=True),

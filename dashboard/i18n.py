@@ -459,10 +459,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Against {mode}: bare metal never pays off (> 720 h; the lines would meet at "
         "{hours:,.0f} h, more hours than a month has).",
     ),
-    "be.pays_off": (
-        "超过 {hours:,.1f} h 裸金属划算",
-        "bare metal pays off above {hours:,.1f} h",
-    ),
+    "be.pays_off": ("超过 {hours:,.1f} h 划算", "pays off above {hours:,.1f} h"),
     "be.never": ("永远不划算 (> 720 h)", "never pays off (> 720 h)"),
     "be.cheapest.from": (
         "跨平台最低线路：每种方式取所有平台中最便宜的挂牌，本快照来自 {platforms}。",

@@ -171,7 +171,12 @@ def history(gpu: str, line: str) -> None:
         start=f"{long['observed_at'].min():%Y-%m-%d}",
         end=f"{long['observed_at'].max():%Y-%m-%d}",
     ) + (t("be.daily") if daily else "")
-    st.altair_chart(charts.unchecked(charts.breakeven_history(long, marks, title)), width="stretch")
+    st.altair_chart(
+        charts.unchecked(
+            charts.breakeven_history(long, marks, title, [mode_name(m) for m in COST_MODES])
+        ),
+        width="stretch",
+    )
     if not marks.is_empty():
         show(
             marks.select(
@@ -266,7 +271,14 @@ def main() -> None:
     )
     st.altair_chart(
         charts.unchecked(
-            charts.cost_lines(lines_frame, marks, usage, title + sim, t("be.caption"))
+            charts.cost_lines(
+                lines_frame,
+                marks,
+                usage,
+                title + sim,
+                t("be.caption"),
+                [mode_name(m) for m in COST_MODES],
+            )
         ),
         width="stretch",
     )

@@ -50,7 +50,7 @@ def test_cost_lines_cross_at_the_breakeven_hours(use_seeded: Seeded) -> None:
     assert set(crossings["cny_per_card_month"]) == {flat}
     shown = table(app, "be_row").iloc[0]
     hours = row["breakeven_hours_vs_hourly"]
-    assert hours <= 720 and shown["breakeven vs hourly"] == f"超过 {hours:,.1f} h 裸金属划算"
+    assert hours <= 720 and shown["breakeven vs hourly"] == f"超过 {hours:,.1f} h 划算"
 
 
 def test_usage_slider_names_the_cheapest_mode_and_the_saving(use_seeded: Seeded) -> None:

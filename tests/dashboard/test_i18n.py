@@ -262,6 +262,6 @@ def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> Non
     assert all(c.startswith("month to date") for c in changes["compared"])
     app = render("report", english=True)
     verdicts = set(table(app, "rp_breakeven")["breakeven vs hourly"]) - {"—"}
-    assert verdicts and all(v.startswith("bare metal pays off above") for v in verdicts)
+    assert verdicts and all(v.startswith("pays off above") for v in verdicts)
     zh = table(render("alerts", english=False), "al_feed")
     assert set(zh["kind"]) <= {"盈亏平衡移动", "租用方式翻转", "抓取失效"}
