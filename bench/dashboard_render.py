@@ -11,21 +11,30 @@ nine market quotes an hour. Timed, median of ``--rounds``:
 * the first render of every page (cold: what a user who opens it waits for), as the
   product serves it (the serving copy) and, as the baseline, with the copy moved away (the
   warehouse path readers fall back to);
+* the first render of every page in Chinese and in English **while the pipeline writes**:
+  `gpuprice backfill` runs the Dagster job over the demo market into the same warehouse
+  (one run per day: scrape, load, derive, serving copy, alerts), as the first start's
+  history seeding does, and every page is opened cold meanwhile (target: < 2 s each);
 * each query function the page calls, over the default view and the whole history.
 
-Run: `.venv/bin/python bench/dashboard_render.py [--years 1 5] [--rounds 3]`.
+Run: `.venv/bin/python bench/dashboard_render.py [--years 1 5] [--rounds 3] [--no-writing]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,7 +172,7 @@ def page_render(full: bool) -> Callable[[], None]:
 PAGES = ("trends", "compare", "report", "value", "breakeven", "alerts", "health", "recommend")
 
 
-def first_render(page: str) -> Callable[[], float]:
+def first_render(page: str, english: bool = False) -> Callable[[], float]:
     """Seconds to draw ``page`` with nothing cached, as a user opening it waits."""
     from streamlit.testing.v1 import AppTest
 
@@ -171,6 +180,7 @@ def first_render(page: str) -> Callable[[], float]:
 
     def render() -> float:
         app = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
+        app.session_state["lang_en"] = english
         if page != "trends":
             app.run()  # the default page first, as the browser loads it; not timed
         _cached.clear()
@@ -202,6 +212,104 @@ def page_figures(path: Path, rounds: int) -> None:
             f"first render, {page} page: {served[page]:.3f} s; baseline without the serving "
             f"copy {bare[page]:.3f} s ({bare[page] / served[page]:.1f}x)"
         )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def pipeline_writing(home: Path, end: date) -> Iterator[subprocess.Popen]:
+    """`gpuprice backfill` writing into ``home``'s warehouse (the demo market on free ports,
+    no per-host wait, days before ``end`` so every day is new), for as long as the block
+    runs; it is stopped (its process group: the demo market with it) at the end."""
+    ports = {8701: _free_port(), 8702: _free_port(), 8703: _free_port()}
+    config = (ROOT / "gpuprice.toml").read_text(encoding="utf-8")
+    for default, port in ports.items():
+        config = config.replace(str(default), str(port))
+    config = re.sub(r"(?m)^min_interval_s = .*$", "min_interval_s = 0", config)
+    (home / "writer.toml").write_text(config, encoding="utf-8")
+    env = os.environ | {
+        "GPUPRICE_HOME": str(home),
+        "GPUPRICE_CONFIG": str(home / "writer.toml"),
+        "GPUPRICE_PROFILE": "demo",
+    }
+    gpuprice = Path(sys.executable).with_name("gpuprice")
+    log = (home / "writer.log").open("w")
+    writer = subprocess.Popen(
+        [str(gpuprice), "backfill", "--days", "3000", "--end", f"{end - timedelta(days=1)}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    copy = serving_path(home / "gpuprice.duckdb")
+    synced = copy.stat().st_mtime
+    try:
+        # Dagster's start and the first day's run (its serving copy synced): from then on
+        # the writes come every few seconds.
+        deadline = time.monotonic() + 180
+        while writer.poll() is None and time.monotonic() < deadline:
+            if copy.stat().st_mtime != synced:
+                break
+            time.sleep(1)
+        if writer.poll() is not None:
+            raise RuntimeError(f"the writer stopped: see {home / 'writer.log'}")
+        yield writer
+    finally:
+        os.killpg(writer.pid, signal.SIGTERM)
+        try:
+            writer.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(writer.pid, signal.SIGKILL)
+            writer.wait()
+        log.close()
+
+
+def lock_waits(path: Path, seconds: float) -> list[float]:
+    """How long one small read of the warehouse takes, every 0.2 s for ``seconds``, sorted:
+    the wait for the writer's lock, which the pages' reads of the warehouse itself pay."""
+    waits = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.perf_counter()
+        read_frame(Warehouse(path), "SELECT count(*) FROM alert")
+        waits.append(time.perf_counter() - started)
+        time.sleep(0.2)
+    return sorted(waits)
+
+
+def writing_figures(home: Path, rounds: int) -> None:
+    """Every page's first render in both languages while the pipeline writes."""
+    from dashboard.data import _settings_of
+
+    _settings_of.clear()
+    started = datetime.now(UTC).replace(tzinfo=None)
+    with pipeline_writing(home, END.date()):
+        for english in (False, True):
+            for page in PAGES:
+                times = [first_render(page, english)() for _ in range(rounds)]
+                print(
+                    f"first render while the pipeline writes, {page} page "
+                    f"({'English' if english else 'Chinese'}): median {statistics.median(times):.3f} s, "
+                    f"max {max(times):.3f} s"
+                )
+        waits = lock_waits(home / "gpuprice.duckdb", seconds=30)
+        print(
+            "  one read of the warehouse while the pipeline writes (waiting for its lock), "
+            f"{len(waits)} reads: p50 {waits[len(waits) // 2]:.3f} s, "
+            f"p90 {waits[int(len(waits) * 0.9)]:.3f} s, p95 {waits[int(len(waits) * 0.95)]:.3f} s, "
+            f"max {waits[-1]:.3f} s"
+        )
+    days = read_frame(
+        Warehouse(home / "gpuprice.duckdb"),
+        "SELECT count(DISTINCT as_of) FROM scrape_run WHERE started_at >= $t",
+        {"t": started},
+    ).item()
+    print(f"  (meanwhile the writer ran the Dagster job for {days} day(s) of demo history)")
 
 
 def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
@@ -262,6 +370,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--years", type=int, nargs="+", default=[1, 5])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--no-writing",
+        dest="writing",
+        action="store_false",
+        help="Leave out the renders while the pipeline writes (they need the demo market).",
+    )
     args = parser.parse_args()
     from dashboard.data import _cached
 
@@ -288,6 +402,8 @@ def main() -> None:
                 warm = timed(page_render(full), args.rounds)
                 print(f"Trends page, {label}: cold {cold:.3f} s, warm (cached) {warm:.3f} s")
             page_figures(home / "gpuprice.duckdb", args.rounds)
+            if args.writing:
+                writing_figures(home, args.rounds)
             for name, seconds, rows in query_figures(home / "gpuprice.duckdb", args.rounds):
                 print(f"  {name}: {seconds * 1000:.1f} ms ({rows:,} rows)")
     print(f"\n(as of {date.today()}; median of {args.rounds} rounds; figures only)")

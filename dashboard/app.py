@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from configuration.settings import ConfigError, load_settings
-from dashboard.data import backfill_banner
+from dashboard.data import backfill_banner, retry_when_busy
 from dashboard.i18n import LANG_KEY, t
 
 st.set_page_config(
@@ -80,3 +80,5 @@ pages = [
     ),
 ]
 st.navigation(pages).run()
+# A part of the page the pipeline's write lock held back is drawn on a rerun in a moment.
+retry_when_busy()

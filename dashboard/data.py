@@ -11,9 +11,10 @@ derived yet) into an empty state on the page instead of a traceback.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import duckdb
 import polars as pl
@@ -35,8 +36,18 @@ CACHE_TTL_S = 60
 # Retry budget per query while the pipeline writes: its transactions last well under a
 # second, so this is generous, and a page never waits longer than this for one query.
 READ_WAIT_S = 15.0
+# The queries of the warehouse itself (not the serving copy) wait at most this long on a
+# first render: while the first start seeds history the writer holds the file for up to
+# ~4 s at a time (a read waited 0.16 s at the median, 0.74 s at p95; docs/PERFORMANCE.md),
+# and a page must draw within 2 s. Past it the page draws the rest, says that part is
+# coming, and reruns itself every RETRY_EVERY_S until the read gets through.
+FIRST_WAIT_S = 0.75
+RETRY_EVERY_S = 2.0
+_RETRY = "_gpuprice_retry"
+_TICKS = "_gpuprice_retry_ticks"
 
 P = ParamSpec("P")
+R = TypeVar("R")
 
 
 # What the settings are read from besides the TOML: a process (a test) that changes them gets
@@ -73,8 +84,8 @@ def _cached(
     handle: Warehouse,
     args: tuple[Any, ...],
     kwargs: tuple[tuple[str, Any], ...],
-    _read: Callable[..., pl.DataFrame],
-) -> pl.DataFrame:
+    _read: Callable[..., Any],
+) -> Any:
     return _read(handle, *args, **dict(kwargs))
 
 
@@ -87,23 +98,32 @@ def _missing_table(exc: duckdb.CatalogException) -> str:
 
 
 def page_query(
-    read: Callable[Concatenate[Warehouse, P], pl.DataFrame], *, quiet: bool = False
-) -> Callable[P, pl.DataFrame | None]:
-    """``read(warehouse, **params)`` as the page calls it: ``query(**params)``, the frame for
-    the configured warehouse (cached), or None after telling the user, in place, why there
-    is nothing to show yet. Parameters must be hashable (tuples, not lists).
+    read: Callable[Concatenate[Warehouse, P], R], *, quiet: bool = False, brief: bool = False
+) -> Callable[P, R | None]:
+    """``read(warehouse, **params)`` as the page calls it: ``query(**params)``, the frame (or
+    the frames, for a batch of queries read in one connection) for the configured warehouse
+    (cached), or None after telling the user, in place, why there is nothing to show yet.
+    Parameters must be hashable (tuples, not lists).
 
     ``quiet``: say nothing for a missing table, for queries whose page shows the same
-    thing without them (the other not-ready states are still reported)."""
+    thing without them (the other not-ready states are still reported). ``brief``: a read
+    of the warehouse itself (``read`` takes ``wait_s``), which waits FIRST_WAIT_S for the
+    writer and is then retried on a rerun of the page (``retry_when_busy``)."""
     name = f"{read.__module__}.{read.__qualname__}"
+    # The wait is no part of the cache key: ``_cached`` does not hash its ``_read``.
+    run = functools.partial(read, wait_s=FIRST_WAIT_S) if brief else read
 
-    def query(*args: P.args, **kwargs: P.kwargs) -> pl.DataFrame | None:
+    def query(*args: P.args, **kwargs: P.kwargs) -> R | None:
         try:
-            return _cached(name, warehouse_handle(), args, tuple(sorted(kwargs.items())), read)
+            return _cached(name, warehouse_handle(), args, tuple(sorted(kwargs.items())), run)
         except WarehouseMissing:
             st.info(t("empty.warehouse"))
         except WarehouseBusy:
-            st.warning(t("empty.busy"))
+            if brief:
+                st.info(t("empty.writing"))
+                st.session_state[_RETRY] = True
+            else:
+                st.warning(t("empty.busy"))
         except duckdb.CatalogException as exc:
             # A table the 002 migration adds, on a warehouse the pipeline has not migrated yet.
             if not quiet:
@@ -116,6 +136,24 @@ def page_query(
     query.__name__ = query.__qualname__ = read.__name__
     query.__doc__ = read.__doc__
     return query
+
+
+def retry_when_busy() -> None:
+    """After the page: when a brief read found the pipeline writing, rerun the page in
+    RETRY_EVERY_S (and again, until the read gets through)."""
+    if st.session_state.pop(_RETRY, False):
+        st.session_state[_TICKS] = 0
+        _rerun_soon()
+
+
+@st.fragment(run_every=RETRY_EVERY_S)
+def _rerun_soon() -> None:
+    # A fragment runs once with the page, then on its timer: only the timer's run reruns
+    # the page (a rerun from the first would loop without waiting).
+    ticks = st.session_state.get(_TICKS, 0)
+    st.session_state[_TICKS] = ticks + 1
+    if ticks:
+        st.rerun(scope="app")
 
 
 def simulated_banner() -> None:
@@ -174,23 +212,14 @@ value_board = page_query(warehouse.read.dashboard.value_board)
 # Breakeven and alerts
 latest_breakeven = page_query(warehouse.read.metrics.latest_breakeven)
 breakeven_daily = page_query(warehouse.read.metrics.breakeven_daily)
-breakeven_history = page_query(warehouse.read.metrics.breakeven_history)
-alerts = page_query(warehouse.read.metrics.alerts)
-rule_states = page_query(warehouse.read.dashboard.rule_states, quiet=True)
+line_history = page_query(warehouse.read.metrics.line_history, brief=True)
+alert_feed = page_query(warehouse.read.metrics.alert_feed, brief=True)
 # Compare
 compare_options = page_query(warehouse.read.compare.compare_options)
 platform_prices = page_query(warehouse.read.compare.platform_prices)
-platform_moves = page_query(warehouse.read.compare.platform_moves)
-fx_rates_on = page_query(warehouse.read.compare.fx_rates_on, quiet=True)
-# Monthly report
-fx_in_month = page_query(warehouse.read.report.fx_in_month, quiet=True)
-platform_medians = page_query(warehouse.read.report.platform_medians)
-cheapest_platforms = page_query(warehouse.read.report.cheapest_platforms)
-breakeven_month = page_query(warehouse.read.report.breakeven_month, quiet=True)
-alerts_in_month = page_query(warehouse.read.report.alerts_in_month, quiet=True)
-# Health
-source_health = page_query(warehouse.read.dashboard.source_health)
-parser_states = page_query(warehouse.read.dashboard.parser_states, quiet=True)
-scrape_failures = page_query(warehouse.read.dashboard.scrape_failures)
-snapshot_rows = page_query(warehouse.read.dashboard.snapshot_rows)
-unknown_gpus = page_query(warehouse.read.dashboard.unknown_gpus)
+daily_prices = page_query(warehouse.read.compare.daily_prices)
+fx_rates_on = page_query(warehouse.read.compare.fx_rates_on, quiet=True, brief=True)
+# Monthly report: its five tables in one connection
+month_report = page_query(warehouse.read.report.month_report, brief=True)
+# Health: its tables in one connection
+health = page_query(warehouse.read.dashboard.health, brief=True)

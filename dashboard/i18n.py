@@ -1,17 +1,154 @@
-"""The dashboard's words in Chinese (default) and English: one small table, one lookup.
+"""The dashboard's words in Chinese (default) and English: the tables, one lookup each.
 
-Only prose is translated (titles, labels, empty states, banners, axis titles). Table
-column names stay English with their unit, as in the warehouse, so an exported file
-means the same thing whichever language was on screen.
+``STRINGS`` holds the prose (titles, labels, empty states, banners, axis titles), looked up
+by key with ``t``. ``HEADERS`` names the columns of the tables and the fields of the charts'
+legends and tooltips: pages and charts name them in English (the key) and ``header`` gives
+the name in the page's language. Cards and billing modes are named by
+warehouse.read.names (``card_label``, ``billing_label``, ``named``), their ids kept beside
+the names in the tables and exports and in every tooltip. tests/dashboard/test_i18n.py
+opens every page in both languages and fails on a visible string left in the other one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import polars as pl
 import streamlit as st
 
+from warehouse.read.names import BILLING_NAMES, CARD_NAMES, billing_name, card_name
+
 LANG_KEY = "lang_en"  # the sidebar toggle's key: on = English
+
+# English column / legend / tooltip name -> Chinese. Units stay in the header, in Chinese.
+HEADERS: dict[str, str] = {
+    "card": "显卡",
+    "card id": "显卡 id",
+    "billing": "计费方式",
+    "billing id": "计费方式 id",
+    "ids": "id（显卡 · 平台 · 计费）",
+    "card · billing": "显卡 · 计费方式",
+    "platform": "平台",
+    "line": "线路",
+    "region": "地区",
+    "period": "日期",
+    "period (UTC)": "日期 (UTC)",
+    "day (UTC)": "日 (UTC)",
+    "layer": "图层",
+    "data": "数据",
+    "n": "数量",
+    "min": "最低 元/卡时",
+    "max": "最高 元/卡时",
+    "low": "区间最低 元/卡时",
+    "high": "区间最高 元/卡时",
+    "rank": "排名",
+    "listings": "挂牌数",
+    "currency": "挂牌币种",
+    "listed price": "挂牌价",
+    "listed in": "挂牌所用币种",
+    "cards": "卡数",
+    "observed (UTC)": "观测时间 (UTC)",
+    "snapshot (UTC)": "快照 (UTC)",
+    "month": "月份",
+    "compared": "比较区间",
+    "observations": "观测数",
+    "platforms": "平台数",
+    "days": "天数",
+    "snapshots": "快照数",
+    "CNY per card-hour": "元/卡时",
+    "CNY per card-hour (mean)": "元/卡时（均值）",
+    "CNY per card-hour (month mean)": "元/卡时（月均值）",
+    "previous month": "上月 元/卡时",
+    "year ago": "去年同期 元/卡时",
+    "MoM %": "环比 %",
+    "YoY %": "同比 %",
+    "MoM % (same days)": "环比 %（同期天数）",
+    "× cheapest": "× 最低价",
+    "cheapest platform": "最便宜的平台",
+    "cheapest CNY per card-hour": "最便宜 元/卡时",
+    "dearest platform": "最贵的平台",
+    "dearest CNY per card-hour": "最贵 元/卡时",
+    "spread max/min": "价差 最高÷最低",
+    "spread CNY per card-hour": "价差 最高−最低 元/卡时",
+    "change in month %": "本月变化 %",
+    "first day": "首日",
+    "last day": "末日",
+    "first CNY per card-hour": "首日 元/卡时",
+    "last CNY per card-hour": "末日 元/卡时",
+    "change %": "变化 %",
+    "month to date CNY per card-hour": "本月至今日均 元/卡时",
+    "same days last month CNY per card-hour": "上月同期日均 元/卡时",
+    "median CNY per card-hour": "中位数 元/卡时",
+    "cheapest median CNY per card-hour": "最低中位数 元/卡时",
+    "cheapest MoM %": "最低价环比 %",
+    "runner-up": "第二便宜",
+    "CNY per TFLOP-hour": "元/TFLOP·时",
+    "CNY per GB-hour": "元/GB·时",
+    "CNY per TB/s-hour": "元/(TB/s)·时",
+    "VRAM GB": "显存 GB",
+    "FP16 TFLOPS (dense)": "FP16 TFLOPS（稠密）",
+    "bandwidth TB/s": "带宽 TB/s",
+    "memory": "显存类型",
+    "interconnect": "互联",
+    "domestic": "国产",
+    "bare metal CNY per card-month": "裸金属 元/卡/月",
+    "hourly CNY per card-hour": "按时 元/卡时",
+    "monthly plan CNY per card-hour": "包月 元/卡时",
+    "breakeven vs hourly": "盈亏平衡（对按时）",
+    "breakeven vs monthly": "盈亏平衡（对包月）",
+    "bare metal listing": "裸金属挂牌",
+    "hourly listing": "按时挂牌",
+    "monthly plan listing": "包月挂牌",
+    "breakeven": "盈亏平衡",
+    "bare metal vs": "裸金属对比",
+    "h / month": "小时/月",
+    "verdict": "结论",
+    "mode": "租用方式",
+    "created (UTC)": "产生时间 (UTC)",
+    "kind": "类型",
+    "rule": "规则",
+    "from h/month": "原值 小时/月",
+    "to h/month": "新值 小时/月",
+    "from mode": "原方式",
+    "to mode": "新方式",
+    "delivered (UTC)": "投递时间 (UTC)",
+    "delivery attempts": "投递次数",
+    "last delivery error": "最近投递错误",
+    "resolved (UTC)": "解除时间 (UTC)",
+    "resolution": "解除说明",
+    "message": "内容",
+    "usage h/month": "用量 小时/月",
+    "against": "对比",
+    "threshold": "阈值",
+    "hysteresis h": "回差 小时",
+    "cheaper mode now": "当前更便宜的方式",
+    "breakeven now h": "当前盈亏平衡 小时",
+    "as of (UTC)": "截至 (UTC)",
+    "source": "来源",
+    "status": "状态",
+    "parser": "解析",
+    "parser since (UTC)": "解析状态起始 (UTC)",
+    "parser problem": "解析问题",
+    "last success (UTC)": "最近成功 (UTC)",
+    "hours since success": "距最近成功 小时",
+    "last run (UTC)": "最近一次 (UTC)",
+    "last run status": "最近一次状态",
+    "last run error": "最近一次错误",
+    "runs": "抓取次数",
+    "failed": "失败",
+    "partial": "部分失败",
+    "finished (UTC)": "结束时间 (UTC)",
+    "error": "错误",
+    "day asked for": "回填日期",
+    "pages": "页数",
+    "rows": "行数",
+    "unknown cards": "未识别卡行数",
+    "name as listed": "原始 GPU 名称",
+    "first seen (UTC)": "首次出现 (UTC)",
+    "last seen (UTC)": "最近出现 (UTC)",
+    "table": "表",
+}
 
 STRINGS: dict[str, tuple[str, str]] = {
     # navigation and shared
@@ -48,6 +185,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "仓库正在写入，稍后几秒刷新。",
         "The pipeline is writing; reload in a few seconds.",
     ),
+    "empty.writing": (
+        "流水线正在写入：这部分几秒后自动显示。",
+        "The pipeline is writing: this part appears by itself in a few seconds.",
+    ),
     "empty.not_computed": (
         "{what} 尚未计算：派生指标在每次抓取加载后由流水线计算（`gpuprice run`，或等待每小时调度）。",
         "{what} not computed yet: the pipeline derives it after each load (`gpuprice run`, or "
@@ -59,6 +200,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "empty.filters": ("所选条件没有数据，请放宽筛选。", "Nothing matches these filters."),
     "filters": ("筛选", "Filters"),
+    "choose": ("请选择", "Choose options"),
     "f.cards": ("显卡", "Cards"),
     "f.platforms": ("平台", "Platforms"),
     "f.billing": ("计费方式", "Billing mode"),
@@ -78,15 +220,45 @@ STRINGS: dict[str, tuple[str, str]] = {
     "axis.date": ("日期 (UTC)", "date (UTC)"),
     "axis.usage": ("每卡每月使用小时 (h)", "usage, hours per card per month (h)"),
     "axis.breakeven": ("盈亏平衡小时 (h/月)", "breakeven (hours per month)"),
+    "axis.tflop_hour": (
+        "元/稠密 FP16 TFLOP·时 (CNY per TFLOP-hour)",
+        "CNY per dense-FP16 TFLOP-hour",
+    ),
+    "layer.price": ("平台价格", "price"),
+    "layer.band": ("平台区间", "band"),
+    "layer.market quote": ("市场报价", "market quote"),
+    "mom.whole": ("整月 {month} 对比 {previous}", "whole months, {month} vs {previous}"),
+    "mom.same_days": (
+        "月初至今 {start} 至 {end}，对比上月同期 {pstart} 至 {pend}",
+        "month to date {start} to {end} vs the same days {pstart} to {pend}",
+    ),
     "export.csv": ("导出 CSV", "Export CSV"),
     "export.xlsx": ("导出 Excel", "Export Excel"),
     # trends
     "trends.title": ("GPU 租赁价格趋势", "GPU rental price trends"),
     "trends.kpi": (
-        "元/卡时，最新月份 ({month}) 均值，各平台中位数；变化为环比",
-        "CNY per card-hour, latest month ({month}) mean, median across platforms; change is "
-        "month over month",
+        "元/卡时，各平台均值的中位数；环比：{compared}",
+        "CNY per card-hour, the median across platforms of their means; month over month: "
+        "{compared}",
     ),
+    "trends.kpi.help": (
+        "{compared}；{platforms} 个平台的中位数；最新观测 {seen} UTC；id：{ids}",
+        "{compared}; median of {platforms} platform(s); newest observation {seen} UTC; ids: {ids}",
+    ),
+    "trends.lines": ("画线的平台", "Platforms drawn as lines"),
+    "trends.lines.help": (
+        "每幅小图最多 8 条线：先画这里选的平台，再画每种计费方式最便宜和最贵的，其余按价格从低到高；"
+        "没画出的仍在灰色区间和表中。",
+        "At most 8 lines a panel: the platforms picked here first, then the cheapest and the "
+        "dearest of each billing mode, then the next cheapest; the rest stay in the grey band "
+        "and the table.",
+    ),
+    "trends.hidden": (
+        "每幅最多 {limit} 条线：{n} 条未画出（在灰色区间内），可在「画线的平台」中选择",
+        "at most {limit} lines a panel: {n} not drawn (inside the grey band); pick them under "
+        "'Platforms drawn as lines'",
+    ),
+    "trends.band.platform": ("所选平台（中位数）", "all selected (median)"),
     "trends.kpi.yoy": ("环比 · 同比 {yoy}", "MoM · YoY {yoy}"),
     "trends.chart": (
         "元/卡时，{start} 至 {end}，按{grain}均值",
@@ -96,7 +268,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "带状区 = 各平台最低–最高，线 = 中位数",
         "band = min–max across platforms, line = median",
     ),
-    "trends.quotes": ("叠加市场报价 (spot_quote)", "Overlay market quotes (spot_quote)"),
+    "trends.quotes": ("市场报价", "Market quotes"),
     "trends.quotes.note": (
         "虚线为市场报价：各地区均值，整机包月均价折算为元/卡时；地区筛选只作用于平台挂牌。",
         "Dashed lines are market quotes: mean over regions, whole-server monthly average as "
@@ -123,21 +295,70 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     # compare
     "compare.title": ("平台比价", "Platform comparison"),
+    "compare.basis": ("价格口径", "Price basis"),
+    "compare.basis.help": (
+        "最低挂牌价：各平台最新快照里最便宜的一条挂牌（走势按每日最低）；挂牌中位数：该平台所有挂牌的"
+        "中位数（走势按每日中位数）。整页都按同一口径。",
+        "Lowest listing: each platform's cheapest listing in its newest snapshot (the moves: "
+        "each day's lowest); median listing: the median of all its listings (the moves: each "
+        "day's median). The whole page uses this one basis.",
+    ),
+    "basis.cheapest": ("最低挂牌价", "lowest listing"),
+    "basis.median": ("挂牌中位数", "median listing"),
+    "compare.headlines": (
+        "今天哪里最便宜，本月怎样变化",
+        "Where it is cheapest today, and how that moved this month",
+    ),
+    "compare.cheapest": (
+        "最便宜 cheapest: {platform} {price}/卡时, {day}",
+        "cheapest: {platform} {price} per card-hour, {day}",
+    ),
+    "compare.headline": (
+        "**{row}** — {cheapest}（{basis}）\n{month}",
+        "**{row}** — {cheapest} ({basis})\n{month}",
+    ),
+    "compare.month": (
+        "本月最低价 {first}（{first_day}）→ {last}（{last_day}）{change}；本月至今日均较上月同期"
+        "（{pfrom} 至 {pthrough}）{mom}",
+        "this month the lowest went {first} ({first_day}) → {last} ({last_day}) {change}; "
+        "month-to-date daily mean vs the same days of last month ({pfrom} to {pthrough}) {mom}",
+    ),
+    "compare.month.none": ("本月还没有价格。", "No price yet this month."),
+    "compare.month_table": (
+        "本月各平台变化（{basis}，{start} 至 {end}，与上月同期 {pfrom} 至 {pthrough} 相比，元/卡时）",
+        "This month per platform ({basis}, {start} to {end}, against the same days "
+        "{pfrom} to {pthrough} of last month, CNY per card-hour)",
+    ),
+    "compare.lines": ("走势图中画线的平台", "Platforms drawn as lines"),
+    "compare.lines.help": (
+        "每幅最多 8 条线：先画这里选的平台，再画最便宜和最贵的，其余按价格从低到高。全部平台见下表。",
+        "At most 8 lines a panel: the platforms picked here first, then the cheapest and the "
+        "dearest, then the next cheapest. Every platform is in the table below.",
+    ),
+    "compare.hidden": (
+        "每幅最多 {limit} 条线：{n} 条未画出，可在「走势图中画线的平台」中选择",
+        "at most {limit} lines a panel: {n} not drawn; pick them under 'Platforms drawn as lines'",
+    ),
+    "compare.prices": (
+        "每个平台的价格（{billing}，{basis}，截至 {at} UTC）",
+        "Every platform's price ({billing}, {basis}, as of {at} UTC)",
+    ),
     "compare.caption": (
-        "各平台最新快照中每卡最便宜的挂牌（所选地区内），元/卡时；截至 {at} UTC。"
+        "价格口径：{basis}，元/卡时，各平台最新快照（所选地区内）；截至 {at} UTC。"
         "只含最新快照在最新观测 {hours} 小时内的平台；种子文章公布价见价格趋势页。",
-        "The cheapest listing per card on each platform's newest snapshot (within the chosen "
-        "regions), CNY per card-hour; as of {at} UTC. Only platforms whose newest snapshot is "
-        "within {hours} h of the newest observation; the seeds' published prices are on the "
-        "trends page.",
+        "Price basis: {basis}, CNY per card-hour, each platform's newest snapshot (within the "
+        "chosen regions); as of {at} UTC. Only platforms whose newest snapshot is within "
+        "{hours} h of the newest observation; the seeds' published prices are on the trends "
+        "page.",
     ),
     "compare.heatmap": (
-        "元/卡时：卡 × 平台（{billing}，截至 {at} UTC）",
-        "CNY per card-hour: card × platform ({billing}, as of {at} UTC)",
+        "元/卡时：卡 × 平台（{billing}，{basis}，截至 {at} UTC），颜色 = 最低价的倍数",
+        "CNY per card-hour: card × platform ({billing}, {basis}, as of {at} UTC), colour = × "
+        "the cheapest",
     ),
     "compare.ranked": (
-        "各平台排名（{billing}，截至 {at} UTC），★ = 最便宜",
-        "Platforms ranked ({billing}, as of {at} UTC), ★ = cheapest",
+        "各平台排名（{billing}，{basis}，截至 {at} UTC），★ = 最便宜",
+        "Platforms ranked ({billing}, {basis}, as of {at} UTC), ★ = cheapest",
     ),
     "compare.summary": (
         "每卡最便宜的平台与价差（最高 ÷ 最低，最高 − 最低 元/卡时）",
@@ -154,12 +375,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "warehouse holds no fx_rate row to show.",
     ),
     "compare.moves": (
-        "各平台价格走势（元/卡时，{start} 至 {end} UTC，日均值）",
-        "How each platform moved (CNY per card-hour, {start} to {end} UTC, daily means)",
+        "各平台价格走势（元/卡时，{start} 至 {end} UTC，每日{basis}）",
+        "How each platform moved (CNY per card-hour, {start} to {end} UTC, each day's {basis})",
     ),
     "compare.moves_table": (
-        "区间首日与末日（元/卡时）及变化",
-        "First and last day of the window (CNY per card-hour) and the change",
+        "区间首日与末日（元/卡时，每日{basis}）及变化",
+        "First and last day of the window (CNY per card-hour, each day's {basis}) and the change",
     ),
     "compare.none": (
         "今天没有平台报价：运行 `gpuprice run` 或等待每小时调度。",
@@ -184,18 +405,38 @@ STRINGS: dict[str, tuple[str, str]] = {
     "report.breakeven": ("盈亏平衡（月中位数）", "Breakeven (monthly medians)"),
     "report.alerts": ("当月预警：{n} 条", "Alerts raised in the month: {n}"),
     "report.empty": ("该月没有价格。", "No prices in this month."),
+    "report.mom": ("环比：{compared}", "Month over month: {compared}"),
+    "report.fx": (
+        "汇率：本月 {n} 条 {currency} 挂牌观测（{platforms}）按各自当日的 fx_rate 折算为人民币："
+        "1 {currency} = ¥{low:.4f}–{high:.4f}（最新为 {day} 的汇率；来源：{sources}）。",
+        "FX: {n} {currency}-listed observations this month ({platforms}) were converted to CNY "
+        "at each one's day's fx_rate: 1 {currency} = ¥{low:.4f}–{high:.4f} (newest: the rate "
+        "of {day}; source: {sources}).",
+    ),
+    "report.fx.none": (
+        "汇率：本月所有价格都以人民币挂牌，没有折算。",
+        "FX: every price this month was listed in CNY; nothing was converted.",
+    ),
     # value
     "value.title": ("性价比看板", "Value board"),
     "value.caption": (
-        "每个平台最新快照中每卡最便宜的挂牌；算力为稠密 FP16 TFLOPS，GB = 10^9 字节。截至 {at} UTC。",
-        "The cheapest listing per card in each platform's newest snapshot; compute is dense "
-        "FP16 TFLOPS, GB = 10^9 bytes. As of {at} UTC.",
+        "每个平台最新快照中每卡最便宜的挂牌（{billing}）；算力为稠密 FP16 TFLOPS，GB = 10^9 字节。"
+        "截至 {at} UTC。",
+        "The cheapest listing per card in each platform's newest snapshot ({billing}); compute "
+        "is dense FP16 TFLOPS, GB = 10^9 bytes. As of {at} UTC.",
     ),
     "value.sort": ("排序", "Sort by"),
-    "value.vram": ("价格 vs 显存（{billing}，截至 {at}）", "Price vs VRAM ({billing}, as of {at})"),
+    "value.specs": (
+        "各卡规格（gpu_spec，引用见仓库）",
+        "Card specs (gpu_spec, cited in the repository)",
+    ),
+    "value.vram": (
+        "每卡时价格，按卡与显存（{billing}，截至 {at} UTC），一点 = 一个平台",
+        "Price per card-hour by card and VRAM ({billing}, as of {at} UTC), a dot = a platform",
+    ),
     "value.tflops": (
-        "价格 vs 算力（{billing}，截至 {at}）",
-        "Price vs TFLOPS ({billing}, as of {at})",
+        "每 TFLOP·时价格，按卡与算力（{billing}，截至 {at} UTC），一点 = 一个平台",
+        "Price per TFLOP-hour by card and compute ({billing}, as of {at} UTC), a dot = a platform",
     ),
     "axis.vram": ("显存 (GB)", "VRAM (GB)"),
     "axis.tflops": ("稠密 FP16 算力 (TFLOPS)", "dense FP16 (TFLOPS)"),
@@ -214,10 +455,20 @@ STRINGS: dict[str, tuple[str, str]] = {
         "at its per-hour rate), bare metal its per-card month whatever the usage.",
     ),
     "be.beyond": (
-        "{mode} 与裸金属的交点 {hours:,.1f} h 超过 720 h：一个月内裸金属不划算。",
-        "{mode} meets bare metal at {hours:,.1f} h, beyond 720 h: bare metal never pays off "
-        "within a month.",
+        "对{mode}：裸金属永远不划算（> 720 h；交点在 {hours:,.0f} h，超过一个月的小时数）。",
+        "Against {mode}: bare metal never pays off (> 720 h; the lines would meet at "
+        "{hours:,.0f} h, more hours than a month has).",
     ),
+    "be.pays_off": ("超过 {hours:,.1f} h 划算", "pays off above {hours:,.1f} h"),
+    "be.never": ("永远不划算 (> 720 h)", "never pays off (> 720 h)"),
+    "be.cheapest.from": (
+        "跨平台最低线路：每种方式取所有平台中最便宜的挂牌，本快照来自 {platforms}。",
+        "The lowest line across platforms: each mode at the cheapest listing of any platform; "
+        "in this snapshot from {platforms}.",
+    ),
+    "mode.0": ("按时容器", "hourly container"),
+    "mode.1": ("包月容器", "monthly-plan container"),
+    "mode.2": ("裸金属", "bare metal"),
     "be.missing": ("无法计算 {mode}：{reason}", "No breakeven vs {mode}: {reason}"),
     "be.usage": ("每卡每月使用小时", "Usage, hours per card per month"),
     "be.verdict": (
@@ -238,7 +489,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "该卡在此线路没有盈亏平衡数据。",
         "No breakeven data for this card on this line.",
     ),
-    "be.cheapest": ("cheapest · 跨平台最低", "lowest across platforms"),
+    "be.cheapest": ("跨平台最低", "lowest across platforms"),
     # alerts
     "alerts.title": ("采购预警", "Procurement alerts"),
     "alerts.feed": ("预警记录（{n} 条，时间为 UTC）", "Alert feed ({n} alerts, times UTC)"),
@@ -247,6 +498,29 @@ STRINGS: dict[str, tuple[str, str]] = {
     "alerts.since": ("起始日期 (UTC)", "Created since (UTC)"),
     "alerts.delivery": ("投递状态", "Delivery"),
     "alerts.all": ("全部", "all"),
+    "alerts.no_card": ("— 来源", "— source"),
+    "kind.breakeven_shift": ("盈亏平衡移动", "breakeven shift"),
+    "kind.mode_flip": ("租用方式翻转", "rent-mode flip"),
+    "kind.scraper_broken": ("抓取失效", "scraper broken"),
+    "alerts.targets": (
+        "通知目标：已配置 {n} 个（URL 属于密钥，不显示）。",
+        "Notification targets: {n} configured (the URLs are secrets and are not shown).",
+    ),
+    "alerts.no_target": (
+        "没有配置通知目标：预警只记录在这里（状态为待投递），不会发送给任何人。添加方法：设置环境变量 "
+        "`GPUPRICE_NOTIFY_URLS`（一个或多个 apprise URL，如 `dingtalk://…`、`lark://…`、"
+        "`mailto://…`），或在 gpuprice.toml 的 `[notify]` 中把 `urls_file` 指向仓库外的一个文件"
+        "（每行一个 URL），然后重启。",
+        "No notification target is configured: alerts are only listed here (pending) and sent "
+        "to no one. To add one, set the environment variable `GPUPRICE_NOTIFY_URLS` (one or "
+        "more apprise URLs such as `dingtalk://…`, `lark://…`, `mailto://…`), or point "
+        "`urls_file` under `[notify]` in gpuprice.toml at a file outside the repository (one "
+        "URL a line), then restart.",
+    ),
+    "alerts.targets_unreadable": (
+        "无法读取通知目标：{error}",
+        "The notification targets cannot be read: {error}",
+    ),
     "alerts.delivered": ("已投递", "delivered"),
     "alerts.pending": ("待投递", "pending"),
     "alerts.none": (
@@ -494,6 +768,63 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cov.failures": ("导入失败的快照：{n} 个", "Captures an import could not load: {n}"),
     "cov.no_failures": ("没有导入失败的快照。", "No capture failed to import."),
 }
+
+
+def header(name: str) -> str:
+    """The name of a column, legend or tooltip field in the page's language (``name`` is the
+    English one; a name missing from HEADERS is shown as is, and test_i18n fails on it)."""
+    return name if english() else HEADERS.get(name, name)
+
+
+def card_label(gpu: str | None) -> str:
+    """A card's name (the same in both languages: model names are not translated)."""
+    return card_name(gpu)
+
+
+def billing_label(billing: str | None) -> str:
+    """A billing mode's name in the page's language."""
+    return billing_name(billing, english())
+
+
+def named(frame: pl.DataFrame, gpu: str = "gpu", billing: str = "billing") -> pl.DataFrame:
+    """``frame`` with ``card_name`` and ``billing_name`` beside its ids (those it has)."""
+    names = []
+    if gpu in frame.columns:
+        names.append(pl.col(gpu).replace(CARD_NAMES).alias("card_name"))
+    if billing in frame.columns:
+        side = 1 if english() else 0
+        modes = {mode: pair[side] for mode, pair in BILLING_NAMES.items()}
+        names.append(pl.col(billing).replace(modes).alias("billing_name"))
+    return frame.with_columns(names) if names else frame
+
+
+def relabel(frame: pl.DataFrame, column: str, name: Callable[[Any], str | None]) -> pl.Expr:
+    """``column`` of ``frame`` through ``name``, each label made here, on the script's thread:
+    polars may run a Python function (``map_elements``) on a worker thread, where the page's
+    language cannot be read (the English page showed Chinese alert kinds). Nulls stay null."""
+    mapping = {v: name(v) for v in frame[column].drop_nulls().unique().to_list()}
+    return pl.col(column).replace_strict(mapping, default=None, return_dtype=pl.String)
+
+
+def labels(values: Iterable[Any], name: Callable[[Any], str]) -> Callable[[Any], str]:
+    """A widget's ``format_func``: each value's label computed now (Streamlit and AppTest
+    may format a choice again after the script ran, outside the session). ``name`` must
+    not depend on the language (``both``, ``billing_both``): the browser keeps a choice by
+    its label, and a label that changed with the toggle showed no choice at all."""
+    table = {value: name(value) for value in values}
+    return lambda value: table.get(value, str(value))
+
+
+def billing_both(billing: str) -> str:
+    """A billing mode's name in both languages ("按时计费 hourly"), for a choice widget."""
+    zh, en = billing_name(billing, english=False), billing_name(billing, english=True)
+    return zh if zh == en else f"{zh} {en}"
+
+
+def header_both(name: str) -> str:
+    """A column's name in both languages, for a choice widget."""
+    zh = HEADERS.get(name, name)
+    return zh if zh == name else f"{zh} {name}"
 
 
 def both(key: str) -> str:

@@ -3,8 +3,12 @@
 warehouse.read.report, and tests open the result with openpyxl.
 
 Every sheet starts with the same four lines (title; units; dates; SIMULATED or real), then
-its table from row 6; every table row has a ``data`` column (SIMULATED / real), and a
-missing value is written as "—" (Excel's SUM and AVERAGE skip text).
+its table from row 6; every table row has a ``data`` column (SIMULATED / real). A numeric
+cell holds a number or is empty (no value); text is written as text, never as a formula
+(a leading ``= + - @`` is escaped, warehouse.read.cells). Cards and billing modes are named,
+with their ids in a column of their own. A breakeven above a month's 720 hours is no
+number of hours to plan with: its cell is empty and the verdict column says it never pays
+off. The FX line is computed from the month's own rows (warehouse.read.report.fx_in_month).
 """
 
 from __future__ import annotations
@@ -18,9 +22,12 @@ import polars as pl
 import vl_convert
 import xlsxwriter
 
+from dashboard.palette import platform_scale
+from scrapers.rows import HOURS_PER_MONTH
+from warehouse.read.cells import escape_text
+from warehouse.read.names import BILLING_NAMES, CARD_NAMES
 from warehouse.read.report import next_month, previous_month
 
-MISSING = "—"
 HEADER_ROWS = 5  # title, units, dates, data, blank: the table's header is on row 6
 PRICE = "CNY per card-hour"
 
@@ -49,6 +56,31 @@ class MonthlyReport:
         )
 
 
+def same_days(report: MonthlyReport) -> tuple[date, date] | None:
+    """The days of the month before that month over month compares with, when the report's
+    month is in progress (its data ends before its last day); None for whole months."""
+    medians = report.medians
+    if medians.is_empty() or "whole_month" not in medians.columns or medians["whole_month"][0]:
+        return None
+    through = medians["month_through"][0]
+    previous = previous_month(report.month)
+    last = min(through.day, (report.month - previous).days)
+    return previous, previous.replace(day=last)
+
+
+def mom_basis(report: MonthlyReport) -> str:
+    """What the workbook's month over month compares, in words."""
+    previous = f"{previous_month(report.month):%Y-%m}"
+    days = same_days(report)
+    if days is None:
+        return f"MoM compares whole months, {report.label} against {previous}"
+    through = report.medians["month_through"][0]
+    return (
+        f"MoM compares month to date, {report.month:%Y-%m-%d} to {through:%Y-%m-%d}, against "
+        f"the same days {days[0]:%Y-%m-%d} to {days[1]:%Y-%m-%d} ({report.label} is not over)"
+    )
+
+
 def _data_note(frame: pl.DataFrame) -> str:
     if frame.is_empty() or "simulated" not in frame.columns:
         return "数据 Data: no rows for this month"
@@ -66,26 +98,104 @@ def _data_note(frame: pl.DataFrame) -> str:
     )
 
 
-def fx_note(fx: pl.DataFrame) -> str:
-    """How the non-CNY listings were converted, in one line."""
+def fx_note(fx: pl.DataFrame, medians: pl.DataFrame | None = None) -> str:
+    """How the report's non-CNY listings were converted, in one line, from the rows
+    themselves (``fx``: warehouse.read.report.fx_in_month; ``medians``: the report's median
+    rows, to say how many of them hold converted prices)."""
     if fx.is_empty():
-        return "FX: no rate in fx_rate for this month (no USD listing converted this month)"
-    parts = [
-        f"1 {r['currency']} = ¥{r['low']:.4f}–{r['high']:.4f} (last ¥{r['last']:.4f} on "
-        f"{r['last_day']:%Y-%m-%d}; {r['days']} day(s); source: {r['sources']})"
-        for r in fx.iter_rows(named=True)
-    ]
-    return "FX: USD listings converted at each day's fx_rate: " + "; ".join(parts)
+        return "FX: every price in this report was listed in CNY; nothing was converted"
+    parts = []
+    for r in fx.iter_rows(named=True):
+        rows = ""
+        if medians is not None and "currencies" in medians.columns:
+            holding = medians.filter(pl.col("currencies").str.contains(r["currency"])).height
+            rows = f", in {holding} of the {medians.height} median rows"
+        if r["low"] is None:
+            rate = "at a configured default no longer on record"
+        else:
+            rate = (
+                f"at each day's fx_rate: 1 {r['currency']} = ¥{r['low']:.4f}–{r['high']:.4f} "
+                f"(last ¥{r['last']:.4f}, the rate of {r['last_day']:%Y-%m-%d}; {r['days']} "
+                f"day(s) of rates; source: {r['sources']})"
+            )
+        unrated = f"; {r['unrated']} before any stored rate" if r["unrated"] else ""
+        parts.append(
+            f"{r['observations']:,} {r['currency']}-listed observations ({r['platforms']}"
+            f"{rows}) converted to CNY {rate}{unrated}"
+        )
+    return "FX: " + "; ".join(parts)
+
+
+def _names(frame: pl.DataFrame) -> list[pl.Expr]:
+    """The card and billing mode by name (English: the workbook is one file for everyone)."""
+    names = [pl.col("gpu").replace(CARD_NAMES).alias("card")]
+    if "billing" in frame.columns:
+        english = {k: v[1] for k, v in BILLING_NAMES.items()}
+        names.append(pl.col("billing").replace(english).alias("billing"))
+    return names
+
+
+def _within_month(column: str) -> pl.Expr:
+    """A breakeven in hours when a month has them (≤ 720 h), else empty."""
+    return pl.when(pl.col(column) <= HOURS_PER_MONTH).then(pl.col(column))
+
+
+def _verdict(column: str) -> pl.Expr:
+    hours = pl.col(column)
+    return (
+        pl.when(hours.is_null())
+        .then(pl.lit(None, pl.String))
+        .when(hours <= HOURS_PER_MONTH)
+        .then(pl.format("pays off above {} h", hours.round(1)))
+        .otherwise(pl.format("never pays off (> 720 h; {} h)", hours.round(0).cast(pl.Int64)))
+    )
+
+
+_LABEL = pl.when(pl.col("simulated")).then(pl.lit("SIMULATED")).otherwise(pl.lit("real"))
+
+
+def _breakeven_and_alerts(report: MonthlyReport) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The breakeven and alerts sheets' tables."""
+    label = _LABEL
+    breakeven = report.breakeven.select(
+        *_names(report.breakeven),
+        pl.col("source").alias("line"),
+        pl.col("bare_metal_cny_per_card_month").alias("bare metal CNY per card-month"),
+        pl.col("hourly_cny_per_card_hour").alias(f"hourly {PRICE}"),
+        pl.col("monthly_cny_per_card_hour").alias(f"monthly plan {PRICE}"),
+        _within_month("breakeven_hours_vs_hourly").alias("breakeven vs hourly (h/month)"),
+        _verdict("breakeven_hours_vs_hourly").alias("vs hourly"),
+        _within_month("breakeven_hours_vs_monthly").alias("breakeven vs monthly plan (h/month)"),
+        _verdict("breakeven_hours_vs_monthly").alias("vs monthly plan"),
+        "snapshots",
+        label.alias("data"),
+        pl.col("gpu").alias("card id"),
+    )
+    alerts = report.alerts.select(
+        pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
+        "kind",
+        "rule",
+        pl.col("gpu").replace(CARD_NAMES).alias("card"),
+        pl.col("source").alias("line"),
+        pl.col("old_value").alias("from (h/month)"),
+        pl.col("new_value").alias("to (h/month)"),
+        "old_mode",
+        "new_mode",
+        pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
+        pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
+        "message",
+        label.alias("data"),
+    )
+    return breakeven, alerts
 
 
 def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
     """(sheet name, title, units line, table) of each data sheet, columns named for finance."""
     previous = f"{previous_month(report.month):%Y-%m}"
-    label = pl.when(pl.col("simulated")).then(pl.lit("SIMULATED")).otherwise(pl.lit("real"))
+    label = _LABEL
     medians = report.medians.select(
-        pl.col("gpu").alias("card"),
+        *_names(report.medians),
         pl.col("source").alias("platform"),
-        "billing",
         pl.col("median_cny_per_card_hour").alias(f"median {PRICE} {report.label}"),
         pl.col("previous_median_cny_per_card_hour").alias(f"median {PRICE} {previous}"),
         pl.col("mom").alias("MoM"),
@@ -93,10 +203,11 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
         "days",
         pl.col("currencies").alias("listed in"),
         label.alias("data"),
+        pl.col("gpu").alias("card id"),
+        pl.col("billing").alias("billing id"),
     )
     cheapest = report.cheapest.select(
-        pl.col("gpu").alias("card"),
-        "billing",
+        *_names(report.cheapest),
         pl.col("cheapest_source").alias("cheapest platform"),
         pl.col("cheapest_median_cny_per_card_hour").alias(f"cheapest median {PRICE}"),
         pl.col("cheapest_mom").alias("cheapest MoM"),
@@ -108,40 +219,18 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
         pl.col("spread_cny").alias(f"spread max-min {PRICE}"),
         "platforms",
         label.alias("data"),
+        pl.col("gpu").alias("card id"),
+        pl.col("billing").alias("billing id"),
     )
-    breakeven = report.breakeven.select(
-        pl.col("gpu").alias("card"),
-        pl.col("source").alias("line"),
-        pl.col("bare_metal_cny_per_card_month").alias("bare metal CNY per card-month"),
-        pl.col("hourly_cny_per_card_hour").alias(f"hourly {PRICE}"),
-        pl.col("monthly_cny_per_card_hour").alias(f"monthly plan {PRICE}"),
-        pl.col("breakeven_hours_vs_hourly").alias("breakeven vs hourly (h/month)"),
-        pl.col("breakeven_hours_vs_monthly").alias("breakeven vs monthly plan (h/month)"),
-        "snapshots",
-        label.alias("data"),
-    )
-    alerts = report.alerts.select(
-        pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
-        "kind",
-        "rule",
-        pl.col("gpu").alias("card"),
-        pl.col("source").alias("line"),
-        pl.col("old_value").alias("from (h/month)"),
-        pl.col("new_value").alias("to (h/month)"),
-        "old_mode",
-        "new_mode",
-        pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
-        pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
-        "message",
-        label.alias("data"),
-    )
+    breakeven, alerts = _breakeven_and_alerts(report)
     unit = f"单位 Units: {PRICE} (元/卡时)"
     return [
         (
             "median by platform",
             f"Median price per card, platform and billing mode, {report.label}",
             f"{unit}, the median of every observation in the month; MoM = median "
-            f"{report.label} ÷ median {previous} − 1 (0.05 = +5 %); {MISSING} = no value",
+            f"{report.label} ÷ median {previous} − 1 (0.05 = +5 %); {mom_basis(report)}; "
+            "an empty cell = no value",
             medians,
         ),
         (
@@ -149,7 +238,7 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
             f"Cheapest platform per card and billing mode, {report.label} (monthly medians)",
             f"{unit}; spread max/min is a ratio (1.20 = the dearest is 20 % above the "
             "cheapest); published reference prices (*-published) are not platforms and are "
-            f"left out; {MISSING} = no value",
+            "left out; an empty cell = no value",
             cheapest,
         ),
         (
@@ -158,7 +247,8 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
             "(median over the month's snapshots; line 'cheapest' = lowest across platforms)",
             "单位 Units: bare metal CNY per card-month; container prices CNY per card-hour; "
             "breakeven in hours of use per card per month (720 h = a full month): above it "
-            f"bare metal is cheaper; {MISSING} = no such offer on that line",
+            "bare metal is cheaper; a breakeven above 720 h never pays off (its hours cell is "
+            "empty, the verdict says so); an empty cell = no such offer on that line",
             breakeven,
         ),
         (
@@ -204,50 +294,73 @@ def workbook_bytes(report: MonthlyReport) -> bytes:
         "GB = 10^9 bytes; a month of full use is 720 hours",
         report.dates(),
         _data_note(every) + f" (profile {report.profile})",
-        fx_note(report.fx),
+        fx_note(report.fx, report.medians),
         "",
         "Sheets:",
         *(f"  {name}: {title}" for name, title, _, _ in sheets),
     ]
     for row, text in enumerate(lines):
-        about.write(row, 0, text, bold if row == 0 else None)
+        about.write_string(row, 0, escape_text(text), bold if row == 0 else None)
     about.set_column(0, 0, 120)
+    sources = {
+        "median by platform": report.medians,
+        "cheapest platform": report.cheapest,
+        "breakeven": report.breakeven,
+        "alerts": report.alerts,
+    }
     for name, title, units, frame in sheets:
         sheet = book.add_worksheet(name)
-        source = {
-            "median by platform": report.medians,
-            "cheapest platform": report.cheapest,
-            "breakeven": report.breakeven,
-            "alerts": report.alerts,
-        }[name]
-        for row, text in enumerate((title, units, report.dates(), _data_note(source))):
-            sheet.write(row, 0, text, bold if row == 0 else None)
-        for col, column in enumerate(frame.columns):
-            sheet.write(HEADER_ROWS, col, column, bold)
-            sheet.set_column(col, col, max(12, min(len(column) + 2, 40)))
-        for r, values in enumerate(frame.iter_rows(), start=HEADER_ROWS + 1):
-            for col, value in enumerate(values):
-                if value is None or (isinstance(value, float) and value != value):
-                    sheet.write_string(r, col, MISSING)
-                else:
-                    sheet.write(r, col, value, _cell_format(frame.columns[col], formats))
-        if frame.is_empty():
-            sheet.write(HEADER_ROWS + 1, 0, "no rows for this month")
+        notes = (title, units, report.dates(), _data_note(sources[name]))
+        for row, text in enumerate(notes):
+            sheet.write_string(row, 0, escape_text(text), bold if row == 0 else None)
+        _table(sheet, frame, formats, bold)
         sheet.freeze_panes(HEADER_ROWS + 1, 0)
     book.close()
     return buffer.getvalue()
 
 
+def _table(
+    sheet: xlsxwriter.worksheet.Worksheet,
+    frame: pl.DataFrame,
+    formats: dict[str, xlsxwriter.format.Format],
+    bold: xlsxwriter.format.Format,
+) -> None:
+    """``frame`` from row HEADER_ROWS on: each cell by its type (a number, a boolean, text
+    written as text, or blank), never through ``write``, which would make ``=...`` a formula."""
+    for col, column in enumerate(frame.columns):
+        sheet.write_string(HEADER_ROWS, col, column, bold)
+        sheet.set_column(col, col, max(12, min(len(column) + 2, 40)))
+    for r, values in enumerate(frame.iter_rows(), start=HEADER_ROWS + 1):
+        for col, value in enumerate(values):
+            style = _cell_format(frame.columns[col], formats)
+            if value is None or (isinstance(value, float) and value != value):
+                sheet.write_blank(r, col, None, style)
+            elif isinstance(value, bool):
+                sheet.write_boolean(r, col, value)
+            elif isinstance(value, int | float):
+                sheet.write_number(r, col, value, style)
+            else:
+                sheet.write_string(r, col, escape_text(str(value)))
+    if frame.is_empty():
+        sheet.write_string(HEADER_ROWS + 1, 0, "no rows for this month")
+
+
 def report_chart(report: MonthlyReport) -> alt.FacetChart | alt.Chart:
     """Per card (one panel each, its own price scale), each platform's median for the
     month by billing mode, the cheapest first."""
+    english = {k: v[1] for k, v in BILLING_NAMES.items()}
     frame = report.medians.with_columns(
-        data=pl.when(pl.col("simulated")).then(pl.lit("SIMULATED")).otherwise(pl.lit("real"))
-    ).select("gpu", "source", "billing", "median_cny_per_card_hour", "mom", "data")
+        data=pl.when(pl.col("simulated")).then(pl.lit("SIMULATED")).otherwise(pl.lit("real")),
+        card=pl.col("gpu").replace(CARD_NAMES),
+        line=pl.col("source") + " · " + pl.col("billing").replace(english),
+    ).select("card", "line", "source", "billing", "median_cny_per_card_hour", "mom", "data")
     sim = " · SIMULATED" if report.medians["simulated"].any() else ""
     title = alt.TitleParams(
         f"Median {PRICE} per platform, {report.label} (UTC){sim}",
-        subtitle=f"one panel per card, own scale; {fx_note(report.fx)}"[:200],
+        subtitle=[
+            "one panel per card, own scale; colour = platform",
+            fx_note(report.fx, report.medians)[:200],
+        ],
         anchor="start",
     )
     if frame.is_empty():
@@ -256,16 +369,17 @@ def report_chart(report: MonthlyReport) -> alt.FacetChart | alt.Chart:
         alt.Chart()
         .mark_bar()
         .encode(
-            x=alt.X("median_cny_per_card_hour:Q", title=PRICE),
-            y=alt.Y("source:N", sort="x", title=None),
-            color=alt.Color("billing:N", legend=alt.Legend(orient="bottom", labelLimit=0)),
-            yOffset="billing:N",
+            x=alt.X("median_cny_per_card_hour:Q", title=PRICE, axis=alt.Axis(format=",.4~f")),
+            y=alt.Y("line:N", sort="x", title=None, axis=alt.Axis(labelLimit=0)),
+            color=alt.Color(
+                "source:N", scale=platform_scale(frame["source"].unique().to_list()), legend=None
+            ),
         )
-        .properties(width=320, height=alt.Step(9))
+        .properties(width=320, height=alt.Step(14))
     )
     return (
         alt.layer(bars, data=frame)
-        .facet(facet=alt.Facet("gpu:N", title=None), columns=3)
+        .facet(facet=alt.Facet("card:N", title=None), columns=3)
         .resolve_scale(x="independent", y="independent")
         .properties(title=title)
     )

@@ -1,4 +1,8 @@
-"""Every table the pages draw goes through ``show``: a missing value reads "—", never "None".
+"""Every table the pages draw goes through ``show``: headers in the page's language, money as
+numbers (never DECIMAL's ``5.325000``), and a missing value reads "—", never "None".
+
+Pages name their columns in English (the key of dashboard.i18n.HEADERS); ``show(...,
+translate=True)`` puts the header in the chosen language on screen.
 
 Streamlit's grid prints a null cell as "None", whatever a pandas Styler says the cell's text
 is (its display text is ignored for missing cells: seen in Chromium). So the columns that
@@ -16,6 +20,9 @@ from typing import Any
 import polars as pl
 import streamlit as st
 from pandas.io.formats.style import Styler
+
+from dashboard.formatting import plain_numbers
+from dashboard.i18n import header
 
 MISSING = "—"
 
@@ -83,14 +90,30 @@ def displayed(frame: pl.DataFrame, row_style: RowStyle | None = None) -> pl.Data
     )
 
 
-def show(frame: pl.DataFrame, *, row_style: RowStyle | None = None, **kwargs: Any) -> None:
+def translated(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with its headers in the page's language and its DECIMALs as floats."""
+    return plain_numbers(frame).rename({c: header(c) for c in frame.columns})
+
+
+def show(
+    frame: pl.DataFrame,
+    *,
+    row_style: RowStyle | None = None,
+    translate: bool = False,
+    **kwargs: Any,
+) -> None:
     """st.dataframe of ``frame`` without its index, as wide as the page, "—" for nulls;
-    ``row_style`` colours rows (a pandas Styler.apply function, axis=1)."""
+    ``row_style`` colours rows (a pandas Styler.apply function, axis=1). ``translate``: the
+    headers are dashboard.i18n.HEADERS keys, shown in the page's language (``row_style``
+    then gets the row under them; ``column_config`` stays keyed by the English names)."""
+    if translate:
+        frame = translated(frame)
     numeric = [
         c for c in _missing(frame) if frame.schema[c].is_numeric() or frame.schema[c].is_decimal()
     ]
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in numeric}
-    config |= kwargs.pop("column_config", None) or {}
+    rename = header if translate else str
+    config |= {rename(k): v for k, v in (kwargs.pop("column_config", None) or {}).items()}
     st.dataframe(
         displayed(frame, row_style),
         **({"hide_index": True, "width": "stretch", "column_config": config} | kwargs),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from datetime import date
 from enum import StrEnum
 from pathlib import Path
@@ -14,7 +16,21 @@ from rich.markup import escape
 if TYPE_CHECKING:  # loaded when a command reads its settings: `import gpuprice.cli` stays light
     from configuration.settings import Settings
 
-console = Console()
+# Piped or redirected (`| less`, `> file`, a log), rich falls back to 80 columns and folds
+# every table cell over several lines; there a table is as wide as its content instead. A
+# terminal keeps its own width, and COLUMNS set by hand is obeyed.
+PIPE_WIDTH = 4096
+
+
+def stdout_width() -> int | None:
+    """The width the stdout console draws at: None (the terminal's, or COLUMNS) or
+    PIPE_WIDTH when stdout is no terminal."""
+    if os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return None
+    return PIPE_WIDTH
+
+
+console = Console(width=stdout_width())
 # soft_wrap: a message stays one line (not broken at 80 columns when stderr is not a terminal),
 # so it can be read in a log and searched for
 err = Console(stderr=True, soft_wrap=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from configuration.errors import ConfigError
 from dashboard import data
-from dashboard.alert_table import alert_table
+from dashboard.alert_table import KINDS, alert_table, mode_label
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import both, t
+from dashboard.i18n import both, card_label, labels, relabel, t
 from dashboard.tables import show
-from warehouse.derive.metrics import CHEAPEST
 
 DELIVERY = ("all", "delivered", "pending")
 # Alerts about a source rather than a card (e.g. a broken scraper) have no card: they are
@@ -18,8 +18,7 @@ DELIVERY = ("all", "delivered", "pending")
 NO_CARD = "—"
 
 
-def feed() -> None:
-    alerts = data.alerts()
+def feed(alerts: pl.DataFrame | None) -> None:
     if alerts is None:
         return
     if alerts.is_empty():
@@ -32,15 +31,33 @@ def feed() -> None:
     first = alerts["created_at"].min().date()
     with st.expander(t("filters"), expanded=True):
         a, b, c = st.columns(3)
-        kind = a.multiselect(t("alerts.kind"), kinds, default=kinds, key="al_kind")
-        card = b.multiselect(t("f.cards"), cards, default=cards, key="al_cards")
-        rule = c.multiselect(t("alerts.rule"), rules, default=rules, key="al_rules")
+        kind = a.multiselect(
+            t("alerts.kind"),
+            kinds,
+            default=kinds,
+            format_func=labels(kinds, lambda k: both(f"kind.{k}") if k in KINDS else k),
+            placeholder=t("choose"),
+            key="al_kind",
+        )
+        card = b.multiselect(
+            t("f.cards"),
+            cards,
+            default=cards,
+            format_func=labels(
+                cards, lambda c: both("alerts.no_card") if c == NO_CARD else card_label(c)
+            ),
+            placeholder=t("choose"),
+            key="al_cards",
+        )
+        rule = c.multiselect(
+            t("alerts.rule"), rules, default=rules, placeholder=t("choose"), key="al_rules"
+        )
         d, e = st.columns(2)
         since = d.date_input(t("alerts.since"), value=first, key="al_since")
         delivery = e.radio(
             t("alerts.delivery"),
             DELIVERY,
-            format_func=lambda v: both(f"alerts.{v}"),
+            format_func=labels(DELIVERY, lambda v: both(f"alerts.{v}")),
             horizontal=True,
             key="al_delivery",
         )
@@ -58,18 +75,35 @@ def feed() -> None:
         return
     show(
         alert_table(
-            shown,
-            "old_mode",
-            "new_mode",
+            shown.with_columns(pl.col("gpu").replace(NO_CARD, None)),
+            relabel(shown, "old_mode", mode_label).alias("from mode"),
+            relabel(shown, "new_mode", mode_label).alias("to mode"),
             pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
             pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
-            "attempts",
-            "last_error",
+            pl.col("attempts").alias("delivery attempts"),
+            pl.col("last_error").alias("last delivery error"),
+            pl.col("resolved_at").dt.strftime("%Y-%m-%d %H:%M").alias("resolved (UTC)"),
+            "resolution",
         ),
+        translate=True,
     )
 
 
-def watch_rules() -> None:
+def targets() -> None:
+    """Whether the alerts go anywhere: with no notification target they are only listed
+    here (pending), and the page says how to add one. The URLs are secrets: only counted."""
+    try:
+        count = len(settings().notify_urls())
+    except (ConfigError, OSError) as exc:
+        st.warning(t("alerts.targets_unreadable", error=str(exc)))
+        return
+    if count:
+        st.caption(t("alerts.targets", n=count))
+    else:
+        st.warning(t("alerts.no_target"))
+
+
+def watch_rules(states: pl.DataFrame | None) -> None:
     st.subheader(t("alerts.rules"))
     rules = settings().file.alerts.rules
     if not rules:
@@ -79,10 +113,10 @@ def watch_rules() -> None:
         [
             {
                 "rule": r.name,
-                "card": r.gpu,
-                "line": r.source or CHEAPEST,
+                "card": card_label(r.gpu),
+                "line": r.source or t("be.cheapest"),
                 "usage h/month": r.usage_hours,
-                "against": r.against,
+                "against": mode_label(r.against),
                 "threshold": f"{r.threshold_hours:g} h"
                 if r.threshold_hours is not None
                 else f"{r.threshold_pct:g} %",
@@ -92,26 +126,27 @@ def watch_rules() -> None:
         ]
     )
     # Where each rule stands, when the pipeline has evaluated it; rules are shown anyway.
-    states = data.rule_states()
     if states is not None and not states.is_empty():
         table = table.join(
             states.select(
                 "rule",
-                pl.col("mode").alias("cheaper mode now"),
+                relabel(states, "mode", mode_label).alias("cheaper mode now"),
                 pl.col("last_value").round(1).alias("breakeven now h"),
                 pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("as of (UTC)"),
             ),
             on="rule",
             how="left",
         )
-    show(table)
+    show(table, translate=True)
 
 
 def main() -> None:
     st.title(t("alerts.title"))
     simulated_banner()
-    feed()
-    watch_rules()
+    targets()
+    tables = data.alert_feed()  # the feed and the rules' states in one read
+    feed(tables["alerts"] if tables is not None else None)
+    watch_rules(tables["rules"] if tables is not None else None)
 
 
 main()

@@ -10,8 +10,10 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.alert_table import kind_label
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import both, t
+from dashboard.formatting import pays_off
+from dashboard.i18n import both, card_label, labels, relabel, t
 from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -26,6 +28,36 @@ MAX_HISTORY_POINTS = 1500
 
 def _num(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def mode_name(mode: str) -> str:
+    """A cost mode (warehouse.read.metrics.COST_MODES) in the page's language."""
+    return t(f"mode.{COST_MODES.index(mode)}")
+
+
+def verdict_text(hours: float | None) -> str:
+    """What a breakeven means for a buyer: from which usage bare metal is cheaper, or that
+    it never is within a month (above 720 h)."""
+    if hours is None:
+        return "—"
+    if pays_off(hours):
+        return t("be.pays_off", hours=hours)
+    return t("be.never")
+
+
+def line_platforms(row: dict[str, Any]) -> str:
+    """For the cross-platform cheapest line: which platform each of its prices came from
+    (its offers are stored as ``source/offer_id``)."""
+    parts = []
+    for mode, column in (
+        (BARE_METAL, "bare_metal_offer"),
+        (HOURLY, "hourly_offer"),
+        (MONTHLY, "monthly_offer"),
+    ):
+        offer = row.get(column)
+        if offer:
+            parts.append(f"{mode_name(mode)} {offer.split('/', 1)[0]}")
+    return ", ".join(parts) or "—"
 
 
 def monthly_costs(row: dict[str, Any], usage: float) -> list[tuple[str, float]]:
@@ -52,16 +84,16 @@ def crossings(row: dict[str, Any]) -> pl.DataFrame:
     ):
         hours = _num(row[column])
         if hours is None:
-            st.caption(t("be.missing", mode=mode, reason=row[reason] or "?"))
-        elif hours > HOURS_PER_MONTH:
-            st.caption(t("be.beyond", mode=mode, hours=hours))
+            st.caption(t("be.missing", mode=mode_name(mode), reason=row[reason] or "?"))
+        elif not pays_off(hours):
+            st.caption(t("be.beyond", mode=mode_name(mode), hours=hours))
         else:
             marks.append(
                 {
                     "usage_hours": hours,
                     "cny_per_card_month": flat,
                     "label": f"{hours:,.1f} h",
-                    "mode": f"{mode} = {BARE_METAL}",
+                    "mode": f"{mode_name(mode)} = {mode_name(BARE_METAL)}",
                 }
             )
     schema = {
@@ -79,11 +111,18 @@ def verdict(row: dict[str, Any], usage: float) -> None:
         return
     (mode, cost), rest = costs[0], costs[1:]
     if not rest:
-        st.info(t("be.only", usage=usage, mode=mode, cost=cost))
+        st.info(t("be.only", usage=usage, mode=mode_name(mode), cost=cost))
         return
     other, other_cost = rest[0]
     st.success(
-        t("be.verdict", usage=usage, mode=mode, cost=cost, other=other, saving=other_cost - cost)
+        t(
+            "be.verdict",
+            usage=usage,
+            mode=mode_name(mode),
+            cost=cost,
+            other=mode_name(other),
+            saving=other_cost - cost,
+        )
     )
 
 
@@ -94,8 +133,12 @@ def history(gpu: str, line: str) -> None:
     if frame is None or frame.is_empty():
         return
     daily = frame["snapshots"].sum() > MAX_HISTORY_POINTS
+    # every snapshot (when few) and the line's alerts in one read of the warehouse
+    found = data.line_history(gpu=gpu, source=line, snapshots=not daily)
+    if found is None:
+        return
     if not daily:
-        frame = data.breakeven_history(gpu=gpu, source=line)
+        frame = found["history"]
         if frame is None or frame.is_empty():
             return
     long = (
@@ -112,33 +155,88 @@ def history(gpu: str, line: str) -> None:
             value_name="breakeven_hours",
         )
         .drop_nulls("breakeven_hours")
-        .with_columns(data_label())
+        .with_columns(
+            data_label(),
+            pl.col("against").replace_strict({m: mode_name(m) for m in (HOURLY, MONTHLY)}),
+            shown_hours=pl.col("breakeven_hours").clip(upper_bound=HOURS_PER_MONTH),
+            beyond=pl.col("breakeven_hours") > HOURS_PER_MONTH,
+        )
     )
     if long.is_empty():
         return
-    alerts = data.alerts()
-    marks = (
-        alerts.filter(pl.col("gpu") == gpu, pl.col("source") == line)
-        if alerts is not None and not alerts.is_empty()
-        else pl.DataFrame()
-    )
+    long = long.with_columns(verdict=relabel(long, "breakeven_hours", verdict_text))
+    marks = found["alerts"]
     title = t(
         "be.history",
         start=f"{long['observed_at'].min():%Y-%m-%d}",
         end=f"{long['observed_at'].max():%Y-%m-%d}",
     ) + (t("be.daily") if daily else "")
-    st.altair_chart(charts.breakeven_history(long, marks, title), width="stretch")
+    st.altair_chart(
+        charts.unchecked(
+            charts.breakeven_history(long, marks, title, [mode_name(m) for m in COST_MODES])
+        ),
+        width="stretch",
+    )
     if not marks.is_empty():
         show(
             marks.select(
-                pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("snapshot"),
-                "kind",
+                pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
+                relabel(marks, "kind", kind_label),
                 "rule",
                 pl.col("old_value").round(1).alias("from h/month"),
                 pl.col("new_value").round(1).alias("to h/month"),
                 "message",
             ),
+            translate=True,
         )
+
+
+def row_table(row: dict[str, Any]) -> pl.DataFrame:
+    """The line's newest snapshot as one row: the prices, each breakeven and what it means
+    (a figure above 720 h is shown as never paying off, not as hours a month lacks)."""
+    hours = {c: _num(row[c]) for c in ("breakeven_hours_vs_hourly", "breakeven_hours_vs_monthly")}
+    # one row; a NULL would make its column untyped, hence the casts
+    return pl.DataFrame([row]).select(
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
+        pl.col("bare_metal_cny_per_card_month")
+        .cast(pl.Float64)
+        .round(2)
+        .alias("bare metal CNY per card-month"),
+        pl.col("list_cny_per_card_hour")
+        .cast(pl.Float64)
+        .round(4)
+        .alias("hourly CNY per card-hour"),
+        pl.col("monthly_cny_per_card_hour")
+        .cast(pl.Float64)
+        .round(4)
+        .alias("monthly plan CNY per card-hour"),
+        pl.lit(verdict_text(hours["breakeven_hours_vs_hourly"])).alias("breakeven vs hourly"),
+        pl.lit(verdict_text(hours["breakeven_hours_vs_monthly"])).alias("breakeven vs monthly"),
+        pl.col("bare_metal_offer").alias("bare metal listing"),
+        pl.col("hourly_offer").alias("hourly listing"),
+        pl.col("monthly_offer").alias("monthly plan listing"),
+        data_label(),
+    )
+
+
+def choose(latest: pl.DataFrame) -> tuple[str, str]:
+    """The card and line widgets: cards with a breakeven first (those are the ones the page
+    is for); on each card the cross-platform cheapest line first."""
+    ranked = latest.group_by("gpu").agg(
+        pl.col("breakeven_hours_vs_hourly").is_not_null().any().alias("has")
+    )
+    cards = ranked.sort(~pl.col("has"), "gpu")["gpu"].to_list()
+    a, b = st.columns(2)
+    gpu = a.selectbox(t("f.card"), cards, format_func=card_label, key="be_card")
+    lines = latest.filter(pl.col("gpu") == gpu)["source"].to_list()
+    lines = sorted(lines, key=lambda s: (s != CHEAPEST, s))
+    line = b.selectbox(
+        t("f.platform"),
+        lines,
+        format_func=labels(lines, lambda s: both("be.cheapest") if s == CHEAPEST else s),
+        key="be_line",
+    )
+    return gpu, line
 
 
 def main() -> None:
@@ -150,22 +248,10 @@ def main() -> None:
     if latest.is_empty():
         st.info(t("empty.not_computed", what="`breakeven`"))
         return
-    # Cards with a breakeven first: those are the ones the page is for.
-    ranked = latest.group_by("gpu").agg(
-        pl.col("breakeven_hours_vs_hourly").is_not_null().any().alias("has")
-    )
-    cards = ranked.sort(~pl.col("has"), "gpu")["gpu"].to_list()
-    a, b = st.columns(2)
-    gpu = a.selectbox(t("f.card"), cards, key="be_card")
-    lines = latest.filter(pl.col("gpu") == gpu)["source"].to_list()
-    lines = sorted(lines, key=lambda s: (s != CHEAPEST, s))
-    line = b.selectbox(
-        t("f.platform"),
-        lines,
-        format_func=lambda s: both("be.cheapest") if s == CHEAPEST else s,
-        key="be_line",
-    )
+    gpu, line = choose(latest)
     row = latest.filter(pl.col("gpu") == gpu, pl.col("source") == line).row(0, named=True)
+    if line == CHEAPEST:
+        st.caption(t("be.cheapest.from", platforms=line_platforms(row)))
     usage = st.slider(t("be.usage"), 0, HOURS_PER_MONTH, DEFAULT_USAGE, step=10, key="be_usage")
     lines_frame = cost_lines_for(
         _num(row["bare_metal_cny_per_card_month"]),
@@ -177,42 +263,27 @@ def main() -> None:
         st.info(t("be.no_line"))
         return
     sim = " · SIMULATED" if row["simulated"] else ""
-    title = t("be.lines", gpu=gpu, line=line, at=f"{row['observed_at']:%Y-%m-%d %H:%M}") + sim
+    name = t("be.cheapest") if line == CHEAPEST else line
+    title = t("be.lines", gpu=card_label(gpu), line=name, at=f"{row['observed_at']:%Y-%m-%d %H:%M}")
     marks = crossings(row)
+    lines_frame = lines_frame.with_columns(
+        pl.col("mode").replace_strict({m: mode_name(m) for m in COST_MODES})
+    )
     st.altair_chart(
-        charts.cost_lines(lines_frame, marks, usage, title, t("be.caption")), width="stretch"
+        charts.unchecked(
+            charts.cost_lines(
+                lines_frame,
+                marks,
+                usage,
+                title + sim,
+                t("be.caption"),
+                [mode_name(m) for m in COST_MODES],
+            )
+        ),
+        width="stretch",
     )
     verdict(row, usage)
-    show(
-        # one row; a NULL breakeven would make its column untyped, hence the casts
-        pl.DataFrame([row]).select(
-            pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("snapshot"),
-            pl.col("bare_metal_cny_per_card_month")
-            .cast(pl.Float64)
-            .round(2)
-            .alias("bare metal CNY per card-month"),
-            pl.col("list_cny_per_card_hour")
-            .cast(pl.Float64)
-            .round(4)
-            .alias("hourly CNY per card-hour"),
-            pl.col("monthly_cny_per_card_hour")
-            .cast(pl.Float64)
-            .round(4)
-            .alias("monthly plan CNY per card-hour"),
-            pl.col("breakeven_hours_vs_hourly")
-            .cast(pl.Float64)
-            .round(1)
-            .alias("breakeven vs hourly (h)"),
-            pl.col("breakeven_hours_vs_monthly")
-            .cast(pl.Float64)
-            .round(1)
-            .alias("breakeven vs monthly (h)"),
-            "bare_metal_offer",
-            "hourly_offer",
-            "monthly_offer",
-            data_label(),
-        ),
-    )
+    show(row_table(row), translate=True)
     history(gpu, line)
 
 

@@ -3,6 +3,7 @@ their errors, rows per snapshot, and GPU names that map to no known card."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import polars as pl
@@ -10,7 +11,7 @@ import streamlit as st
 
 from dashboard import charts, data, history_data
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import t
+from dashboard.i18n import header, t
 from dashboard.tables import show
 from warehouse.store.db import utcnow
 
@@ -38,22 +39,35 @@ def freshness(
     )
 
 
+# "fetch failed: http://host/path?x=1: ConnectError: refused": the URL (up to the ": " that
+# ends it) is moved behind the reason, which a narrow column would otherwise cut off.
+_URL = re.compile(r"(https?://\S+?)(?::\s+|\s*$)")
+
+
+def reason_first(error: str | None) -> str | None:
+    """An error message with what went wrong first and the URL it concerned last."""
+    if not error:
+        return error
+    urls = _URL.findall(error)
+    if not urls:
+        return error
+    reason = _URL.sub("", error).strip().rstrip(":").strip()
+    return f"{reason} — {urls[0]}" if reason else error
+
+
 def _highlight(row: object) -> list[str]:
-    bad = getattr(row, "status", None) == STALE or getattr(row, "parser", None) == "broken"
+    get = getattr(row, "get", lambda _key, _default=None: None)
+    bad = get(header("status")) == STALE or get(header("parser")) == "broken"
     return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
 
 
-def sources() -> None:
+def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
     config = settings()
     hours = config.file.thresholds.stale_after_hours
-    health = data.source_health()
-    if health is None:
-        return
     now = utcnow()
     table = freshness(health, list(config.enabled_sources()), now, hours)
     # Whether each source's pages still parse (the pipeline's drift check); a warehouse
     # from before that check has no such table, and the page goes on without the column.
-    parsers = data.parser_states()
     if parsers is not None:
         table = table.join(
             parsers.filter(pl.col("profile") == config.profile).select(
@@ -75,12 +89,14 @@ def sources() -> None:
         "hours since success",
         pl.col("last_run_at").dt.strftime("%Y-%m-%d %H:%M").alias("last run (UTC)"),
         pl.col("last_status").alias("last run status"),
-        pl.col("last_error").alias("last run error"),
+        pl.col("last_error")
+        .map_elements(reason_first, return_dtype=pl.String)
+        .alias("last run error"),
         "runs",
         pl.col("failed_runs").alias("failed"),
         pl.col("partial_runs").alias("partial"),
     )
-    show(shown, row_style=_highlight)
+    show(shown, row_style=_highlight, translate=True)
     stale = table.filter(pl.col("status") == STALE)["source"].to_list()
     if stale:
         st.warning(t("health.stale", names=", ".join(stale)))
@@ -88,65 +104,85 @@ def sources() -> None:
         st.success(t("health.all_fresh", hours=hours))
 
 
-def failures() -> None:
+def failures(failed: pl.DataFrame) -> None:
     st.subheader(t("health.failures"))
-    failed = data.scrape_failures()
-    if failed is None:
-        return
     if failed.is_empty():
         st.success(t("health.no_failures"))
         return
     show(
-        failed.with_columns(
-            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished_at")
+        failed.select(
+            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished (UTC)"),
+            "source",
+            "status",
+            pl.col("error").map_elements(reason_first, return_dtype=pl.String),
+            pl.col("as_of").alias("day asked for"),
+            "pages",
+            "rows",
         ),
-        column_config={"finished_at": "finished (UTC)"},
+        column_config={"error": st.column_config.TextColumn(width="large")},
+        translate=True,
     )
 
 
-def snapshots() -> None:
-    rows = data.snapshot_rows()
-    if rows is None or rows.is_empty():
+def snapshots(rows: pl.DataFrame) -> None:
+    if rows.is_empty():
         return
     title = t("health.rows", n=rows.height)
     st.subheader(title)
     span = f"{rows['observed_at'].min():%Y-%m-%d %H:%M} – {rows['observed_at'].max():%Y-%m-%d %H:%M} UTC"
-    st.altair_chart(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}"), width="stretch")
+    st.altair_chart(
+        charts.unchecked(charts.snapshot_rows(rows, f"{t('axis.rows')}, {span}")), width="stretch"
+    )
     with st.expander(title):
         show(
-            rows.with_columns(pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M")),
+            rows.with_columns(
+                pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)")
+            ).select(
+                "observed (UTC)",
+                "source",
+                pl.col("kind").alias("table"),
+                "rows",
+                pl.col("unknown_gpu").alias("unknown cards"),
+                pl.when(pl.col("simulated"))
+                .then(pl.lit("SIMULATED"))
+                .otherwise(pl.lit("real"))
+                .alias("data"),
+            ),
+            translate=True,
         )
 
 
-def unknown() -> None:
-    names = data.unknown_gpus()
-    if names is None:
-        return
+def unknown(names: pl.DataFrame) -> None:
     total = int(names["rows"].sum()) if not names.is_empty() else 0
     st.subheader(t("health.unknown", n=total))
     if names.is_empty():
         st.success(t("health.no_unknown"))
         return
     show(
-        names.with_columns(
-            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M"),
-            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M"),
+        names.select(
+            pl.col("kind").alias("table"),
+            "source",
+            pl.col("gpu_name_raw").alias("name as listed"),
+            "rows",
+            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M").alias("first seen (UTC)"),
+            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M").alias("last seen (UTC)"),
         ),
+        translate=True,
     )
 
 
 def main() -> None:
     st.title(t("health.title"))
     simulated_banner()
-    health = data.source_health()
-    if health is None:
+    tables = data.health()  # every table of the page in one read of the warehouse
+    if tables is None:
         return
-    if health.is_empty():
+    if tables["sources"].is_empty():
         st.info(t("health.no_runs"))
-    sources()
-    failures()
-    snapshots()
-    unknown()
+    sources(tables["sources"], tables["parsers"])
+    failures(tables["failures"])
+    snapshots(tables["snapshots"])
+    unknown(tables["unknown"])
     history_data.imports_section()  # the history imports and their failures (coverage page)
 
 

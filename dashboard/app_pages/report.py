@@ -13,11 +13,13 @@ from dashboard import data
 from dashboard.alert_table import alert_table
 from dashboard.data import data_label, settings
 from dashboard.export import XLSX_MIME
-from dashboard.i18n import t
+from dashboard.formatting import pays_off
+from dashboard.i18n import named, relabel, t
 from dashboard.page_start import open_page
-from dashboard.report_xlsx import MonthlyReport, charts_png, workbook_bytes
+from dashboard.report_xlsx import MonthlyReport, charts_png, same_days, workbook_bytes
 from dashboard.tables import show
-from warehouse.read.report import next_month
+from warehouse.derive.metrics import CHEAPEST
+from warehouse.read.report import next_month, previous_month
 from warehouse.store.db import utcnow
 
 UNIT = "CNY per card-hour"
@@ -42,14 +44,8 @@ def default_month(choices: list[date], today: date) -> int:
 
 
 def load(month: date) -> MonthlyReport | None:
-    frames = {
-        "medians": data.platform_medians(month=month),
-        "cheapest": data.cheapest_platforms(month=month),
-        "breakeven": data.breakeven_month(month=month),
-        "alerts": data.alerts_in_month(month=month),
-        "fx": data.fx_in_month(month=month),
-    }
-    if frames["medians"] is None or frames["cheapest"] is None:
+    frames = data.month_report(month=month)  # the report's five tables in one read
+    if frames is None:
         return None
     # Tables a warehouse may not have yet (no derive, no alerts) are empty in the report.
     empty = {
@@ -65,26 +61,72 @@ def load(month: date) -> MonthlyReport | None:
     )
 
 
+def fx_caption(fx: pl.DataFrame) -> None:
+    """What the month's non-CNY listings were converted at, from the rows themselves (the
+    workbook's about sheet says the same in its FX line)."""
+    if fx.is_empty():
+        st.caption(t("report.fx.none"))
+        return
+    for r in fx.iter_rows(named=True):
+        if r["low"] is None:
+            continue
+        st.caption(
+            t(
+                "report.fx",
+                n=r["observations"],
+                currency=r["currency"],
+                platforms=r["platforms"],
+                low=r["low"],
+                high=r["high"],
+                day=f"{r['last_day']:%Y-%m-%d}",
+                sources=r["sources"],
+            )
+        )
+
+
+def days_before(report: MonthlyReport) -> date:
+    return previous_month(report.month)
+
+
+def _verdict(hours: float | None) -> str:
+    if hours is None:
+        return "—"
+    return t("be.pays_off", hours=hours) if pays_off(hours) else t("be.never")
+
+
 def preview(report: MonthlyReport) -> None:
     st.subheader(t("report.medians"))
+    days = same_days(report)
+    if days is None:
+        compared = t("mom.whole", month=report.label, previous=f"{days_before(report):%Y-%m}")
+    else:
+        compared = t(
+            "mom.same_days",
+            start=f"{report.month:%Y-%m-%d}",
+            end=f"{report.medians['month_through'][0]:%Y-%m-%d}",
+            pstart=f"{days[0]:%Y-%m-%d}",
+            pend=f"{days[1]:%Y-%m-%d}",
+        )
+    st.caption(t("report.mom", compared=compared))
     show(
-        report.medians.select(
-            pl.col("gpu").alias("card"),
+        named(report.medians).select(
+            pl.col("card_name").alias("card"),
             pl.col("source").alias("platform"),
-            "billing",
+            pl.col("billing_name").alias("billing"),
             pl.col("median_cny_per_card_hour").round(4).alias(f"median {UNIT}"),
             pl.col("previous_median_cny_per_card_hour").round(4).alias("previous month"),
             (pl.col("mom") * 100).round(2).alias("MoM %"),
             "observations",
             pl.col("currencies").alias("listed in"),
             data_label(),
-        )
+        ),
+        translate=True,
     )
     st.subheader(t("report.cheapest"))
     show(
-        report.cheapest.select(
-            pl.col("gpu").alias("card"),
-            "billing",
+        named(report.cheapest).select(
+            pl.col("card_name").alias("card"),
+            pl.col("billing_name").alias("billing"),
             pl.col("cheapest_source").alias("cheapest platform"),
             pl.col("cheapest_median_cny_per_card_hour").round(4).alias(f"cheapest median {UNIT}"),
             (pl.col("cheapest_mom") * 100).round(2).alias("cheapest MoM %"),
@@ -92,24 +134,35 @@ def preview(report: MonthlyReport) -> None:
             pl.col("spread_ratio").round(3).alias("spread max/min"),
             pl.col("platforms"),
             data_label(),
-        )
+        ),
+        translate=True,
     )
     if "gpu" in report.breakeven.columns and not report.breakeven.is_empty():
         st.subheader(t("report.breakeven"))
         show(
-            report.breakeven.select(
-                pl.col("gpu").alias("card"),
-                pl.col("source").alias("line"),
-                pl.col("bare_metal_cny_per_card_month").round(2).alias("bare metal CNY/card-month"),
-                pl.col("breakeven_hours_vs_hourly").round(1).alias("breakeven vs hourly (h)"),
-                pl.col("breakeven_hours_vs_monthly").round(1).alias("breakeven vs monthly (h)"),
+            named(report.breakeven).select(
+                pl.col("card_name").alias("card"),
+                pl.when(pl.col("source") == CHEAPEST)
+                .then(pl.lit(t("be.cheapest")))
+                .otherwise(pl.col("source"))
+                .alias("line"),
+                pl.col("bare_metal_cny_per_card_month")
+                .round(2)
+                .alias("bare metal CNY per card-month"),
+                relabel(report.breakeven, "breakeven_hours_vs_hourly", _verdict).alias(
+                    "breakeven vs hourly"
+                ),
+                relabel(report.breakeven, "breakeven_hours_vs_monthly", _verdict).alias(
+                    "breakeven vs monthly"
+                ),
                 "snapshots",
                 data_label(),
-            )
+            ),
+            translate=True,
         )
     st.subheader(t("report.alerts", n=report.alerts.height))
     if "created_at" in report.alerts.columns and not report.alerts.is_empty():
-        show(alert_table(report.alerts))
+        show(alert_table(report.alerts), translate=True)
 
 
 def main() -> None:
@@ -128,6 +181,7 @@ def main() -> None:
     if report is None:
         return
     st.caption(t("report.caption", month=report.label))
+    fx_caption(report.fx)
     if report.medians.is_empty():
         st.info(t("report.empty"))
         return

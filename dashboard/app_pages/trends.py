@@ -13,9 +13,11 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import data_label
 from dashboard.export import export_buttons
-from dashboard.i18n import both, t
+from dashboard.formatting import money, percent
+from dashboard.i18n import billing_both, billing_label, both, card_label, labels, named, t
+from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
 from dashboard.page_start import open_page
-from dashboard.tables import MISSING, show
+from dashboard.tables import show
 from warehouse.read.dashboard import GRAINS, Grain
 from warehouse.read.filters import OfferFilter
 
@@ -27,15 +29,13 @@ UNIT = "CNY per card-hour"
 
 @dataclass(frozen=True)
 class Chosen:
-    """What the filters chose: the offers to read, the grain, and whether to draw quotes."""
+    """What the filters chose: the offers to read, the grain, whether to draw quotes, and
+    the platforms to draw as lines whatever their price."""
 
     offers: OfferFilter
     grain: Grain
     quotes: bool
-
-
-def _pct(value: float | None) -> str:
-    return MISSING if value is None else f"{value:+.1%}"
+    lines: tuple[str, ...] = ()
 
 
 def filters(options: pl.DataFrame) -> Chosen | None:
@@ -49,17 +49,37 @@ def filters(options: pl.DataFrame) -> Chosen | None:
     billing_default = [b for b in DEFAULT_BILLING if b in billing_all] or billing_all
     with st.expander(t("filters"), expanded=True):
         a, b, c, d = st.columns(4)
-        cards = a.multiselect(t("f.cards"), values("gpu"), default=values("gpu"), key="tr_cards")
+        cards = a.multiselect(
+            t("f.cards"),
+            values("gpu"),
+            default=values("gpu"),
+            format_func=card_label,
+            placeholder=t("choose"),
+            key="tr_cards",
+        )
         platforms = b.multiselect(
-            t("f.platforms"), values("source"), default=values("source"), key="tr_platforms"
+            t("f.platforms"),
+            values("source"),
+            default=values("source"),
+            placeholder=t("choose"),
+            key="tr_platforms",
         )
         billing = c.multiselect(
-            t("f.billing"), billing_all, default=billing_default, key="tr_billing"
+            t("f.billing"),
+            billing_all,
+            default=billing_default,
+            format_func=labels(billing_all, billing_both),
+            placeholder=t("choose"),
+            key="tr_billing",
         )
         regions = d.multiselect(
-            t("f.regions"), values("region"), default=values("region"), key="tr_regions"
+            t("f.regions"),
+            values("region"),
+            default=values("region"),
+            placeholder=t("choose"),
+            key="tr_regions",
         )
-        e, f, g = st.columns([2, 2, 1])
+        e, f, g, h = st.columns([2, 2, 1, 2])
         span = e.date_input(
             t("f.dates"),
             value=(max(first, last - timedelta(days=DEFAULT_DAYS - 1)), last),
@@ -70,11 +90,18 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         grain = f.radio(
             t("f.grain"),
             GRAINS,
-            format_func=lambda g: both(f"grain.{g}"),
+            format_func=labels(GRAINS, lambda g: both(f"grain.{g}")),
             horizontal=True,
             key="tr_grain",
         )
         quotes = g.checkbox(t("trends.quotes"), value=True, key="tr_quotes")
+        lines = h.multiselect(
+            t("trends.lines"),
+            values("source"),
+            help=t("trends.lines.help"),
+            placeholder=t("choose"),
+            key="tr_lines",
+        )
     if not (cards and platforms and billing and regions) or len(span) != 2:
         st.info(t("empty.filters"))
         return None
@@ -86,28 +113,50 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         start=span[0],
         end=span[1],
     )
-    return Chosen(offers, grain, quotes)
+    return Chosen(offers, grain, quotes, tuple(lines))
+
+
+def compared(row: dict) -> str:
+    """What a month-over-month figure compares, in words: whole months, or month to date
+    against the same days of the month before."""
+    month, last = row["month"], row["last_day"]
+    previous = (month - timedelta(days=1)).replace(day=1)
+    if row["whole"]:
+        return t("mom.whole", month=f"{month:%Y-%m}", previous=f"{previous:%Y-%m}")
+    return t(
+        "mom.same_days",
+        start=f"{month:%Y-%m-%d}",
+        end=f"{last:%Y-%m-%d}",
+        pstart=f"{previous:%Y-%m-%d}",
+        pend=f"{previous.replace(day=min(last.day, (month - timedelta(days=1)).day)):%Y-%m-%d}",
+    )
 
 
 def kpis(offers: OfferFilter) -> None:
     changes = data.card_changes(offers)
     if changes is None or changes.is_empty():
         return
-    month = changes["month"].max()
-    st.caption(t("trends.kpi", month=f"{month:%Y-%m}"))
+    newest = changes.sort("last_day").row(-1, named=True)
+    st.caption(t("trends.kpi", compared=compared(newest)))
     rows = changes.to_dicts()
     for at in range(0, len(rows), KPI_COLUMNS):
         for column, row in zip(st.columns(KPI_COLUMNS), rows[at : at + KPI_COLUMNS], strict=False):
             sim = "SIMULATED; " if row["simulated"] else ""
             column.metric(
-                f"{row['gpu']} · {row['billing']}",
-                f"¥{row['cny_per_card_hour']:,.3f}",
+                f"{card_label(row['gpu'])} · {billing_label(row['billing'])}",
+                money(row["cny_per_card_hour"]),
                 delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
                 delta_color="inverse",  # a dearer card-hour is bad news for the renter
-                delta_description=t("trends.kpi.yoy", yoy=_pct(row["yoy"])),
+                delta_description=t("trends.kpi.yoy", yoy=percent(row["yoy"])),
                 chart_data=row["last_12_months"],
-                help=f"{sim}{UNIT}; {row['month']:%Y-%m} mean, median of {row['platforms']} "
-                f"platform(s); newest observation {row['last_seen']:%Y-%m-%d %H:%M} UTC",
+                help=sim
+                + t(
+                    "trends.kpi.help",
+                    compared=compared(row),
+                    platforms=row["platforms"],
+                    seen=f"{row['last_seen']:%Y-%m-%d %H:%M}",
+                    ids=f"{row['gpu']} · {row['billing']}",
+                ),
                 border=True,
             )
 
@@ -115,12 +164,13 @@ def kpis(offers: OfferFilter) -> None:
 def chart_table(
     series: pl.DataFrame, band: pl.DataFrame | None, quotes: pl.DataFrame | None
 ) -> pl.DataFrame:
-    """Everything the chart draws, as one table: this is what is shown and exported."""
+    """Everything the chart draws, as one table: this is what is shown and exported. Cards
+    and billing modes by name, their ids in the last two columns."""
     parts = [
         series.select(
             "period",
             pl.lit("price").alias("layer"),
-            pl.col("gpu").alias("card"),
+            "gpu",
             pl.col("source").alias("platform"),
             "billing",
             pl.col("cny_per_card_hour").alias(f"{UNIT} (mean)"),
@@ -135,8 +185,8 @@ def chart_table(
             band.select(
                 "period",
                 pl.lit("band").alias("layer"),
-                pl.col("gpu").alias("card"),
-                pl.lit("all selected (median)").alias("platform"),
+                "gpu",
+                pl.lit(t("trends.band.platform")).alias("platform"),
                 "billing",
                 pl.col("band_median").alias(f"{UNIT} (mean)"),
                 pl.col("band_min").alias("min"),
@@ -150,7 +200,7 @@ def chart_table(
             quotes.select(
                 "period",
                 pl.lit("market quote").alias("layer"),
-                pl.col("gpu").alias("card"),
+                "gpu",
                 pl.col("source").alias("platform"),
                 pl.col("basis").alias("billing"),
                 pl.col("cny_per_card_hour").alias(f"{UNIT} (mean)"),
@@ -161,9 +211,50 @@ def chart_table(
             )
         )
     table = pl.concat([p.with_columns(pl.col("n").cast(pl.Int64)) for p in parts])
-    return table.with_columns(pl.col(pl.Float64).round(4)).sort(
-        "period", "layer", "card", "platform", "billing"
+    table = named(table.with_columns(pl.col(pl.Float64).round(4))).sort(
+        "period", "layer", "gpu", "platform", "billing"
     )
+    return table.select(
+        "period",
+        "layer",
+        pl.col("card_name").alias("card"),
+        "platform",
+        pl.col("billing_name").alias("billing"),
+        f"{UNIT} (mean)",
+        "min",
+        "max",
+        "n",
+        "data",
+        pl.col("gpu").alias("card id"),
+        pl.col("billing").alias("billing id"),
+    )
+
+
+def shown_table(table: pl.DataFrame) -> pl.DataFrame:
+    """The chart table as the page shows and exports it: the layer named in the page's
+    language (the chart filters on the ids)."""
+    names = {layer: t(f"layer.{layer}") for layer in ("price", "band", "market quote")}
+    return table.with_columns(pl.col("layer").replace_strict(names))
+
+
+def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]:
+    """The chart's one data set: ``table`` with ``drawn`` marking the price lines each panel
+    draws (dashboard.lines), and how many it leaves to the band."""
+    frame = table.rename(
+        {f"{UNIT} (mean)": "value", "card id": "card_id", "billing id": "billing_id"}
+    )
+    prices = pick_lines(
+        frame.filter(pl.col("layer") == "price"),
+        panel="card_id",
+        platform="platform",
+        billing="billing_id",
+        value="value",
+        period="period",
+        chosen=chosen.lines,
+    )
+    others = frame.filter(pl.col("layer") != "price").with_columns(drawn=pl.lit(True))
+    hidden = hidden_lines(prices, "card_id", "platform", "billing_id")
+    return pl.concat([prices, others]), hidden
 
 
 def trend_chart(chosen: Chosen) -> None:
@@ -187,21 +278,25 @@ def trend_chart(chosen: Chosen) -> None:
         end=f"{offers.end:%Y-%m-%d}",
         grain=t(f"grain.{grain}"),
     )
-    has_quotes = quotes is not None and not quotes.is_empty()
-    subtitle = [t("trends.facets"), t("trends.band")]
-    subtitle += [t("trends.quotes.note")] if has_quotes else []
     table = chart_table(series, band, quotes)
-    drawn = table.rename({f"{UNIT} (mean)": "value"})
-    st.altair_chart(charts.trend(drawn, title, subtitle), width="content")
+    frame, hidden = chart_frame(table, chosen)
+    subtitle = [t("trends.facets"), t("trends.band")]
+    subtitle += [t("trends.quotes.note")] if quotes is not None and not quotes.is_empty() else []
+    subtitle += [t("trends.hidden", n=hidden, limit=MAX_LINES)] if hidden else []
+    st.altair_chart(charts.unchecked(charts.trend(frame, title, subtitle)), width="content")
     if (table["data"] == "SIMULATED").any():
         st.caption(t("simulated.rows"))
     st.subheader(t("trends.table"))
+    shown = shown_table(table)
     show(
-        table,
-        column_config={"period": st.column_config.DateColumn("period", format="YYYY-MM-DD")},
+        shown,
+        column_config={"period": st.column_config.DateColumn(format="YYYY-MM-DD")},
+        translate=True,
     )
-    stem = f"gpuprice_trend_{grain}_{offers.start:%Y%m%d}-{offers.end:%Y%m%d}"
-    export_buttons(table, stem, key="tr_export")
+    span = f"{offers.start:%Y%m%d}-{offers.end:%Y%m%d}"
+    export_buttons(
+        shown, f"gpuprice_trend_{grain}_{span}", key="tr_export", sheet=f"{grain} {span}"
+    )
 
 
 def changes_table(offers: OfferFilter) -> None:
@@ -209,19 +304,25 @@ def changes_table(offers: OfferFilter) -> None:
     if changes is None or changes.is_empty():
         return
     st.subheader(t("trends.changes", end=f"{offers.end:%Y-%m-%d}"))
-    shown = changes.select(
-        pl.col("gpu").alias("card"),
+    # In words, made here: the page's language is not readable on a polars worker thread.
+    said = [
+        compared(row) for row in changes.select("month", "last_day", "whole").iter_rows(named=True)
+    ]
+    shown = named(changes.with_columns(compared=pl.Series(said, dtype=pl.String))).select(
+        pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
-        "billing",
+        pl.col("billing_name").alias("billing"),
         pl.col("month").dt.strftime("%Y-%m").alias("month"),
+        "compared",
         pl.col("cny_per_card_hour").round(4).alias(f"{UNIT} (month mean)"),
         pl.col("previous_month").round(4).alias("previous month"),
         (pl.col("mom") * 100).round(2).alias("MoM %"),
         pl.col("year_ago").round(4).alias("year ago"),
         (pl.col("yoy") * 100).round(2).alias("YoY %"),
         data_label(),
+        pl.col("gpu").alias("card id"),
     )
-    show(shown)
+    show(shown, translate=True)
 
 
 def latest_prices(offers: OfferFilter) -> None:
@@ -234,18 +335,19 @@ def latest_prices(offers: OfferFilter) -> None:
     if latest.is_empty():
         return
     with st.expander(t("trends.latest", at=f"{latest['observed_at'].max():%Y-%m-%d %H:%M}")):
-        shown = latest.select(
-            pl.col("gpu").alias("card"),
+        shown = named(latest).select(
+            pl.col("card_name").alias("card"),
             pl.col("source").alias("platform"),
-            "billing",
-            pl.col("cny_per_card_hour").cast(pl.Float64).round(3).alias(UNIT),
+            pl.col("billing_name").alias("billing"),
+            pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias(UNIT),
             pl.col("listed").alias("listed price"),
             pl.col("gpu_count").alias("cards"),
             pl.col("region"),
-            pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("observed"),
+            pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
             data_label(),
+            pl.col("gpu").alias("card id"),
         )
-        show(shown)
+        show(shown, translate=True)
 
 
 def freshness(state: pl.DataFrame | None) -> None:

@@ -7,10 +7,11 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import t
+from dashboard.i18n import billing_both, billing_label, header_both, labels, named, t
 from dashboard.tables import show
 
-# Sort keys: the table's column and whether cheaper-first (ascending) is the useful order.
+# Sort keys: the table's column (its English header) and the board's column; cheaper first
+# is the useful order for each.
 SORTS = {
     "CNY per card-hour": "cny_per_card_hour",
     "CNY per TFLOP-hour": "cny_per_tflop_hour",
@@ -20,23 +21,75 @@ SORTS = {
 
 
 def board_table(board: pl.DataFrame) -> pl.DataFrame:
+    """The figures, narrow enough for the page without scrolling sideways (the specs behind
+    them in ``specs_table``, and in the charts' row labels)."""
     return board.select(
-        pl.col("gpu").alias("card"),
+        pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
-        "billing",
         pl.col("cny_per_card_hour").round(4).alias("CNY per card-hour"),
         pl.col("cny_per_tflop_hour").round(5).alias("CNY per TFLOP-hour"),
         pl.col("cny_per_gb_hour").round(5).alias("CNY per GB-hour"),
         pl.col("cny_per_tbps_hour").round(4).alias("CNY per TB/s-hour"),
-        pl.col("vram_gb").alias("VRAM GB"),
-        pl.col("fp16_tflops_dense").alias("FP16 TFLOPS (dense)"),
-        pl.col("bandwidth_tbs").round(2).alias("bandwidth TB/s"),
-        pl.col("memory_type").alias("memory"),
-        "interconnect",
-        "domestic",
-        pl.col("offers").alias("listings"),
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M UTC").alias("observed"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
         data_label(),
+        pl.col("gpu").alias("card id"),
+    )
+
+
+def specs_table(board: pl.DataFrame) -> pl.DataFrame:
+    return (
+        board.unique("gpu")
+        .sort("gpu")
+        .select(
+            pl.col("card_name").alias("card"),
+            pl.col("vram_gb").alias("VRAM GB"),
+            pl.col("memory_type").alias("memory"),
+            pl.col("fp16_tflops_dense").alias("FP16 TFLOPS (dense)"),
+            pl.col("bandwidth_tbs").round(2).alias("bandwidth TB/s"),
+            "interconnect",
+            "domestic",
+            pl.col("gpu").alias("card id"),
+        )
+    )
+
+
+def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
+    """Each card a row (labelled with its VRAM, or its TFLOPS), each platform a dot."""
+    priced = shown.with_columns(data_label())
+    # One above the other, each as wide as the page: side by side, their titles and
+    # legends were cut.
+    left = right = st
+    by_vram = priced.filter(pl.col("vram_gb").is_not_null()).with_columns(
+        row=pl.format("{} · {} GB", pl.col("card_name"), pl.col("vram_gb"))
+    )
+    left.altair_chart(
+        charts.unchecked(
+            charts.value_dots(
+                by_vram,
+                "cny_per_card_hour",
+                t("unit.card_hour"),
+                t("value.vram", billing=billing_label(billing), at=at),
+            )
+        ),
+        width="stretch",
+    )
+    by_tflops = priced.filter(pl.col("fp16_tflops_dense").is_not_null()).with_columns(
+        row=pl.format(
+            "{} · {} TFLOPS",
+            pl.col("card_name"),
+            pl.col("fp16_tflops_dense").round(0).cast(pl.Int64),
+        )
+    )
+    right.altair_chart(
+        charts.unchecked(
+            charts.value_dots(
+                by_tflops,
+                "cny_per_tflop_hour",
+                t("axis.tflop_hour"),
+                t("value.tflops", billing=billing_label(billing), at=at),
+            )
+        ),
+        width="stretch",
     )
 
 
@@ -49,6 +102,7 @@ def main() -> None:
     if board.is_empty():
         st.info(t("empty.not_computed", what="`card_value`"))
         return
+    board = named(board)
     modes = sorted(board["billing"].unique().to_list())
     platforms = sorted(board["source"].unique().to_list())
     a, b, c = st.columns(3)
@@ -56,35 +110,26 @@ def main() -> None:
         t("f.billing"),
         modes,
         index=modes.index("hourly") if "hourly" in modes else 0,
+        format_func=labels(modes, billing_both),
         key="va_billing",
     )
-    chosen = b.multiselect(t("f.platforms"), platforms, default=platforms, key="va_platforms")
-    sort = c.selectbox(t("value.sort"), list(SORTS), key="va_sort")
+    chosen = b.multiselect(
+        t("f.platforms"), platforms, default=platforms, placeholder=t("choose"), key="va_platforms"
+    )
+    sort = c.selectbox(
+        t("value.sort"), list(SORTS), format_func=labels(SORTS, header_both), key="va_sort"
+    )
     shown = board.filter(pl.col("billing") == billing, pl.col("source").is_in(chosen))
     if shown.is_empty():
         st.info(t("empty.filters"))
         return
     shown = shown.sort(SORTS[sort], "gpu", "source", nulls_last=True)
     at = f"{shown['observed_at'].max():%Y-%m-%d %H:%M}"
-    st.caption(t("value.caption", at=at))
-    show(board_table(shown))
-    priced = shown.filter(pl.col("vram_gb").is_not_null()).with_columns(data_label())
-    left, right = st.columns(2)
-    left.altair_chart(
-        charts.value_scatter(
-            priced, "vram_gb", t("axis.vram"), t("value.vram", billing=billing, at=at)
-        ),
-        width="stretch",
-    )
-    right.altair_chart(
-        charts.value_scatter(
-            priced,
-            "fp16_tflops_dense",
-            t("axis.tflops"),
-            t("value.tflops", billing=billing, at=at),
-        ),
-        width="stretch",
-    )
+    st.caption(t("value.caption", at=at, billing=billing_label(billing)))
+    show(board_table(shown), translate=True)
+    with st.expander(t("value.specs")):
+        show(specs_table(shown), translate=True)
+    dots(shown, billing, at)
 
 
 main()

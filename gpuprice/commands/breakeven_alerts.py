@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gpuprice.cli_common import ConfigOption, console, err, settings_or_exit
+from scrapers.rows import HOURS_PER_MONTH
 
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -55,7 +56,35 @@ def _print_json(rows: list[dict[str, Any]]) -> None:
 
 
 def _hours(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.1f}"
+    """Hours per month; a breakeven above the 720 h a month has is no usage anyone has: bare
+    metal never pays off there."""
+    if value is None:
+        return "—"
+    if value > HOURS_PER_MONTH:
+        return f"never (> {HOURS_PER_MONTH} h)"
+    return f"{value:,.1f}"
+
+
+_OFFERS = (
+    ("bare metal", "bare_metal_offer"),
+    ("hourly", "hourly_offer"),
+    ("monthly", "monthly_offer"),
+)
+
+
+def line_platforms(row: dict[str, Any]) -> dict[str, str]:
+    """For the cross-platform cheapest line: the platform each mode's price came from (its
+    offers are stored as ``source/offer_id``)."""
+    return {mode: row[c].split("/", 1)[0] for mode, c in _OFFERS if row.get(c)}
+
+
+def line_label(row: dict[str, Any]) -> str:
+    """A breakeven line as people read it: a platform, or the lowest price across platforms
+    with the platforms it came from (``cheapest`` is no source)."""
+    if row["scope"] != "cheapest":
+        return escape(row["source"])
+    came = "; ".join(f"{mode}: {p}" for mode, p in line_platforms(row).items())
+    return f"lowest across platforms ({escape(came) or 'none'})"
 
 
 def _money(value: Decimal | None, digits: int = 2) -> str:
@@ -96,7 +125,9 @@ def breakeven(
     frame = _read(latest_breakeven, settings.warehouse, gpu)
     rows = frame.to_dicts()
     if as_json:
-        _print_json(rows)
+        _print_json(
+            [r | {"platforms": line_platforms(r)} if r["scope"] == "cheapest" else r for r in rows]
+        )
         return
     if not rows:
         console.print("no breakeven rows yet: run `gpuprice run` (or `gpuprice backfill`) first")
@@ -116,7 +147,7 @@ def breakeven(
         table.add_column(column, overflow="fold")
     for r in rows:
         notes = [n for n in (r["reason_vs_hourly"], r["reason_vs_monthly"]) if n]
-        line = r["source"] + (" [yellow]SIMULATED[/yellow]" if r["simulated"] else "")
+        line = line_label(r) + (" [yellow]SIMULATED[/yellow]" if r["simulated"] else "")
         table.add_row(
             r["gpu"],
             line,
@@ -130,8 +161,9 @@ def breakeven(
         )
     console.print(table)
     console.print(
-        "A month is 720 h. 'cheapest' = the lowest price per mode across scraped platforms. "
-        f"warehouse: {settings.warehouse.path}"
+        f"A month is {HOURS_PER_MONTH} h: above it bare metal never pays off. 'lowest across "
+        "platforms' = each mode at its cheapest listing on any scraped platform (which one in "
+        f"brackets; --json: source 'cheapest', platforms). warehouse: {settings.warehouse.path}"
     )
 
 

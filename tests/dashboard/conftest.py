@@ -22,6 +22,7 @@ from filelock import FileLock
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from dashboard.i18n import HEADERS
 from tests.dashboard.seeding import Seeded, build
 from warehouse.store.db import write_connection
 
@@ -184,6 +185,7 @@ TABLES = {
     "cp_summary": "spread max/min",
     "cp_prices": "× cheapest",
     "cp_moves": "change %",
+    "cp_month": "month to date CNY per card-hour",
     "rp_medians": "observations",
     "rp_cheapest": "cheapest MoM %",
     "rp_breakeven": "snapshots",
@@ -191,20 +193,26 @@ TABLES = {
     "tr_changes": "MoM %",
     "tr_latest": "listed price",
     "va_table": "CNY per TFLOP-hour",
-    "be_row": "breakeven vs hourly (h)",
+    "va_specs": "interconnect",
+    "be_row": "breakeven vs hourly",
     "be_alerts": "from h/month",
     "al_feed": "created (UTC)",
     "al_rules": "usage h/month",
     "he_sources": "hours since success",
     "he_failures": "error",
-    "he_rows": "unknown_gpu",
-    "he_unknown": "gpu_name_raw",
+    "he_rows": "unknown cards",
+    "he_unknown": "name as listed",
 }
+
+
+# The pages show their headers in the page's language (dashboard.i18n.HEADERS); the tests
+# name columns by the English key, whichever language the page was in.
+_ENGLISH = {zh: en for en, zh in HEADERS.items()}
 
 
 def _find(app: AppTest, name: str) -> pd.DataFrame | None:
     for element in app.dataframe:
-        frame = element.value
+        frame = element.value.rename(columns=lambda c: _ENGLISH.get(c, c))
         if TABLES[name] in frame.columns:
             return frame
     return None

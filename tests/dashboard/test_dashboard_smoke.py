@@ -1,6 +1,8 @@
 """The dashboard in a real browser: `streamlit run` over a seeded warehouse, Debian's
-chromium driven by Playwright, every page opened, no exception box or error, and one
-screenshot per page under test-artifacts/browser/.
+chromium driven by Playwright, every page opened in Chinese and in English (the sidebar's
+toggle, clicked), no exception box or error, no Deploy button, and one screenshot of each
+whole page in each language under test-artifacts/browser/ (``compare_zh.png``,
+``compare_en.png``, ...).
 
 Chromium comes from Debian (`make browser-deps`, which `make test` runs), never from
 `playwright install`: nothing can be downloaded here. Without it this test fails and says
@@ -37,17 +39,24 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# url path (the default page is the root), its Chinese title, and how many charts it draws
+# url path (the default page is the root), its title in each language, how many charts
 PAGES = [
-    ("trends", "", "GPU 租赁价格趋势", 1),
-    ("compare", "compare", "平台比价", 3),
-    ("report", "report", "月度报告（财务）", 0),
-    ("value", "value", "性价比看板", 2),
-    ("breakeven", "breakeven", "盈亏平衡：按时 vs 包月 vs 裸金属", 2),
-    ("alerts", "alerts", "采购预警", 0),
-    ("health", "health", "数据健康", 1),
-    ("recommend", "recommend", "选卡推荐", 0),
+    ("trends", "", "GPU 租赁价格趋势", "GPU rental price trends", 1),
+    ("compare", "compare", "平台比价", "Platform comparison", 3),
+    ("report", "report", "月度报告（财务）", "Monthly report (finance)", 0),
+    ("value", "value", "性价比看板", "Value board", 2),
+    (
+        "breakeven",
+        "breakeven",
+        "盈亏平衡：按时 vs 包月 vs 裸金属",
+        "Breakeven: hourly vs monthly plan vs bare metal",
+        2,
+    ),
+    ("alerts", "alerts", "采购预警", "Procurement alerts", 0),
+    ("health", "health", "数据健康", "Data health", 1),
+    ("recommend", "recommend", "选卡推荐", "GPU recommender", 0),
 ]
+VIEWPORT = {"width": 1440, "height": 2400}
 TIMEOUT_MS = 30_000
 
 
@@ -121,6 +130,27 @@ def wait_rendered(page, charts: int) -> None:
         )
 
 
+def screenshot(page, path: Path, charts: int) -> None:
+    """The whole page: Streamlit scrolls inside its own container, so the viewport is made
+    as tall as that container's content, the charts drawn again at that size, then shot."""
+    height = page.evaluate(
+        """() => Math.max(1000, ...[...document.querySelectorAll(
+            '[data-testid="stMain"], [data-testid="stAppScrollToBottomContainer"]'
+        )].map(e => e.scrollHeight))"""
+    )
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(int(height) + 80, 16000)})
+    wait_rendered(page, charts)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(VIEWPORT)
+
+
+def assert_no_deploy_button(page, name: str) -> None:
+    """.streamlit/config.toml's client.toolbarMode = "viewer": no developer options."""
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0, name
+    toolbar = page.locator('[data-testid="stToolbar"]')
+    assert toolbar.count() == 0 or "Deploy" not in toolbar.first.inner_text(), name
+
+
 def assert_no_error(page, name: str) -> None:
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, f"{name}: {exceptions.first.inner_text()}"
@@ -142,7 +172,8 @@ def check_excel_download(page) -> None:
     download.save_as(saved)
     workbook = openpyxl.load_workbook(saved)
     header = next(workbook.active.iter_rows(max_row=1, values_only=True))
-    assert "layer" in header and "CNY per card-hour (mean)" in header, header
+    # as the page showed it: Chinese headers, the card's name and its id
+    assert {"图层", "元/卡时（均值）", "显卡", "显卡 id"} <= set(header), header
 
 
 def check_report_download(page) -> None:
@@ -167,22 +198,22 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1440, "height": 2400})
-            # Streamlit scrolls inside its own container, so a tall viewport is what makes
-            # a screenshot show the whole page.
-            for name, path, title, charts in PAGES:
+            page = browser.new_page(viewport=VIEWPORT)
+            for name, path, title, _, charts in PAGES:
                 page.goto(f"{dashboard}/{path}", timeout=TIMEOUT_MS)
                 wait_rendered(page, charts)
                 assert page.locator("h1").first.inner_text() == title, name
                 assert_no_error(page, name)
-                page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+                assert_no_deploy_button(page, name)
+                screenshot(page, ARTIFACTS / f"{name}_zh.png", charts)
                 for marker in ("None", "nan"):
                     assert marker not in page.locator("body").inner_text().split(), name
                 if name == "trends":
                     check_excel_download(page)
                 if name == "report":
                     check_report_download(page)
-            # The language toggle, clicked like a user would, switches the page to English.
+            # The language toggle, clicked like a user would, switches every page to English
+            # for the rest of the session: the pages are then opened from the sidebar.
             page.goto(dashboard, timeout=TIMEOUT_MS)
             wait_rendered(page, 1)
             page.get_by_text("English", exact=True).click()
@@ -190,9 +221,23 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
                 "() => document.querySelector('h1')?.innerText === 'GPU rental price trends'",
                 timeout=TIMEOUT_MS,
             )
+            # The choices made survive the toggle: the browser keeps a choice by its label,
+            # so choice labels do not change with the language (dashboard.i18n.both).
             wait_rendered(page, 1)
-            assert_no_error(page, "trends (English)")
-            page.screenshot(path=str(ARTIFACTS / "trends_en.png"), full_page=True)
+            grain = page.locator('[data-testid="stRadio"]').first
+            assert grain.locator("input:checked").count() == 1, "no grain chosen after the toggle"
+            for name, path, _, title, charts in PAGES:
+                link = page.locator(f'[data-testid="stSidebarNavLink"][href$="/{path}"]').first
+                link.click()
+                page.wait_for_function(
+                    "t => document.querySelector('h1')?.innerText === t",
+                    arg=title,
+                    timeout=TIMEOUT_MS,
+                )
+                wait_rendered(page, charts)
+                assert_no_error(page, f"{name} (English)")
+                screenshot(page, ARTIFACTS / f"{name}_en.png", charts)
         finally:
             browser.close()
-    assert {f"{name}.png" for name, *_ in PAGES} <= {p.name for p in ARTIFACTS.glob("*.png")}
+    shots = {p.name for p in ARTIFACTS.glob("*.png")}
+    assert {f"{name}_{lang}.png" for name, *_ in PAGES for lang in ("zh", "en")} <= shots

@@ -4,6 +4,7 @@ MoM / YoY, filters, and the export being exactly the table shown."""
 from __future__ import annotations
 
 import io
+import statistics
 from datetime import date
 from typing import Any
 
@@ -14,6 +15,8 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from dashboard import export
+from dashboard.i18n import HEADERS
+from dashboard.palette import platform_colour
 from tests.dashboard.conftest import (
     assert_clean,
     chart_data,
@@ -25,9 +28,12 @@ from tests.dashboard.conftest import (
     titles,
 )
 from tests.dashboard.seeding import Seeded
+from tests.dashboard.test_compare_page import money
 from warehouse.store.db import read_frame
 
 UNIT = "CNY per card-hour (mean)"
+# The chart table's layers as the Chinese page names them.
+PRICE, BAND, QUOTE = "平台价格", "平台区间", "市场报价"
 
 
 def shown(app: AppTest) -> pl.DataFrame:
@@ -41,16 +47,21 @@ def shown(app: AppTest) -> pl.DataFrame:
     )
 
 
-def monthly_mean(seeded: Seeded, gpu: str, source: str, billing: str, month: str) -> float:
-    """Independent of the page's SQL: the plain mean of the month's raw observations."""
+def monthly_mean(
+    seeded: Seeded, gpu: str, source: str, billing: str, month: str, days: int = 31
+) -> float | None:
+    """Independent of the page's SQL: the plain mean of the month's raw observations, over
+    its days 1 to ``days`` (month to date against the same days)."""
     raw = read_frame(
         seeded.warehouse,
         "SELECT observed_at, cny_per_card_hour::DOUBLE AS p FROM offer "
         "WHERE gpu = ? AND source = ? AND billing = ?",
         [gpu, source, billing],
     )
-    month_rows = raw.filter(pl.col("observed_at").dt.strftime("%Y-%m") == month)
-    return float(month_rows["p"].mean())
+    month_rows = raw.filter(
+        pl.col("observed_at").dt.strftime("%Y-%m") == month, pl.col("observed_at").dt.day() <= days
+    )
+    return None if month_rows.is_empty() else float(month_rows["p"].mean())
 
 
 def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> None:
@@ -63,19 +74,23 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
     assert f"趋势数据截至 {newest.item():%Y-%m-%d %H:%M} UTC" in shown
     # KPI cards: one per card and billing mode, median across platforms, MoM delta
     kpi = {m.label: m for m in app.metric}
-    m4090 = kpi["rtx4090-24g · hourly"]
-    assert m4090.proto.help.startswith("SIMULATED; ")
+    m4090 = kpi["RTX 4090 24GB · 按时计费"]
+    assert m4090.proto.help.startswith("SIMULATED; ") and "rtx4090-24g · hourly" in m4090.proto.help
+    # Month to date (September 1-10) against the same days of August, never against all
+    # of August: testcloud starts on 08-12, so only jygpu quotes on August 1-10.
     sep = [
-        monthly_mean(use_seeded, "rtx4090-24g", s, "hourly", "2026-09")
+        monthly_mean(use_seeded, "rtx4090-24g", s, "hourly", "2026-09", days=10)
         for s in ("jygpu", "jygpu-published", "testcloud")
     ]
     aug = [
-        monthly_mean(use_seeded, "rtx4090-24g", s, "hourly", "2026-08")
-        for s in ("jygpu", "testcloud")
+        monthly_mean(use_seeded, "rtx4090-24g", s, "hourly", "2026-08", days=10)
+        for s in ("jygpu", "jygpu-published", "testcloud")
     ]
-    median_sep, median_aug = sorted(sep)[1], sum(aug) / 2
-    assert m4090.value == f"¥{median_sep:,.3f}"
-    assert "元/卡时，最新月份 (2026-09)" in texts(app)  # the KPIs' unit and month
+    median_sep = statistics.median(v for v in sep if v is not None)
+    median_aug = statistics.median(v for v in aug if v is not None)
+    assert [v is None for v in aug] == [False, True, True]
+    assert m4090.value == money(median_sep)
+    assert "月初至今 2026-09-01 至 2026-09-10，对比上月同期 2026-08-01 至 2026-08-10" in texts(app)
     assert m4090.proto.delta == f"{median_sep / median_aug - 1:+.1%}"
     # one chart with unit and date range in its titles
     (spec,) = charts(app)
@@ -94,12 +109,15 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
     ]
     assert legends and all(legend["labelLimit"] == 0 for legend in legends)
     data = table(app, "tr_table")
-    assert set(data["layer"]) == {"price", "band", "market quote"}
+    assert set(data["layer"]) == {PRICE, BAND, QUOTE}
     assert str(data["period"].min())[:10] == "2026-06-13"  # default: the last 90 days
-    assert set(data.loc[data["layer"] == "price", "billing"]) == {"hourly", "bare_metal_monthly"}
-    assert set(table(app, "tr_changes").columns) >= {"MoM %", "YoY %", "month", "data"}
+    prices = data[data["layer"] == PRICE]
+    assert set(prices["billing id"]) == {"hourly", "bare_metal_monthly"}
+    assert set(prices["billing"]) == {"按时计费", "裸金属包月"}
+    assert set(prices["card"]) >= {"RTX 4090 24GB", "Ascend 910B 64GB"}
+    assert set(table(app, "tr_changes").columns) >= {"MoM %", "YoY %", "month", "data", "compared"}
     latest = table(app, "tr_latest")
-    h100 = latest[(latest["card"] == "h100-80g") & (latest["platform"] == "jygpu")].iloc[0]
+    h100 = latest[(latest["card id"] == "h100-80g") & (latest["platform"] == "jygpu")].iloc[0]
     assert h100["listed price"].endswith(" 元/月") and "," in h100["listed price"]
     assert set(latest[latest["platform"] == "jygpu-published"]["data"]) == {"real"}
     assert [b.label for b in app.download_button] == ["导出 CSV", "导出 Excel"]
@@ -109,14 +127,15 @@ def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
     app = open_page("trends")
     changes = table(app, "tr_changes")
     row = changes[
-        (changes["card"] == "rtx4090-24g")
+        (changes["card id"] == "rtx4090-24g")
         & (changes["platform"] == "jygpu")
-        & (changes["billing"] == "hourly")
+        & (changes["billing"] == "按时计费")
     ].iloc[0]
-    now = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-09")
-    before = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-08")
-    year_ago = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2025-09")
-    assert row["month"] == "2026-09"
+    # month to date (the history ends on 09-10) against the same ten days
+    now = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-09", days=10)
+    before = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2026-08", days=10)
+    year_ago = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2025-09", days=10)
+    assert row["month"] == "2026-09" and "对比上月同期 2026-08-01 至 2026-08-10" in row["compared"]
     # columns with a missing value are shown as text ("—" for it)
     assert float(row["MoM %"]) == pytest.approx(round((now / before - 1) * 100, 2))
     assert float(row["YoY %"]) == pytest.approx(round((now / year_ago - 1) * 100, 2))
@@ -129,21 +148,25 @@ def test_filters_change_the_data_shown(use_seeded: Seeded) -> None:
 
     def prices() -> pl.DataFrame:
         assert_clean(app)
-        return shown(app).filter(pl.col("layer") == "price")
+        return (
+            shown(app)
+            .filter(pl.col("layer") == PRICE)
+            .rename({"card": "card name", "card id": "card"})
+        )
 
     app.multiselect(key="tr_cards").set_value(["h20-96g"]).run()
     assert set(prices()["card"]) == {"h20-96g"}
-    assert set(table(app, "tr_table")["card"]) == {"h20-96g"}  # quotes follow the card filter
+    assert set(table(app, "tr_table")["card id"]) == {"h20-96g"}  # quotes follow the cards
     app.multiselect(key="tr_cards").set_value(["rtx4090-24g", "910b-64g"]).run()
     app.multiselect(key="tr_billing").set_value(["monthly"]).run()
-    assert set(prices()["billing"]) == {"monthly"}
+    assert set(prices()["billing id"]) == {"monthly"}
     app.multiselect(key="tr_platforms").set_value(["testcloud"]).run()
     assert not has_table(app, "tr_table")  # testcloud has no monthly plan
     assert "所选条件没有数据" in texts(app)
     app.multiselect(key="tr_billing").set_value(["hourly"]).run()
     only = prices()
     assert set(only["platform"]) == {"testcloud"} and set(only["card"]) == {"rtx4090-24g"}
-    assert "band" not in set(table(app, "tr_table")["layer"])  # one platform: no band
+    assert BAND not in set(table(app, "tr_table")["layer"])  # one platform: no band
     app.multiselect(key="tr_platforms").set_value(["jygpu", "testcloud"]).run()
     app.multiselect(key="tr_regions").set_value(["华北-北京"]).run()
     assert set(prices()["card"]) == {"910b-64g"}  # the 4090s are in 杭州 and 广州
@@ -175,8 +198,8 @@ def test_band_spans_the_platforms_and_quotes_can_be_hidden(use_seeded: Seeded) -
     app.multiselect(key="tr_cards").set_value(["rtx4090-24g"]).run()
     app.multiselect(key="tr_billing").set_value(["hourly"]).run()
     data = shown(app)
-    prices = data.filter(pl.col("layer") == "price")
-    band = data.filter(pl.col("layer") == "band")
+    prices = data.filter(pl.col("layer") == PRICE)
+    band = data.filter(pl.col("layer") == BAND)
     shared = prices.group_by("period").len().filter(pl.col("len") >= 2)["period"]
     # testcloud's last 30 days, and 2026-07-01 where seed 002's published price meets jygpu
     assert sorted(band["period"]) == sorted(shared) and band.height == 31
@@ -186,7 +209,7 @@ def test_band_spans_the_platforms_and_quotes_can_be_hidden(use_seeded: Seeded) -
         assert row["max"] == pytest.approx(same_day.max())
         assert row["n"] == same_day.len() >= 2
         assert row["min"] < row["max"]
-    quotes = data.filter(pl.col("layer") == "market quote")
+    quotes = data.filter(pl.col("layer") == QUOTE)
     assert set(quotes["platform"]) == {"smm", "smm-published"}
     assert quotes.filter(pl.col("platform") == "smm").height == 90  # every day of the range
     expected = read_frame(
@@ -201,7 +224,7 @@ def test_band_spans_the_platforms_and_quotes_can_be_hidden(use_seeded: Seeded) -
     (drawn,) = chart_data(app, 0)  # one data set the panels share
     assert set(drawn["layer"]) == {"price", "band", "market quote"}
     app.checkbox(key="tr_quotes").uncheck().run()
-    assert "market quote" not in set(table(app, "tr_table")["layer"])
+    assert QUOTE not in set(table(app, "tr_table")["layer"])
     assert set(chart_data(app, 0)[0]["layer"]) == {"price", "band"}
 
 
@@ -228,8 +251,12 @@ def test_export_is_exactly_the_table_shown(
 
     assert exported["csv"].startswith(b"\xef\xbb\xbf")  # BOM: Excel reads the UTF-8 right
     csv = pl.read_csv(io.BytesIO(exported["csv"][3:]), try_parse_dates=True)
-    assert csv.columns == table_shown.columns and csv.height == table_shown.height
+    # the headers as shown (Chinese), the names and the ids of cards and billing modes
+    assert csv.columns == [HEADERS[c] for c in table_shown.columns]
+    assert csv.height == table_shown.height
+    csv = csv.rename({HEADERS[c]: c for c in table_shown.columns})
     assert csv["card"].to_list() == table_shown["card"].to_list()
+    assert set(csv["card id"]) == {"910b-64g", "h20-96g"}
     assert csv["layer"].to_list() == table_shown["layer"].to_list()
     assert csv[UNIT].to_list() == pytest.approx(table_shown[UNIT].to_list())
     assert (
@@ -237,9 +264,43 @@ def test_export_is_exactly_the_table_shown(
     )
 
     sheet = openpyxl.load_workbook(io.BytesIO(exported["xlsx"]())).active
+    assert sheet.title == "day 20260613-20260910"  # whole: the name is under Excel's 31
     rows = list(sheet.iter_rows(values_only=True))
-    assert list(rows[0]) == table_shown.columns and len(rows) - 1 == table_shown.height
+    assert list(rows[0]) == [HEADERS[c] for c in table_shown.columns]
+    assert len(rows) - 1 == table_shown.height
     column = table_shown.columns.index(UNIT)
     assert [r[column] for r in rows[1:]] == pytest.approx(table_shown[UNIT].to_list())
-    card = table_shown.columns.index("card")
+    card = table_shown.columns.index("card id")
     assert {r[card] for r in rows[1:]} == {"910b-64g", "h20-96g"}
+
+
+def test_a_panel_draws_at_most_eight_lines_and_names_the_rest(use_multi: Seeded) -> None:
+    app = open_page("trends")
+    (drawn,) = chart_data(app, 0)
+    prices = drawn[drawn["layer"] == "price"]
+    lines = prices.groupby(["card_id", "platform", "billing_id"])["drawn"].first().reset_index()
+    per_panel = lines[lines["drawn"]].groupby("card_id").size()
+    assert per_panel.max() <= 8
+    crowded = lines[lines["card_id"] == "rtx4090-24g"]
+    assert len(crowded) > 8 and per_panel["rtx4090-24g"] == 8  # the rest are in the band
+    # per billing mode the cheapest and the dearest line at the newest day are drawn
+    newest = (
+        prices[prices["card_id"] == "rtx4090-24g"]
+        .sort_values("period")
+        .groupby(["platform", "billing_id"])
+        .last()
+    )
+    for billing, group in newest.groupby(level="billing_id"):
+        assert group["drawn"].loc[group["value"].idxmin()], billing
+        assert group["drawn"].loc[group["value"].idxmax()], billing
+    hidden = len(lines) - int(lines["drawn"].sum())
+    assert any(f"{hidden} 条未画出" in x for x in titles(charts(app)[0]))
+    undrawn = crowded[~crowded["drawn"]]["platform"].iloc[0]
+    app.multiselect(key="tr_lines").set_value([undrawn]).run()
+    assert_clean(app)
+    (again,) = chart_data(app, 0)
+    picked = again[(again["card_id"] == "rtx4090-24g") & (again["platform"] == undrawn)]
+    assert picked["drawn"].all()
+    # every platform keeps its colour: the palette, whatever the filter
+    colour = charts(app)[0]["spec"]["layer"][2]["encoding"]["color"]["scale"]
+    assert colour["range"] == [platform_colour(p) for p in colour["domain"]]

@@ -13,11 +13,14 @@ was loaded (warehouse.ingest.money), and ``fx_rates_on`` says which rate that wa
 
 from __future__ import annotations
 
-from datetime import date
+from dataclasses import replace
+from datetime import date, timedelta
+from typing import Literal
 
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
+from warehouse.read.batch import WAIT_S
 from warehouse.read.dashboard import price_trend
 from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_frame
@@ -59,22 +62,39 @@ def compare_options(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
+Basis = Literal["cheapest", "median"]
+BASES: tuple[Basis, ...] = ("cheapest", "median")
+
+
+def _basis(basis: str) -> Basis:
+    if basis not in BASES:
+        raise ValueError(f"price basis {basis!r} is not one of {', '.join(BASES)}")
+    return basis  # type: ignore[return-value]
+
+
 def platform_prices(
-    warehouse: Warehouse, offers: OfferFilter, domestic_only: bool = False
+    warehouse: Warehouse,
+    offers: OfferFilter,
+    domestic_only: bool = False,
+    basis: Basis = "cheapest",
 ) -> pl.DataFrame:
-    """Per card, billing mode and platform today: the cheapest listing's CNY per card-hour
-    (within the chosen regions), as listed (price, currency, unit), when it was observed, and
-    for its card and billing mode: the cheapest platform, the lowest and highest platform
-    price, the spread (max / min and max − min in CNY) and the platform's rank (1 = cheapest).
-    The filter's days, when set, bound the snapshot times."""
+    """Per card, billing mode and platform today, one price on the chosen ``basis``: the
+    cheapest listing's CNY per card-hour (``cheapest``) or the median of the platform's
+    listings (``median``), within the chosen regions; the cheapest listing as listed (price,
+    currency, unit), when it was observed, how many listings; and for its card and billing
+    mode: the lowest and highest platform price, the spread (max / min and max − min in
+    CNY) and the platform's rank (1 = cheapest). The filter's days, when set, bound the
+    snapshot times."""
+    value = "min" if _basis(basis) == "cheapest" else "median"
     return read_served(
         warehouse,
         _TODAY
         + f"""
-        , cheapest AS (
+        , per_platform AS (
             SELECT t.gpu, t.billing, t.source,
-                   arg_min(t.cny_per_card_hour, t.cny_per_card_hour)::DOUBLE
-                       AS cny_per_card_hour,
+                   {value}(t.cny_per_card_hour)::DOUBLE AS cny_per_card_hour,
+                   min(t.cny_per_card_hour)::DOUBLE AS lowest_cny_per_card_hour,
+                   median(t.cny_per_card_hour)::DOUBLE AS median_cny_per_card_hour,
                    arg_min(t.price, t.cny_per_card_hour)::DOUBLE AS price,
                    arg_min(t.currency, t.cny_per_card_hour) AS currency,
                    arg_min(t.unit_raw, t.cny_per_card_hour) AS unit_raw,
@@ -99,7 +119,7 @@ def platform_prices(
                    AS spread_ratio,
                max(cny_per_card_hour) OVER card_all - min(cny_per_card_hour) OVER card_all
                    AS spread_cny
-        FROM cheapest
+        FROM per_platform
         WINDOW card AS (PARTITION BY gpu, billing ORDER BY cny_per_card_hour, source),
                card_all AS (PARTITION BY gpu, billing)
         ORDER BY gpu, billing, cny_per_card_hour, source
@@ -108,11 +128,50 @@ def platform_prices(
     )
 
 
-def platform_moves(warehouse: Warehouse, offers: OfferFilter) -> pl.DataFrame:
-    """Per card, platform and billing mode over [start, end]: the first and last day's mean
-    CNY per card-hour (warehouse.read.dashboard.price_trend, daily), the change between them
-    and the window's low and high."""
-    daily = price_trend(warehouse, "day", offers)
+def daily_prices(
+    warehouse: Warehouse, offers: OfferFilter, basis: Basis = "cheapest"
+) -> pl.DataFrame:
+    """Per day in [start, end], card, platform and billing mode, the day's price on
+    ``basis``: its lowest listing (the daily rollup's minimum over the chosen regions, from
+    the serving copy) or the median of every listing observed that day (``median``: read
+    from the offers themselves, which no rollup keeps). Columns: period (the day), gpu,
+    source, billing, cny_per_card_hour, listings (observations), simulated."""
+    if _basis(basis) == "cheapest":
+        daily = price_trend(warehouse, "day", offers)
+        return daily.select(
+            "period",
+            "gpu",
+            "source",
+            "billing",
+            pl.col("low").alias("cny_per_card_hour"),
+            pl.col("observations").alias("listings"),
+            "simulated",
+        )
+    return read_frame(
+        warehouse,
+        f"""
+        SELECT observed_at::DATE AS period, gpu, source, billing,
+               median(cny_per_card_hour)::DOUBLE AS cny_per_card_hour,
+               count(*) AS listings, bool_or(simulated) AS simulated
+        FROM offer
+        WHERE gpu <> 'unknown' AND {offers.where()}
+        GROUP BY ALL ORDER BY period, gpu, source, billing
+        """,
+        offers.params(),
+    )
+
+
+def platform_moves(
+    warehouse: Warehouse, offers: OfferFilter, basis: Basis = "cheapest"
+) -> pl.DataFrame:
+    """Per card, platform and billing mode over [start, end]: the first and last day's price
+    on ``basis`` (``daily_prices``), the change between them and the window's low and high
+    of that daily price."""
+    return moves_of(daily_prices(warehouse, offers, basis))
+
+
+def moves_of(daily: pl.DataFrame) -> pl.DataFrame:
+    """``platform_moves`` of a ``daily_prices`` frame the caller already has."""
     return (
         daily.sort("period")
         .group_by("gpu", "source", "billing", maintain_order=True)
@@ -121,8 +180,8 @@ def platform_moves(warehouse: Warehouse, offers: OfferFilter) -> pl.DataFrame:
             pl.col("cny_per_card_hour").first().alias("first_cny_per_card_hour"),
             pl.col("period").last().alias("last_day"),
             pl.col("cny_per_card_hour").last().alias("last_cny_per_card_hour"),
-            pl.col("low").min().alias("low"),
-            pl.col("high").max().alias("high"),
+            pl.col("cny_per_card_hour").min().alias("low"),
+            pl.col("cny_per_card_hour").max().alias("high"),
             pl.len().alias("days"),
             pl.col("simulated").any().alias("simulated"),
         )
@@ -133,7 +192,92 @@ def platform_moves(warehouse: Warehouse, offers: OfferFilter) -> pl.DataFrame:
     )
 
 
-def fx_rates_on(warehouse: Warehouse, day: date) -> pl.DataFrame:
+def month_changes(
+    warehouse: Warehouse, offers: OfferFilter, day: date, basis: Basis = "cheapest"
+) -> pl.DataFrame:
+    """How prices moved this month, to ``day`` (the newest day quoted), on ``basis``.
+
+    One row per card, billing mode and platform (``scope = 'platform'``), and one per card
+    and billing mode for the market's cheapest (``scope = 'market'``: each day the lowest
+    price across the platforms, ``first_source`` / ``last_source`` saying whose it was):
+
+    * ``first_day`` / ``first_cny_per_card_hour``: the month's first day with a price,
+      ``last_day`` / ``last_cny_per_card_hour`` the newest; ``change`` = last ÷ first − 1;
+    * month over month, month to date against the same days of the month before:
+      ``mtd_cny_per_card_hour`` is the mean daily price from the 1st to ``day``,
+      ``previous_cny_per_card_hour`` the same over the previous month's days 1 to
+      ``day``'s day of the month (``previous_from`` to ``previous_through``, the whole
+      previous month when ``day`` ends its month); ``mom`` = mtd ÷ previous − 1 (NULL when
+      the platform has no price in those days, never 0).
+    """
+    return month_changes_of(daily_prices(warehouse, month_window(offers, day), basis), day)
+
+
+def month_window(offers: OfferFilter, day: date) -> OfferFilter:
+    """``offers`` over the days ``month_changes`` reads: the 1st of last month to ``day``."""
+    previous = (day.replace(day=1) - timedelta(days=1)).replace(day=1)
+    return replace(offers, start=previous, end=day)
+
+
+def month_changes_of(daily: pl.DataFrame, day: date) -> pl.DataFrame:
+    """``month_changes`` of a ``daily_prices`` frame over ``month_window`` (the caller's)."""
+    month = day.replace(day=1)
+    previous = (month - timedelta(days=1)).replace(day=1)
+    through = min(previous + timedelta(days=day.day - 1), month - timedelta(days=1))
+    if day == (month + timedelta(days=32)).replace(day=1) - timedelta(days=1):
+        through = month - timedelta(days=1)  # a whole month against a whole month
+    market = (
+        daily.sort("cny_per_card_hour", "source")
+        .group_by("period", "gpu", "billing")
+        .agg(pl.all().first())
+        .select("period", "gpu", "billing", "source", "cny_per_card_hour", "simulated")
+    )
+    bounds = {"month": month, "day": day, "previous": previous, "through": through}
+    return pl.concat(
+        [
+            _changes(daily, ("gpu", "billing", "source"), bounds).with_columns(
+                scope=pl.lit("platform")
+            ),
+            _changes(market, ("gpu", "billing"), bounds).with_columns(scope=pl.lit("market")),
+        ],
+        how="diagonal_relaxed",
+    ).sort("gpu", "billing", "scope", "source")
+
+
+def _changes(daily: pl.DataFrame, keys: tuple[str, ...], bounds: dict[str, date]) -> pl.DataFrame:
+    """``month_changes`` over one daily series (``keys``: what a row is)."""
+    value = pl.col("cny_per_card_hour")
+    this = daily.filter(pl.col("period").is_between(bounds["month"], bounds["day"]))
+    before = daily.filter(pl.col("period").is_between(bounds["previous"], bounds["through"]))
+    moved = (
+        this.sort("period")
+        .group_by(keys, maintain_order=True)
+        .agg(
+            pl.col("period").first().alias("first_day"),
+            value.first().alias("first_cny_per_card_hour"),
+            pl.col("source").first().alias("first_source"),
+            pl.col("period").last().alias("last_day"),
+            value.last().alias("last_cny_per_card_hour"),
+            pl.col("source").last().alias("last_source"),
+            value.mean().alias("mtd_cny_per_card_hour"),
+            pl.len().alias("days"),
+            pl.col("simulated").any().alias("simulated"),
+        )
+    )
+    earlier = before.group_by(keys).agg(value.mean().alias("previous_cny_per_card_hour"))
+    if "source" not in keys:
+        moved = moved.with_columns(source=pl.col("last_source"))
+    return moved.join(earlier, on=list(keys), how="left").with_columns(
+        change=pl.col("last_cny_per_card_hour") / pl.col("first_cny_per_card_hour") - 1,
+        mom=pl.col("mtd_cny_per_card_hour") / pl.col("previous_cny_per_card_hour") - 1,
+        month_from=pl.lit(bounds["month"]),
+        month_through=pl.lit(bounds["day"]),
+        previous_from=pl.lit(bounds["previous"]),
+        previous_through=pl.lit(bounds["through"]),
+    )
+
+
+def fx_rates_on(warehouse: Warehouse, day: date, wait_s: float = WAIT_S) -> pl.DataFrame:
     """Per currency, the rate a listing observed on ``day`` was converted at: the newest
     ``fx_rate`` on or before the day, else the oldest one (the configured default, which
     the load uses before the first known day); its date and where it comes from."""
@@ -148,4 +292,5 @@ def fx_rates_on(warehouse: Warehouse, day: date) -> pl.DataFrame:
         ORDER BY currency
         """,
         {"day": day},
+        wait_s=wait_s,
     )

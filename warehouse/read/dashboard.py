@@ -16,14 +16,16 @@ observed after the rollup's watermark.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any, Literal
 
 import duckdb
 import polars as pl
 
+from warehouse.read.batch import WAIT_S, read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
-from warehouse.store.db import read_connection, read_frame
+from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served, serving_connection
 
@@ -291,52 +293,75 @@ def quote_trend(warehouse: Warehouse, grain: Grain, offers: OfferFilter) -> pl.D
     )
 
 
-def _changes_sql(keys: str, monthly: str, offers: OfferFilter, extra: str = "") -> str:
-    """Latest month (in [start, end]) per key vs one and twelve months before it."""
-    on = " AND ".join(f"{{t}}.{k} = l.{k}" for k in keys.split(", "))
-    since = "WHERE month >= date_trunc('month', $start::DATE)::DATE" if offers.start else ""
-
+def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
+    """Per ``keys``, its newest month in [start, end] against the month before and the same
+    month a year before: whole months when the newest month's data reaches its last day,
+    else month to date against the same days (1 to the newest day's day of the month) of
+    the earlier months. ``monthly`` turns ``series`` (per month, card, platform, billing:
+    ``v`` over the compared days, ``v_all`` over the whole month) into the rows compared."""
+    on = " AND ".join(f"{{t}}.{k} = c.{k}" for k in keys.split(", "))
     # Braces doubled: the caller fills {daily} in (_read_daily).
     return f"""
-        WITH {{daily}}, series AS (
-            SELECT date_trunc('month', day)::DATE AS month, gpu, source, billing,
-                   (sum(total) / sum(n))::DOUBLE AS v, bool_or(simulated) AS simulated,
-                   max(last_seen) AS last_seen
-            FROM daily
+        WITH {{daily}}, d AS (
+            SELECT *, date_trunc('month', day)::DATE AS month FROM daily
+        ), newest AS (
+            SELECT {keys}, max(day) AS last_day FROM d
+            WHERE month >= date_trunc('month', $since_month::DATE)::DATE GROUP BY ALL
+        ), cut AS (
+            SELECT *, date_trunc('month', last_day)::DATE AS month,
+                   last_day = last_day(last_day) AS whole
+            FROM newest
+        ), series AS (
+            SELECT d.month, d.gpu, d.source, d.billing,
+                   (sum(d.total) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day))
+                    / sum(d.n) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day)))::DOUBLE
+                       AS v,
+                   (sum(d.total) / sum(d.n))::DOUBLE AS v_all,
+                   bool_or(d.simulated) AS simulated, max(d.last_seen) AS last_seen
+            FROM d JOIN cut c ON {on.format(t="d")}
             GROUP BY ALL
-        ), m AS ({monthly}),
-        latest AS (
-            SELECT {keys}, max(month) AS month FROM m
-            {since} GROUP BY ALL
-        )
-        SELECT l.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
+        ), m AS ({monthly})
+        SELECT c.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
                year_ago.v AS year_ago, cur.v / prev.v - 1 AS mom, cur.v / year_ago.v - 1 AS yoy,
                cur.simulated, cur.last_seen, {extra}
-               (SELECT list(h.v ORDER BY h.month) FROM m h
-                WHERE {on.format(t="h")} AND h.month > l.month - INTERVAL 12 MONTH
-                  AND h.month <= l.month) AS last_12_months
-        FROM latest l
-        JOIN m cur ON {on.format(t="cur")} AND cur.month = l.month
-        LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = l.month - INTERVAL 1 MONTH
+               (SELECT list(h.v_all ORDER BY h.month) FROM m h
+                WHERE {on.format(t="h")} AND h.month > c.month - INTERVAL 12 MONTH
+                  AND h.month <= c.month) AS last_12_months
+        FROM cut c
+        JOIN m cur ON {on.format(t="cur")} AND cur.month = c.month
+        LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = c.month - INTERVAL 1 MONTH
         LEFT JOIN m year_ago
-          ON {on.format(t="year_ago")} AND year_ago.month = l.month - INTERVAL 12 MONTH
-        ORDER BY {", ".join(f"l.{k}" for k in keys.split(", "))}
+          ON {on.format(t="year_ago")} AND year_ago.month = c.month - INTERVAL 12 MONTH
+        ORDER BY {", ".join(f"c.{k}" for k in keys.split(", "))}
     """
+
+
+def _read_changes(warehouse: Warehouse, sql: str, offers: OfferFilter) -> pl.DataFrame:
+    """``sql`` (a ``_changes_sql``) over the days it needs: from twelve months before the
+    month of ``offers.start`` (the year-ago month of any month compared) to ``offers.end``,
+    day by day (a whole-month rollup cannot be cut at a day of the month)."""
+    since = offers.start or date(1900, 1, 1)
+    reach = (since.replace(day=1) - timedelta(days=366)).replace(day=1)
+    return _read_daily(
+        warehouse,
+        sql,
+        replace(offers, start=reach),
+        start=True,
+        since_month=since,
+    )
 
 
 def monthly_changes(
     warehouse: Warehouse,
     offers: OfferFilter,
 ) -> pl.DataFrame:
-    """Per card, platform and billing mode: the latest month's mean CNY per card-hour (the
-    newest month in [start, end]), month over month and year over year. A year-ago or
-    previous month with no observation gives NULL, never 0."""
-    return _read_daily(
-        warehouse,
-        _changes_sql("gpu, source, billing", "SELECT * FROM series", offers),
-        offers,
-        start=False,
-        by_month=True,
+    """Per card, platform and billing mode: its newest month's mean CNY per card-hour (the
+    newest month in [start, end]), month over month and year over year, each over the same
+    days (``whole``: whole months; else month to date, 1 to ``last_day``'s day of the month,
+    against the same days of the earlier months). A previous or year-ago month with no
+    observation in those days gives NULL, never 0."""
+    return _read_changes(
+        warehouse, _changes_sql("gpu, source, billing", "SELECT * FROM series"), offers
     )
 
 
@@ -344,20 +369,19 @@ def card_changes(
     warehouse: Warehouse,
     offers: OfferFilter,
 ) -> pl.DataFrame:
-    """Per card and billing mode: the median across platforms of the monthly means, its
-    latest month, month over month, year over year and the last twelve months (KPI cards)."""
-    return _read_daily(
+    """Per card and billing mode: the median across platforms of their means over the
+    compared days (as ``monthly_changes`` chooses them, from the card's newest day), its
+    month over month, year over year and the last twelve whole months (KPI cards)."""
+    return _read_changes(
         warehouse,
         _changes_sql(
             "gpu, billing",
-            "SELECT month, gpu, billing, median(v) AS v, bool_or(simulated) AS simulated, "
-            "max(last_seen) AS last_seen, count(*) AS platforms FROM series GROUP BY ALL",
-            offers,
+            "SELECT month, gpu, billing, median(v) AS v, median(v_all) AS v_all, "
+            "bool_or(simulated) AS simulated, max(last_seen) AS last_seen, "
+            "count(v) AS platforms FROM series GROUP BY ALL",
             extra="cur.platforms,",
         ),
         offers,
-        start=False,
-        by_month=True,
     )
 
 
@@ -382,100 +406,79 @@ def value_board(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
-def rule_states(warehouse: Warehouse) -> pl.DataFrame:
-    """Where each watch rule stands (alert_rule_state): its cursor, baseline and mode."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT rule, last_observed_at, last_value, baseline_observed_at, baseline_value,
-               mode, updated_at
-        FROM alert_rule_state ORDER BY rule
-        """,
+# The data-health page's tables, read together (``health``).
+SOURCE_HEALTH = """
+    WITH newest AS (
+        SELECT source, finished_at AS last_run_at, status AS last_status, error AS last_error
+        FROM scrape_run
+        QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
+    ), counts AS (
+        SELECT source,
+               max(finished_at) FILTER (WHERE status = 'ok') AS last_ok_at,
+               count(*) AS runs,
+               count(*) FILTER (WHERE status = 'failed') AS failed_runs,
+               count(*) FILTER (WHERE status = 'partial') AS partial_runs
+        FROM scrape_run GROUP BY source
     )
-
-
-def source_health(warehouse: Warehouse) -> pl.DataFrame:
-    """Per source: the newest successful (status ok) scrape, the newest attempt and how it
-    ended, and how many runs failed."""
-    return read_frame(
-        warehouse,
-        """
-        WITH newest AS (
-            SELECT source, finished_at AS last_run_at, status AS last_status,
-                   error AS last_error
-            FROM scrape_run
-            QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
-        ), counts AS (
-            SELECT source,
-                   max(finished_at) FILTER (WHERE status = 'ok') AS last_ok_at,
-                   count(*) AS runs,
-                   count(*) FILTER (WHERE status = 'failed') AS failed_runs,
-                   count(*) FILTER (WHERE status = 'partial') AS partial_runs
-            FROM scrape_run GROUP BY source
-        )
-        SELECT c.source, c.last_ok_at, n.last_run_at, n.last_status, n.last_error,
-               c.runs, c.failed_runs, c.partial_runs
-        FROM counts c JOIN newest n USING (source) ORDER BY c.source
-        """,
-    )
-
-
-def parser_states(warehouse: Warehouse) -> pl.DataFrame:
-    """Per source and profile, whether its pages still parse (source_health, kept by the
-    pipeline's drift check: ok, or broken since when and why)."""
-    return read_frame(
-        warehouse,
-        "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile",
-    )
-
-
-def scrape_failures(warehouse: Warehouse, limit: int = 50) -> pl.DataFrame:
-    """Failed and partial scrapes with their recorded errors, newest first."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT finished_at, source, status, as_of, pages, rows, error FROM scrape_run
-        WHERE status IN ('failed', 'partial') ORDER BY finished_at DESC LIMIT $limit
-        """,
-        {"limit": limit},
-    )
-
-
-def snapshot_rows(warehouse: Warehouse, limit: int = 120) -> pl.DataFrame:
-    """Rows per snapshot (one source, one observed_at) for offers and quotes, newest
-    ``limit`` snapshots, with how many rows had an unknown card."""
-    return read_frame(
-        warehouse,
-        """
-        WITH snaps AS (
-            SELECT observed_at, source, 'offer' AS kind, count(*) AS rows,
-                   count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
-                   bool_or(simulated) AS simulated
-            FROM offer GROUP BY observed_at, source
-            UNION ALL
-            SELECT observed_at, source, 'spot_quote' AS kind, count(*) AS rows,
-                   count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
-                   bool_or(simulated) AS simulated
-            FROM spot_quote GROUP BY observed_at, source
-        )
-        SELECT * FROM snaps ORDER BY observed_at DESC, source, kind LIMIT $limit
-        """,
-        {"limit": limit},
-    )
-
-
-def unknown_gpus(warehouse: Warehouse) -> pl.DataFrame:
-    """GPU names no rule maps to a canonical card, as printed, with where and how often."""
-    return read_frame(
-        warehouse,
-        """
-        SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
-               min(observed_at) AS first_seen, max(observed_at) AS last_seen
-        FROM offer WHERE gpu = 'unknown' GROUP BY ALL
+    SELECT c.source, c.last_ok_at, n.last_run_at, n.last_status, n.last_error,
+           c.runs, c.failed_runs, c.partial_runs
+    FROM counts c JOIN newest n USING (source) ORDER BY c.source
+"""
+PARSER_STATES = (
+    "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile"
+)
+SCRAPE_FAILURES = """
+    SELECT finished_at, source, status, as_of, pages, rows, error FROM scrape_run
+    WHERE status IN ('failed', 'partial') ORDER BY finished_at DESC LIMIT $limit
+"""
+SNAPSHOT_ROWS = """
+    WITH snaps AS (
+        SELECT observed_at, source, 'offer' AS kind, count(*) AS rows,
+               count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
+               bool_or(simulated) AS simulated
+        FROM offer GROUP BY observed_at, source
         UNION ALL
-        SELECT 'spot_quote' AS kind, source, gpu_name_raw, count(*) AS rows,
-               min(observed_at) AS first_seen, max(observed_at) AS last_seen
-        FROM spot_quote WHERE gpu = 'unknown' GROUP BY ALL
-        ORDER BY rows DESC, source, gpu_name_raw
-        """,
+        SELECT observed_at, source, 'spot_quote' AS kind, count(*) AS rows,
+               count(*) FILTER (WHERE gpu = 'unknown') AS unknown_gpu,
+               bool_or(simulated) AS simulated
+        FROM spot_quote GROUP BY observed_at, source
+    )
+    SELECT * FROM snaps ORDER BY observed_at DESC, source, kind LIMIT $limit
+"""
+UNKNOWN_GPUS = """
+    SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
+           min(observed_at) AS first_seen, max(observed_at) AS last_seen
+    FROM offer WHERE gpu = 'unknown' GROUP BY ALL
+    UNION ALL
+    SELECT 'spot_quote' AS kind, source, gpu_name_raw, count(*) AS rows,
+           min(observed_at) AS first_seen, max(observed_at) AS last_seen
+    FROM spot_quote WHERE gpu = 'unknown' GROUP BY ALL
+    ORDER BY rows DESC, source, gpu_name_raw
+"""
+
+
+def health(
+    warehouse: Warehouse, failures: int = 50, snapshots: int = 120, wait_s: float = WAIT_S
+) -> dict[str, pl.DataFrame | None]:
+    """The data-health page's tables, read in one connection (warehouse.read.batch):
+
+    * ``sources``: per source the newest successful (status ok) scrape, the newest attempt
+      and how it ended, and how many runs failed or were partial;
+    * ``parsers``: per source and profile whether its pages still parse (source_health, the
+      pipeline's drift check; None on a warehouse from before it);
+    * ``failures``: the newest ``failures`` failed and partial scrapes with their errors;
+    * ``snapshots``: rows per snapshot (one source, one observed_at) of offers and quotes,
+      the newest ``snapshots``, with how many rows had an unknown card;
+    * ``unknown``: GPU names no rule maps to a card, as printed, where and how often."""
+    return read_frames(
+        warehouse,
+        {
+            "sources": (SOURCE_HEALTH, None),
+            "parsers": (PARSER_STATES, None),
+            "failures": (SCRAPE_FAILURES, {"limit": failures}),
+            "snapshots": (SNAPSHOT_ROWS, {"limit": snapshots}),
+            "unknown": (UNKNOWN_GPUS, None),
+        },
+        optional=("parsers",),
+        wait_s=wait_s,
     )

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
-from warehouse.store.db import read_frame
+from warehouse.read.batch import WAIT_S
+from warehouse.store.db import read_connection, read_frame
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import BREAKEVEN_DAILY, read_served, serving_connection
 
@@ -38,19 +40,32 @@ def latest_breakeven(warehouse: Warehouse, gpu: str | None = None) -> pl.DataFra
     )
 
 
+BREAKEVEN_HISTORY = f"""
+    SELECT {BREAKEVEN_COLUMNS} FROM breakeven
+    WHERE ($gpu IS NULL OR gpu = $gpu) AND ($source IS NULL OR source = $source)
+    ORDER BY gpu, source, observed_at
+"""
+
+
 def breakeven_history(
     warehouse: Warehouse, gpu: str | None = None, source: str | None = None
 ) -> pl.DataFrame:
     """Every snapshot's breakeven: the breakeven trend."""
-    return read_frame(
-        warehouse,
-        f"""
-        SELECT {BREAKEVEN_COLUMNS} FROM breakeven
-        WHERE ($gpu IS NULL OR gpu = $gpu) AND ($source IS NULL OR source = $source)
-        ORDER BY gpu, source, observed_at
-        """,
-        {"gpu": gpu, "source": source},
-    )
+    return read_frame(warehouse, BREAKEVEN_HISTORY, {"gpu": gpu, "source": source})
+
+
+def line_history(
+    warehouse: Warehouse, gpu: str, source: str, snapshots: bool, wait_s: float = WAIT_S
+) -> dict[str, pl.DataFrame | None]:
+    """The breakeven page's history of one line, read in one connection (one wait for the
+    lock while the pipeline writes): every snapshot's breakeven when ``snapshots`` (else
+    None: the page draws the serving copy's daily means) and the alerts about the line."""
+    with read_connection(warehouse, wait_s=wait_s) as con:
+        history = None
+        if snapshots:
+            history = con.sql(BREAKEVEN_HISTORY, params={"gpu": gpu, "source": source}).pl()
+        marks = _alerts(con, None).filter(pl.col("gpu") == gpu, pl.col("source") == source)
+    return {"history": history, "alerts": marks}
 
 
 def breakeven_daily(warehouse: Warehouse, gpu: str, source: str) -> pl.DataFrame:
@@ -197,21 +212,56 @@ def latest_market_premium(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
+# Migration 010 resolves a scraper_broken alert when its source next succeeds: the time, and
+# a text saying how. Read when the warehouse has them, so this works before and after it.
+RESOLUTION_TEXT = ("resolution", "resolution_note", "resolved_reason", "resolved_message")
+
+
 def alerts(warehouse: Warehouse, since: datetime | None = None) -> pl.DataFrame:
-    """Alerts created at or after ``since`` (all when None), newest first."""
-    return read_frame(
-        warehouse,
-        """
+    """Alerts created at or after ``since`` (all when None), newest first; ``resolved_at``
+    and ``resolution`` are NULL on a warehouse that does not record resolutions."""
+    with read_connection(warehouse) as con:
+        return _alerts(con, since)
+
+
+RULE_STATES = """
+    SELECT rule, last_observed_at, last_value, baseline_observed_at, baseline_value, mode,
+           updated_at
+    FROM alert_rule_state ORDER BY rule
+"""
+
+
+def alert_feed(warehouse: Warehouse, wait_s: float = WAIT_S) -> dict[str, pl.DataFrame | None]:
+    """The alerts page's tables in one connection (one wait for the lock while the pipeline
+    writes): ``alerts`` (as ``alerts``) and ``rules``, where each watch rule stands
+    (alert_rule_state: its cursor, baseline and mode; None before migration 002 made it)."""
+    with read_connection(warehouse, wait_s=wait_s) as con:
+        feed = _alerts(con, None)
+        try:
+            rules = con.sql(RULE_STATES).pl()
+        except duckdb.CatalogException:
+            rules = None
+    return {"alerts": feed, "rules": rules}
+
+
+def _alerts(con: duckdb.DuckDBPyConnection, since: datetime | None) -> pl.DataFrame:
+    present = set(con.sql("SELECT * FROM alert LIMIT 0").columns)
+    resolved = "resolved_at" if "resolved_at" in present else "NULL::TIMESTAMP AS resolved_at"
+    text = next((c for c in RESOLUTION_TEXT if c in present), None)
+    resolution = f"{text}::VARCHAR AS resolution" if text else "NULL::VARCHAR AS resolution"
+    return con.sql(
+        f"""
         SELECT alert_id, created_at, kind, rule, gpu, source, old_value, new_value, message,
                delivered_at, attempts, last_error, against, usage_hours, old_mode, new_mode,
                old_observed_at, new_observed_at, old_bare_metal_cny_per_card_month,
                new_bare_metal_cny_per_card_month, old_container_cny_per_card_hour,
-               new_container_cny_per_card_hour, new_offers, simulated
+               new_container_cny_per_card_hour, new_offers, simulated,
+               {resolved}, {resolution}
         FROM alert WHERE $since IS NULL OR created_at >= $since
         ORDER BY created_at DESC, new_observed_at DESC, alert_id
         """,
-        {"since": since},
-    )
+        params={"since": since},
+    ).pl()
 
 
 def pending_alert_signature(warehouse: Warehouse) -> tuple[int, int]:

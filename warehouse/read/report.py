@@ -15,6 +15,7 @@ from datetime import date, timedelta
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
+from warehouse.read.batch import WAIT_S, Query, read_frames
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 
@@ -37,24 +38,37 @@ def _bounds(month: date, previous: bool = False) -> dict[str, date]:
     return bounds | ({"previous": previous_month(month)} if previous else {})
 
 
+# The month before is compared over the same days: the whole month when the report's month
+# has data on its last day, else days 1 to the day of its newest observation (a month in
+# progress against all of the month before was the dishonest figure of issue 30).
 _MEDIANS = """
-    WITH m AS (
+    WITH reach AS (
+        SELECT max(observed_at)::DATE AS through FROM offer
+        WHERE gpu <> 'unknown'
+          AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP
+    ), cut AS (
+        SELECT through, coalesce(through = last_day(through), true) AS whole_month FROM reach
+    ), m AS (
         SELECT date_trunc('month', observed_at)::DATE AS month, gpu, source, billing,
                median(cny_per_card_hour)::DOUBLE AS median_cny_per_card_hour,
                count(*) AS observations, count(DISTINCT observed_at::DATE) AS days,
                string_agg(DISTINCT currency, ', ' ORDER BY currency) AS currencies,
                bool_or(simulated) AS simulated, min(observed_at) AS first_observed_at,
                max(observed_at) AS last_observed_at
-        FROM offer
+        FROM offer, cut
         WHERE gpu <> 'unknown'
           AND observed_at >= $previous::TIMESTAMP AND observed_at < $next::TIMESTAMP
-        GROUP BY ALL
+          AND (observed_at >= $month::TIMESTAMP OR cut.whole_month
+               OR day(observed_at) <= day(cut.through))
+        GROUP BY month, gpu, source, billing
     ), medians AS (
         SELECT c.gpu, c.source, c.billing, c.median_cny_per_card_hour,
                p.median_cny_per_card_hour AS previous_median_cny_per_card_hour,
                c.median_cny_per_card_hour / p.median_cny_per_card_hour - 1 AS mom,
                c.observations, c.days, c.currencies, c.simulated,
-               c.first_observed_at, c.last_observed_at
+               c.first_observed_at, c.last_observed_at,
+               (SELECT through FROM cut) AS month_through,
+               (SELECT whole_month FROM cut) AS whole_month
         FROM m c
         LEFT JOIN m p ON p.gpu = c.gpu AND p.source = c.source AND p.billing = c.billing
                      AND p.month = $previous
@@ -63,25 +77,26 @@ _MEDIANS = """
 """
 
 
-def platform_medians(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per card, platform and billing mode: the month's median CNY per card-hour, the month
-    before's, month over month (a fraction: 0.05 = +5 %), how many observations and days,
-    the currencies listed in, SIMULATED or not, and the first and last observation."""
-    return read_frame(
-        warehouse,
+def platform_medians_query(month: date) -> Query:
+    """The SQL and parameters of ``platform_medians``."""
+    return (
         _MEDIANS + "SELECT * FROM medians ORDER BY gpu, billing, median_cny_per_card_hour, source",
         _bounds(month, previous=True),
     )
 
 
-def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per card and billing mode: the platform with the lowest monthly median, its median
-    and month over month, the runner-up, the dearest platform, the spread (max / min and
-    max − min, CNY per card-hour) and how many platforms quote it. The seeds' published
-    reference prices (``*-published``) are no platform and are left out, as in the
-    cross-platform cheapest line (docs/METRICS.md)."""
-    return read_frame(
-        warehouse,
+def platform_medians(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per card, platform and billing mode: the month's median CNY per card-hour, the month
+    before's over the same days (``whole_month``: all of it; else its days 1 to the day of
+    ``month_through``, the report month's newest observation), month over month (a
+    fraction: 0.05 = +5 %), how many observations and days, the currencies listed in,
+    SIMULATED or not, and the first and last observation."""
+    return read_frame(warehouse, *platform_medians_query(month))
+
+
+def cheapest_platforms_query(month: date) -> Query:
+    """The SQL and parameters of ``cheapest_platforms``."""
+    return (
         _MEDIANS
         + f"""
         , ranked AS (
@@ -107,13 +122,18 @@ def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
     )
 
 
-def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per card and line (each platform, and the cross-platform ``cheapest`` line first):
-    the month's median bare-metal CNY per card-month, hourly and monthly-plan CNY per
-    card-hour, and breakeven hours per month against each, with the snapshots counted (a
-    snapshot without a breakeven counts, its NULL does not: the median is of the others)."""
-    return read_frame(
-        warehouse,
+def cheapest_platforms(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per card and billing mode: the platform with the lowest monthly median, its median
+    and month over month, the runner-up, the dearest platform, the spread (max / min and
+    max − min, CNY per card-hour) and how many platforms quote it. The seeds' published
+    reference prices (``*-published``) are no platform and are left out, as in the
+    cross-platform cheapest line (docs/METRICS.md)."""
+    return read_frame(warehouse, *cheapest_platforms_query(month))
+
+
+def breakeven_month_query(month: date) -> Query:
+    """The SQL and parameters of ``breakeven_month``."""
+    return (
         """
         SELECT gpu, source, scope,
                median(bare_metal_cny_per_card_month)::DOUBLE AS bare_metal_cny_per_card_month,
@@ -131,10 +151,17 @@ def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     )
 
 
-def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """The alerts raised (created) in the month, oldest first."""
-    return read_frame(
-        warehouse,
+def breakeven_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per card and line (each platform, and the cross-platform ``cheapest`` line first):
+    the month's median bare-metal CNY per card-month, hourly and monthly-plan CNY per
+    card-hour, and breakeven hours per month against each, with the snapshots counted (a
+    snapshot without a breakeven counts, its NULL does not: the median is of the others)."""
+    return read_frame(warehouse, *breakeven_month_query(month))
+
+
+def alerts_in_month_query(month: date) -> Query:
+    """The SQL and parameters of ``alerts_in_month``."""
+    return (
         """
         SELECT created_at, kind, rule, gpu, source, old_value, new_value, old_mode, new_mode,
                new_observed_at, delivered_at, message, simulated
@@ -146,18 +173,61 @@ def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     )
 
 
-def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """Per currency, the CNY rates of the month's days: lowest, highest, the last one and
-    its day, how many days have a rate, and where the rates come from."""
-    return read_frame(
-        warehouse,
+def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """The alerts raised (created) in the month, oldest first."""
+    return read_frame(warehouse, *alerts_in_month_query(month))
+
+
+def fx_in_month_query(month: date) -> Query:
+    """The SQL and parameters of ``fx_in_month``."""
+    return (
         """
-        SELECT currency, min(cny_per_unit)::DOUBLE AS low, max(cny_per_unit)::DOUBLE AS high,
-               arg_max(cny_per_unit, day)::DOUBLE AS last, max(day) AS last_day,
-               count(*) AS days, string_agg(DISTINCT source, '; ') AS sources
-        FROM fx_rate
-        WHERE day >= $month AND day < $next
-        GROUP BY currency ORDER BY currency
+        WITH listed AS (
+            SELECT o.currency, o.source, o.observed_at, f.cny_per_unit, f.day AS rate_day,
+                   f.source AS rate_source
+            FROM (SELECT currency, source, observed_at, observed_at::DATE AS day FROM offer
+                  WHERE gpu <> 'unknown' AND currency <> 'CNY'
+                    AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP) o
+            ASOF LEFT JOIN fx_rate f ON o.currency = f.currency AND o.day >= f.day
+        )
+        SELECT currency, count(*) AS observations,
+               string_agg(DISTINCT source, ', ' ORDER BY source) AS platforms,
+               min(cny_per_unit)::DOUBLE AS low, max(cny_per_unit)::DOUBLE AS high,
+               arg_max(cny_per_unit, observed_at)::DOUBLE AS last, max(rate_day) AS last_day,
+               count(DISTINCT rate_day) AS days,
+               string_agg(DISTINCT rate_source, '; ' ORDER BY rate_source) AS sources,
+               count(*) FILTER (WHERE cny_per_unit IS NULL) AS unrated
+        FROM listed GROUP BY currency ORDER BY currency
         """,
         _bounds(month),
     )
+
+
+def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per currency other than CNY, what the month's listings in it were converted at, from
+    those rows themselves (the report's own rows, not whatever fx_rate holds for the month):
+    how many observations and which platforms; for each, the rate the load used (the newest
+    ``fx_rate`` on or before its day, as warehouse.ingest.money prices it): lowest, highest,
+    the newest and its day, how many days of rates, where they come from, and how many
+    observations predate every stored rate (priced at a default no longer on record)."""
+    return read_frame(warehouse, *fx_in_month_query(month))
+
+
+# The report's tables a warehouse may not have yet (no derive, no alerts, no FX table).
+OPTIONAL = ("breakeven", "alerts", "fx")
+
+
+def month_report(
+    warehouse: Warehouse, month: date, wait_s: float = WAIT_S
+) -> dict[str, pl.DataFrame | None]:
+    """Every table of the month's report, read in one connection (warehouse.read.batch): one
+    wait for the lock while the pipeline writes, not five. Keys: medians, cheapest,
+    breakeven, alerts, fx (the last three None on a warehouse without their table)."""
+    queries = {
+        "medians": platform_medians_query(month),
+        "cheapest": cheapest_platforms_query(month),
+        "breakeven": breakeven_month_query(month),
+        "alerts": alerts_in_month_query(month),
+        "fx": fx_in_month_query(month),
+    }
+    return read_frames(warehouse, queries, optional=OPTIONAL, wait_s=wait_s)

@@ -1,0 +1,63 @@
+"""Which lines a trend panel draws: at most ``MAX_LINES``, so a 4090 panel over twelve
+platforms and two billing modes is not a tangle of two dozen lines.
+
+Per panel the lines kept are, in this order: the platforms the user picked, then the
+cheapest and the dearest line of each billing mode at its newest point, then the next
+cheapest. The rest stay in the table and in the min–max band the trend page draws across
+every platform; the page says how many were left out and where to pick them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+MAX_LINES = 8
+
+
+def pick_lines(
+    frame: pl.DataFrame,
+    *,
+    panel: str,
+    platform: str,
+    billing: str,
+    value: str,
+    period: str,
+    chosen: Sequence[str] = (),
+    limit: int = MAX_LINES,
+) -> pl.DataFrame:
+    """``frame`` (one row per period and line; a line is a platform and billing mode in a
+    ``panel``) with a boolean column ``drawn``."""
+    if frame.is_empty():
+        return frame.with_columns(drawn=pl.lit(True))
+    line = [panel, platform, billing]
+    newest = (
+        frame.sort(period)
+        .group_by(line, maintain_order=True)
+        .agg(pl.col(value).drop_nulls().last().alias("_last"))
+    )
+    extreme = (pl.col("_last") == pl.col("_last").min().over(panel, billing)) | (
+        pl.col("_last") == pl.col("_last").max().over(panel, billing)
+    )
+    ranked = (
+        newest.with_columns(
+            _priority=pl.when(pl.col(platform).is_in(list(chosen)))
+            .then(0)
+            .when(extreme)
+            .then(1)
+            .otherwise(2)
+        )
+        .sort(panel, "_priority", "_last", platform, nulls_last=True)
+        .with_columns(_order=pl.int_range(1, pl.len() + 1).over(panel))
+    )
+    kept = ranked.filter(pl.col("_order") <= limit).select(line).with_columns(drawn=pl.lit(True))
+    return frame.join(kept, on=line, how="left").with_columns(pl.col("drawn").fill_null(False))
+
+
+def hidden_lines(frame: pl.DataFrame, panel: str, platform: str, billing: str) -> int:
+    """How many lines ``pick_lines`` left out, over every panel."""
+    if frame.is_empty() or "drawn" not in frame.columns:
+        return 0
+    lines = frame.select(panel, platform, billing, "drawn").unique()
+    return int((~lines["drawn"]).sum())

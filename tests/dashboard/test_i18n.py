@@ -1,0 +1,267 @@
+"""Every page in both languages: no visible string left in the other language, every chart a
+valid Vega-Lite spec, and money shown as numbers, never as DECIMAL text.
+
+"Visible" is what a user reads as the interface: titles, headers, text and notices, widget
+labels and help, radio choices, expander labels, KPI labels and help, table headers, and in
+every chart its titles, axis and legend titles and tooltip titles (a field without a title
+shows its name). Data is not interface: platform names, regions as the sites print them,
+listed units and card names are the same in either language, and widget options that are
+data (cards, platforms, regions) are left alone.
+
+Chinese passes when a string holds Chinese, or nothing but the allowed technical terms,
+numbers and data; English passes when it holds no Chinese but the seeds' section marks.
+The pages come from app.py's navigation, so a new page is checked the day it is added.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+import vl_convert
+from streamlit.testing.v1 import AppTest
+
+from dashboard.i18n import HEADERS, LANG_KEY, STRINGS
+from tests.dashboard.conftest import APP, assert_clean, table
+from tests.dashboard.seeding import EXTRA_PLATFORMS, Seeded
+from tests.dashboard.seeding import PAGES as DEMO_SOURCES
+from warehouse.read.names import BILLING_NAMES, CARD_NAMES
+
+NAVIGATION = re.findall(
+    r'st\.Page\(\s*"app_pages/(\w+)\.py"', Path(APP).read_text(encoding="utf-8")
+)
+
+# English a Chinese page may show as is: units, formats, table and setting names, markers.
+ALLOWED_TERMS = (
+    "SIMULATED",
+    "real",
+    "USD",
+    "CNY",
+    "UTC",
+    "GPU",
+    "FP16",
+    "FP8",
+    "TFLOPS",
+    "TFLOP",
+    "TB/s",
+    "GB",
+    "id",
+    "ids",
+    "CSV",
+    "Excel",
+    "PNG",
+    "fx_rate",
+    "spot_quote",
+    "gpuprice",
+    "h",
+)
+# Chinese an English page may show: the seeds' section marks, quoted as the articles number them.
+ALLOWED_CJK = ("§一", "§二", "§三", "§四", "§五", "§六", "§七")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CODE = re.compile(r"`[^`]*`")
+_NUMBERS = re.compile(r"[-+]?[¥$]?\d[\d,.:/\-]*\s*(%|h|GB|x)?")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+# Data a page prints inside its interface text: platform, card and billing ids, card names.
+DATA_WORDS = sorted(
+    {*CARD_NAMES, *CARD_NAMES.values(), *BILLING_NAMES, *EXTRA_PLATFORMS, *DEMO_SOURCES}
+    | {"testcloud", "jygpu-published", "smm-published", "cheapest"},
+    key=len,
+    reverse=True,
+)
+
+
+def _strip(text: str, words: list[str] | tuple[str, ...]) -> str:
+    for word in sorted(words, key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", " ", text)
+    return text
+
+
+def untranslated(text: str, english: bool, where: str = "") -> bool:
+    """Whether ``text`` is in the other language than the page's. A choice's label may be
+    in both languages (dashboard.i18n.both: the browser keeps a choice by its label, so it
+    cannot change with the toggle): it passes when it holds the page's language."""
+    if where.endswith("option"):
+        return not (_WORD.search(text) if english else _CJK.search(text))
+    if english:
+        return bool(_CJK.search(_strip(text, ALLOWED_CJK)))
+    if _CJK.search(text):
+        return False
+    rest = _strip(_CODE.sub(" ", text), [*DATA_WORDS, *ALLOWED_TERMS])
+    return bool(_WORD.search(_NUMBERS.sub(" ", rest)))
+
+
+_SHOWN = {"x", "y", "color", "strokeDash", "shape", "size", "opacity", "fill", "stroke"}
+
+
+def _chart_strings(spec: Any, channel: str | None = None) -> Iterator[str]:
+    """The titles a chart shows (chart, axes, legends, tooltips), a field without a title
+    shown under its own name."""
+    if isinstance(spec, list):
+        for item in spec:
+            yield from _chart_strings(item, channel)
+        return
+    if not isinstance(spec, dict):
+        return
+    title = spec.get("title")
+    if isinstance(title, dict):
+        yield str(title.get("text", ""))
+        subtitle = title.get("subtitle")
+        yield from subtitle if isinstance(subtitle, list) else [str(subtitle or "")]
+    elif isinstance(title, str):
+        yield title
+    elif "field" in spec and "title" not in spec and channel in _SHOWN | {"tooltip"}:
+        hidden = spec.get("legend", 0) is None or spec.get("scale", 0) is None
+        if not (channel in {"color", "strokeDash"} and hidden):
+            yield str(spec["field"])
+    for guide in ("axis", "legend", "header"):
+        if isinstance(spec.get(guide), dict) and spec[guide].get("title"):
+            yield str(spec[guide]["title"])
+    for key, value in spec.items():
+        if key in ("datasets", "data", "title"):
+            continue
+        if key == "encoding" and isinstance(value, dict):
+            for name, encoding in value.items():
+                yield from _chart_strings(encoding, name)
+        else:
+            yield from _chart_strings(value, channel if key not in ("layer", "spec") else None)
+
+
+def visible(app: AppTest) -> Iterator[tuple[str, str]]:
+    """(where, text) of every interface string on the page."""
+    for kind in ("title", "header", "subheader", "markdown", "caption"):
+        for element in getattr(app, kind):
+            yield kind, str(element.value)
+    for kind in ("info", "warning", "success", "error"):
+        for element in getattr(app, kind):
+            yield kind, str(element.value)
+    widgets = (
+        "selectbox",
+        "multiselect",
+        "radio",
+        "checkbox",
+        "toggle",
+        "date_input",
+        "slider",
+        "button",
+        "number_input",
+        "text_input",
+        "text_area",
+        "select_slider",
+    )
+    for kind in widgets:
+        for widget in getattr(app, kind):
+            if widget.key == LANG_KEY:
+                continue  # the toggle names the other language on purpose
+            yield f"{kind} label", widget.label
+            if getattr(widget, "help", None):
+                yield f"{kind} help", widget.help
+            placeholder = getattr(widget.proto, "placeholder", "")
+            if placeholder:
+                yield f"{kind} placeholder", placeholder
+            if kind == "radio":
+                yield from ((f"{kind} option", str(o)) for o in widget.options)
+    for button in app.get("download_button"):
+        yield "download button", button.proto.label
+    for expander in app.expander:
+        yield "expander", expander.label
+    for metric in app.metric:
+        yield "metric label", metric.label
+        yield "metric help", metric.proto.help
+    for frame in app.dataframe:
+        yield from (("table header", str(c)) for c in frame.value.columns)
+    for chart in app.get("vega_lite_chart"):
+        yield from (("chart", s) for s in _chart_strings(json.loads(chart.proto.spec)) if s)
+
+
+def render(page: str, english: bool) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=120)
+    app.session_state[LANG_KEY] = english
+    app.run()
+    if page != "trends":
+        app.switch_page(f"app_pages/{page}.py").run()
+    assert_clean(app)
+    return app
+
+
+# The recommend page is another change's (issue 30 item 4 there): in Chinese it still shows
+# the number input "LoRA rank" and the radio choices "inference" / "training". Strict: the
+# day it is translated this case passes and the mark must go.
+KNOWN = {("recommend", False): "recommend page: 'LoRA rank', 'inference', 'training' in Chinese"}
+CASES = [
+    pytest.param(
+        page,
+        english,
+        id=f"{page}-{'en' if english else 'zh'}",
+        marks=[pytest.mark.xfail(reason=KNOWN[page, english], strict=True)]
+        if (page, english) in KNOWN
+        else [],
+    )
+    for page in NAVIGATION
+    for english in (False, True)
+]
+
+
+@pytest.mark.parametrize(("page", "english"), CASES)
+def test_no_untranslated_string(use_multi: Seeded, page: str, english: bool) -> None:
+    app = render(page, english)
+    wrong = sorted(
+        {(where, text) for where, text in visible(app) if untranslated(text, english, where)}
+    )
+    assert not wrong, "\n".join(f"{where}: {text!r}" for where, text in wrong)
+
+
+def test_the_check_catches_both_ways() -> None:
+    assert untranslated("cheapest platform", english=False)
+    assert untranslated("Price basis: lowest listing", english=False)
+    assert not untranslated("最便宜的平台", english=False)
+    assert not untranslated("RTX 4090 24GB · autodl ¥1.24, 2026-09-10 UTC", english=False)
+    assert untranslated("平台 platform", english=True)
+    assert not untranslated("As seed 003 §六 counts it", english=True)
+    assert set(HEADERS) and all(_CJK.search(v) for v in HEADERS.values())
+    assert len(set(HEADERS.values())) == len(HEADERS)  # no two columns read alike
+    prose = [re.sub(r"\{[^}]*\}", " ", zh) for zh, en in STRINGS.values() if zh != en]
+    assert all(_CJK.search(zh) or not _WORD.search(zh) for zh in prose)
+
+
+@pytest.mark.parametrize("page", NAVIGATION)
+def test_every_chart_compiles_and_money_is_numbers(use_multi: Seeded, page: str) -> None:
+    app = render(page, english=False)
+    for chart in app.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        datasets = {}
+        for data in chart.proto.datasets:
+            table = pa.ipc.open_stream(data.data.data).read_all()
+            assert not [f for f in table.schema if pa.types.is_decimal(f.type)], table.schema
+            datasets[data.name] = json.loads(table.to_pandas().to_json(orient="records"))
+        if chart.proto.data.data:
+            table = pa.ipc.open_stream(chart.proto.data.data).read_all()
+            assert not [f for f in table.schema if pa.types.is_decimal(f.type)], table.schema
+            spec["data"] = {"values": json.loads(table.to_pandas().to_json(orient="records"))}
+        spec["datasets"] = datasets | spec.get("datasets", {})
+        vl_convert.vegalite_to_vega(json.dumps(spec))  # raises on a spec Vega-Lite rejects
+    for frame in app.dataframe:
+        for column in frame.value.columns:
+            values = frame.value[column].dropna().tolist()
+            assert not any(type(v).__name__ == "Decimal" for v in values), column
+            assert not any(re.fullmatch(r"\d+\.\d{5,}0", str(v)) for v in values), column
+
+
+def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> None:
+    """Kinds, modes, verdicts and comparisons are made per row: on a polars worker thread
+    the page's language cannot be read, and the English page showed Chinese kinds."""
+    alerts = table(render("alerts", english=True), "al_feed")
+    assert set(alerts["kind"]) <= {"breakeven shift", "rent-mode flip", "scraper broken"}
+    assert set(alerts["line"]) & {"lowest across platforms"}
+    changes = table(render("trends", english=True), "tr_changes")
+    assert all(c.startswith("month to date") for c in changes["compared"])
+    app = render("report", english=True)
+    verdicts = set(table(app, "rp_breakeven")["breakeven vs hourly"]) - {"—"}
+    assert verdicts and all(v.startswith("pays off above") for v in verdicts)
+    zh = table(render("alerts", english=False), "al_feed")
+    assert set(zh["kind"]) <= {"盈亏平衡移动", "租用方式翻转", "抓取失效"}
