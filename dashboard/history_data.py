@@ -62,7 +62,7 @@ def imports_section() -> None:
     if found is None or found.is_empty():
         st.info(t("cov.no_imports"))
         return
-    show(imports_table(found))
+    show(imports_table(found), translate=True)
     failed = import_failures()
     if failed is None:
         return
@@ -70,4 +70,4 @@ def imports_section() -> None:
     if failed.is_empty():
         st.success(t("cov.no_failures"))
         return
-    show(failures_table(failed))
+    show(failures_table(failed), translate=True)

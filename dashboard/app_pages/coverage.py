@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard import history_data
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import t
+from dashboard.i18n import header, t
 from dashboard.tables import show
 
 
@@ -35,18 +35,19 @@ def strip(weeks: pl.DataFrame) -> alt.Chart:
         .mark_square(opacity=0.8)
         .encode(
             x=alt.X("week:T", title=t("cov.axis_week")),
-            y=alt.Y("source:N", title=None),
+            y=alt.Y("source:N", title=header("source")),
             color=alt.Color(
                 "data:N",
+                title=header("data"),
                 scale=alt.Scale(domain=["real", "SIMULATED"], range=["#1f77b4", "#ff7f0e"]),
-                legend=alt.Legend(title=None, orient="bottom"),
+                legend=alt.Legend(orient="bottom"),
             ),
             size=alt.Size("days:Q", title=t("cov.axis_days"), scale=alt.Scale(domain=[1, 7])),
             tooltip=[
-                "source:N",
-                "data:N",
-                alt.Tooltip("week:T", title="week from (UTC)"),
-                alt.Tooltip("days:Q", title="days with data"),
+                alt.Tooltip("source:N", title=header("source")),
+                alt.Tooltip("data:N", title=header("data")),
+                alt.Tooltip("week:T", title=header("week from (UTC)")),
+                alt.Tooltip("days:Q", title=header("days with data")),
             ],
         )
         .properties(
@@ -67,7 +68,7 @@ def main() -> None:
         st.info(t("cov.empty"))
     else:
         st.subheader(t("cov.table"))
-        show(coverage_table(found))
+        show(coverage_table(found), translate=True)
         weeks = history_data.coverage_weeks()
         if weeks is not None and not weeks.is_empty():
             st.altair_chart(strip(weeks), width="stretch")

@@ -25,7 +25,7 @@ from configuration.recommender_feed import (
     parse_config_text,
     shows_simulated,
 )
-from dashboard.data import price_inputs
+from dashboard.data import price_inputs, simulated_banner
 from dashboard.i18n import both, t
 from dashboard.tables import show as show_table
 from recommender import (
@@ -50,17 +50,10 @@ CUSTOM = both("rec.model.custom")
 PASTE = both("rec.model.paste")
 HF_ID = both("rec.model.hf")
 CHEAPEST = both("rec.source.default")
-DEFAULT = "default"
+DEFAULT = both("rec.precision.default")
+TASKS = {both("rec.task.inference"): "inference", both("rec.task.training"): "training"}
 LAYOUT = "layout"
 REQUEST = "recommend_request"
-METHOD_HELP = {
-    "online": "online serving",
-    "offline": "offline batch",
-    "full": "full fine-tune",
-    "lora": "LoRA",
-    "qlora": "QLoRA (4-bit base)",
-    "pretrain": "pretraining",
-}
 
 
 def _forget_result() -> None:
@@ -74,7 +67,7 @@ def _model_inputs(training: bool) -> dict[str, Any]:
             t("rec.method"),
             methods,
             index=methods.index("lora") if training else 0,
-            format_func=lambda m: f"{m} · {METHOD_HELP[m]}",
+            format_func=lambda m: f"{m} · {both(f'rec.method.{m}')}",
             key="rec_method",
         ),
         "model": st.selectbox(
@@ -482,16 +475,16 @@ def _json(rec: Recommendation, inputs: PriceInputs) -> str:
 
 def main() -> None:
     st.title(t("rec.title"))
-    st.caption(t("rec.caption"))
     available = price_inputs()
+    if available is not None and not available.fallback:
+        simulated_banner()  # the seeds' fallback prices are real: no demo banner for them
+    st.caption(t("rec.caption"))
     sources = available.sources if available is not None and not available.fallback else []
-    task = st.radio(
-        t("rec.task"),
-        ["inference", "training"],
-        horizontal=True,
-        key="rec_task",
-        on_change=_forget_result,
-    )
+    task = TASKS[
+        st.radio(
+            t("rec.task"), list(TASKS), horizontal=True, key="rec_task", on_change=_forget_result
+        )
+    ]
     sent = form(task, sources)
     if sent is not None:
         st.session_state[REQUEST] = sent

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.i18n import HEADERS
 from demo.market.archive import REAL_PAGES, ArchivedPage, LocalArchive
 from gpuprice.history_jobs import run_history
 from pipelines.history_import import HistoryRequest
@@ -47,8 +48,13 @@ def _page(page: str, english: bool = True) -> AppTest:
     return app
 
 
+_ENGLISH = {zh: en for en, zh in HEADERS.items()}
+
+
 def _table(app: AppTest, column: str):
-    found = [d.value for d in app.dataframe if column in d.value.columns]
+    """The table with ``column`` (its English header, whichever language the page is in)."""
+    frames = [d.value.rename(columns=lambda c: _ENGLISH.get(c, c)) for d in app.dataframe]
+    found = [frame for frame in frames if column in frame.columns]
     assert found, f"no table with a {column!r} column"
     return found[0]
 

@@ -58,7 +58,7 @@ def texts(app: AppTest) -> str:
 def test_the_page_is_in_the_navigation_and_shows_the_form(home: Path) -> None:
     app = open_page()
     assert app.title[0].value == "选卡推荐"
-    assert [r.value for r in app.radio] == ["inference"]
+    assert [r.value for r in app.radio] == ["推理 inference"]
     for key in ("rec_method", "rec_model", "rec_precision", "rec_source", "rec_kv"):
         assert app.selectbox(key=key) is not None
     for key in ("rec_params", "rec_context", "rec_concurrency", "rec_hours", "rec_budget"):
@@ -131,7 +131,7 @@ def test_over_budget_shows_the_levers(home: Path) -> None:
 
 def test_invalid_combination_shows_an_error_not_an_exception(home: Path) -> None:
     app = open_page()
-    app.radio[0].set_value("training").run()
+    app.radio[0].set_value("训练 training").run()
     app.selectbox(key="rec_method").set_value("full")
     app.selectbox(key="rec_precision").set_value("int8")
     submit(app)
