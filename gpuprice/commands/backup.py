@@ -33,14 +33,16 @@ def restore(
     directory: Annotated[Path, typer.Argument(help="A directory made by `gpuprice backup`.")],
     config: ConfigOption = None,
 ) -> None:
-    """Replace the warehouse with the backup in DIR (checked first; the old file is kept)."""
+    """Replace the warehouse with the backup in DIR (checked first; the old file is kept).
+    Refused while a `gpuprice run` or `backfill` holds the warehouse."""
     from warehouse.store.backup import BackupError
-    from warehouse.store.backup import restore as do_restore
+    from warehouse.store.db import WarehouseBusy
+    from warehouse.store.restore import restore as do_restore
 
     settings = settings_or_exit(config)
     try:
         moved = do_restore(settings.warehouse, directory)
-    except BackupError as exc:
+    except (BackupError, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     console.print(
