@@ -1,0 +1,152 @@
+"""Restore never leaves the home without a warehouse (issue 31): a restore SIGKILLed before
+each of its steps leaves the old warehouse or the restored one, whole, and the next restore
+completes; a restore is refused while a run or backfill holds the warehouse's lease."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse.store.backup import backup
+from warehouse.store.db import WarehouseBusy, write_connection
+from warehouse.store.handle import Warehouse
+from warehouse.store.lease import WarehouseInUse, exclusive, in_use
+from warehouse.store.marker import marker_path
+from warehouse.store.restore import restore
+
+ROOT = Path(__file__).resolve().parents[2]
+OLD, NEW = 3, 5  # raw pages in the current warehouse, and in the backup
+STEPS = ["_release", "_stage", "_check", "_keep_old", "_swap", "_finish"]
+
+
+def holding(path: Path, pages: int) -> Warehouse:
+    warehouse = Warehouse(path)
+    with write_connection(warehouse) as con:
+        con.execute(
+            "INSERT INTO raw_page (page_id, source, url, fetched_at, http_status, body, "
+            "parse_status) SELECT sha256(i::VARCHAR), 'jygpu', 'http://127.0.0.1/' || i, "
+            "TIMESTAMP '2026-09-01', 200, md5(i::VARCHAR)::BLOB, 'ok' FROM range(?) t(i)",
+            [pages],
+        )
+    return warehouse
+
+
+def pages_in(path: Path) -> int:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute("SELECT count(*) FROM raw_page").fetchone()[0]
+
+
+@pytest.fixture
+def made(tmp_path: Path) -> tuple[Warehouse, Path]:
+    """The current warehouse (OLD pages) and a backup of another one (NEW pages)."""
+    backup(holding(tmp_path / "other" / "gpuprice.duckdb", NEW), tmp_path / "bk")
+    return holding(tmp_path / "home" / "gpuprice.duckdb", OLD), tmp_path / "bk"
+
+
+# `restore` in a process whose step ``argv[3]`` announces itself and waits before it runs
+# (production code has no hook for it): the test's SIGKILL lands between two steps.
+PAUSED_RESTORE = """
+import sys, time
+from pathlib import Path
+import warehouse.store.restore as restore
+from warehouse.store.handle import Warehouse
+step = getattr(restore, sys.argv[3])
+def paused(*args, **kwargs):
+    print("paused", flush=True)
+    time.sleep(60)
+    return step(*args, **kwargs)
+setattr(restore, sys.argv[3], paused)
+restore.restore(Warehouse(Path(sys.argv[1])), Path(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_restore_killed_before_each_step_leaves_a_whole_warehouse(
+    made: tuple[Warehouse, Path], step: str
+) -> None:
+    warehouse, directory = made
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PAUSED_RESTORE, str(warehouse.path), str(directory), step],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "paused"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    # before the atomic swap the old warehouse, from it on the restored one; never none
+    assert pages_in(warehouse.path) == (OLD if STEPS.index(step) <= STEPS.index("_swap") else NEW)
+    with write_connection(warehouse) as con:  # opens for writing: not lost, not damaged
+        assert con.execute("SELECT count(*) FROM raw_page").fetchone()[0] in (OLD, NEW)
+
+    kept = restore(warehouse, directory)  # the next restore completes
+    assert pages_in(warehouse.path) == NEW
+    assert kept is not None and pages_in(kept) in (OLD, NEW)
+    assert not warehouse.path.with_name("gpuprice.duckdb.restoring").exists()
+    assert marker_path(warehouse.path).exists()
+
+
+def test_the_old_warehouse_is_kept_and_the_serving_copy_dropped(
+    made: tuple[Warehouse, Path],
+) -> None:
+    warehouse, directory = made
+    serving = warehouse.path.with_name("gpuprice-serving.duckdb")
+    serving.write_bytes(b"a copy of the old warehouse's rollups")
+    kept = restore(warehouse, directory)
+    assert kept is not None and pages_in(kept) == OLD and pages_in(warehouse.path) == NEW
+    assert not serving.exists()
+
+
+HOLD_LEASE = """
+import sys, time
+from pathlib import Path
+from warehouse.store.handle import Warehouse
+from warehouse.store.lease import in_use
+with in_use(Warehouse(Path(sys.argv[1]))):
+    print("holding", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_restore_is_refused_while_a_run_holds_the_warehouse(
+    made: tuple[Warehouse, Path],
+) -> None:
+    warehouse, directory = made
+    run = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LEASE, str(warehouse.path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert run.stdout is not None and run.stdout.readline().strip() == "holding"
+        with pytest.raises(WarehouseInUse, match="in use by a `gpuprice run` or `gpuprice"):
+            restore(warehouse, directory)
+    finally:
+        run.kill()
+        run.wait(30)
+    assert pages_in(warehouse.path) == OLD
+    assert not list(warehouse.path.parent.glob("*.before-restore-*"))
+    assert restore(warehouse, directory) is not None  # once the run has ended
+    assert pages_in(warehouse.path) == NEW
+
+
+def test_runs_share_the_lease_and_wait_for_a_restore(made: tuple[Warehouse, Path]) -> None:
+    warehouse, _ = made
+    with in_use(warehouse), in_use(warehouse):  # two runs at once
+        pass
+    with (
+        exclusive(warehouse),  # a restore replacing the warehouse
+        pytest.raises(WarehouseBusy, match="a restore has been replacing"),
+        in_use(warehouse, wait_s=0.5),
+    ):
+        pass
+    with in_use(warehouse, wait_s=0.5):  # and once it is done
+        pass
