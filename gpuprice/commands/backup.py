@@ -66,6 +66,7 @@ def prune_raw(
     """Empty the bodies of old raw pages; parsed rows stay."""
     from warehouse.store.backup import prune_raw_pages
     from warehouse.store.db import WarehouseBusy, warehouse_exists
+    from warehouse.store.marker import refuse_if_lost
 
     settings = settings_or_exit(config)
     keep = days or settings.file.retention.raw_page_days
@@ -73,6 +74,7 @@ def prune_raw(
         err.print("[red]give --days, or set \\[retention].raw_page_days[/red]")
         raise typer.Exit(2)
     if not warehouse_exists(settings.warehouse):
+        refuse_if_lost(settings.warehouse.path)  # gone where one was kept: a fault, exit 2
         err.print(f"[red]no warehouse at {escape(str(settings.warehouse.path))}[/red]")
         raise typer.Exit(1)
     try:

@@ -4,18 +4,22 @@ completes; a restore is refused while a run or backfill holds the warehouse's le
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from demo.market import DemoMarket
+from tests.warehouse.test_crash_safety import config, gpuprice, market, state  # noqa: F401
 from warehouse.store.backup import backup
 from warehouse.store.db import WarehouseBusy, write_connection
 from warehouse.store.handle import Warehouse
-from warehouse.store.lease import WarehouseInUse, exclusive, in_use
+from warehouse.store.lease import WarehouseInUse, exclusive, in_use, lease_path
 from warehouse.store.marker import marker_path
 from warehouse.store.restore import restore
 
@@ -150,3 +154,36 @@ def test_runs_share_the_lease_and_wait_for_a_restore(made: tuple[Warehouse, Path
         pass
     with in_use(warehouse, wait_s=0.5):  # and once it is done
         pass
+
+
+@pytest.mark.e2e
+def test_a_restore_during_a_backfill_is_refused_and_loses_nothing(
+    market: DemoMarket,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Issue 31: a restore 3 s into a backfill was not refused; the rows loaded before it
+    ended up in the moved-aside file. The backfill (gpuprice.jobs) holds the lease."""
+    cfg = config(tmp_path, market)
+    home = tmp_path / "home"
+    backup(holding(tmp_path / "other" / "gpuprice.duckdb", NEW), tmp_path / "bk")
+    writer = gpuprice(home, cfg, "backfill", "--days", "4", "--end", "2026-09-05")
+    try:
+        while not lease_path(home / "gpuprice.duckdb").exists() and writer.poll() is None:
+            time.sleep(0.05)
+        assert writer.poll() is None, "the backfill ended before the restore could be tried"
+        refused = subprocess.run(
+            [sys.executable, "-m", "gpuprice.cli", "restore", str(tmp_path / "bk")],
+            cwd=ROOT,
+            env=os.environ | {"GPUPRICE_HOME": str(home)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        assert writer.wait(180) == 0, writer.stderr.read() if writer.stderr else ""
+    assert refused.returncode == 1, refused.stderr
+    assert "is in use by a `gpuprice run` or `gpuprice backfill`" in refused.stderr
+    after = state(home / "gpuprice.duckdb")
+    assert after["runs_ok"] == 8 and after["loaded"] == after["recorded"] > 0  # 4 days × 2
+    assert after["orphans"] == 0
+    assert not list(home.glob("*.before-restore-*"))

@@ -44,6 +44,7 @@ from warehouse.store.db import (
 from warehouse.store.faults import fault_of, out_of_memory
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import is_lake, sql_string
+from warehouse.store.marker import refuse_if_lost
 from warehouse.store.memory import in_slices, is_out_of_memory
 
 BACKUP_FILE = "gpuprice.duckdb"
@@ -152,6 +153,7 @@ class BackupSummary:
 
 def backup(warehouse: Warehouse, directory: Path, *, wait_s: float = 60.0) -> BackupSummary:
     if not warehouse_exists(warehouse):
+        refuse_if_lost(warehouse.path)
         raise WarehouseMissing(f"no warehouse at {warehouse.path} yet: nothing to back up")
     if directory.exists() and not directory.is_dir():
         raise BackupError(f"{directory} is a file; back up into a new or empty directory")

@@ -248,6 +248,11 @@ def read_connection(
         if lake is not None and not _migrated(con):
             raise _empty_lake(lake)
         yield con
+    except duckdb.CatalogException:
+        # a table not found: in a file that lost every table where one was kept, say so
+        if lake is None and marker_path(path).exists() and not _tables_in(con):
+            raise lost(path, "has no tables") from None
+        raise
     finally:
         con.close()
 
@@ -280,6 +285,13 @@ def _empty_lake(lake: LakeTarget | None) -> WarehouseMissing:
     return WarehouseMissing(
         f"the DuckLake {where} has no tables yet: run `gpuprice run` or `make up` first"
     )
+
+
+def _tables_in(con: duckdb.DuckDBPyConnection) -> int:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+    )
+    return found.fetchall()[0][0]
 
 
 def _migrated(con: duckdb.DuckDBPyConnection) -> bool:
