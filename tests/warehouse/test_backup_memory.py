@@ -1,19 +1,27 @@
-"""Backups within the memory limit (issue 31): many large archived pages are copied and
-checksummed in slices of rows at the default 128MB (before: out of memory at 1,000 pages of
-100 KB); what cannot fit says which setting to raise; a backup that fails or is killed leaves
-nothing the next backup into that directory does not remove."""
+"""Backups and retention within the memory limit (issue 31): many large archived pages are
+copied, checksummed and pruned in slices of rows at the default 128MB (before: out of memory
+at 1,000 pages of 100 KB); what cannot fit says which setting to raise; a backup that fails or
+is killed leaves nothing the next backup into that directory does not remove."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from warehouse.store.backup import BACKUP_FILE, BackupError, backup, leftovers, verify
+from warehouse.store.backup import (
+    BACKUP_FILE,
+    BackupError,
+    backup,
+    leftovers,
+    prune_raw_pages,
+    verify,
+)
 from warehouse.store.config import WarehouseConfig
 from warehouse.store.db import write_connection
 from warehouse.store.handle import Warehouse
@@ -108,3 +116,15 @@ def test_a_killed_backup_is_cleaned_up_by_the_next_one(tmp_path: Path) -> None:
     assert not [p for p in leftovers(target) if p.exists()]
     assert verify(target)["raw_page"] == 300
     assert digest(target / BACKUP_FILE) == digest(warehouse.path)
+
+
+def test_many_large_pages_are_pruned_at_the_default_limit(tmp_path: Path) -> None:
+    """Retention read every body at once too, and ran out of memory the same way."""
+    warehouse = with_pages(tmp_path / "home" / "gpuprice.duckdb", PAGES, PAGE_BYTES)
+    summary = prune_raw_pages(warehouse, 1, now=datetime(2027, 1, 1))
+    assert (summary.pages, summary.bytes_freed) == (PAGES, PAGES * PAGE_BYTES)
+    with duckdb.connect(str(warehouse.path), read_only=True) as con:
+        left = con.execute("SELECT count(*) FROM raw_page WHERE octet_length(body) > 0")
+        assert left.fetchone()[0] == 0
+        listed = con.execute("SELECT count(*), sum(body_bytes) FROM raw_page_pruned")
+        assert listed.fetchone() == (PAGES, PAGES * PAGE_BYTES)
