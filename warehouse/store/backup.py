@@ -208,7 +208,11 @@ def _copy(
 ) -> tuple[dict[str, int], dict[str, tuple[int, str]]]:
     """Copy the warehouse into ``partial``: the source's row counts and the copy's contents."""
     # under the warehouse's memory limit
-    con = memory_connection(warehouse.memory_limit, directory / SPILL_DIR)
+    # No vacuum: DuckDB's checkpoint (it runs one by itself whenever its log passes 16 MB)
+    # merges the small row groups the slices leave into larger ones, in memory; with page
+    # bodies that merge needed more than the limit at ~2,000 pages of 100 KB, and a failed
+    # checkpoint invalidates the copy (DuckDB 2.0.1). The copy has no deleted rows to vacuum.
+    con = memory_connection(warehouse.memory_limit, directory / SPILL_DIR, max_vacuum_tasks=0)
     try:
         con.execute("SET enable_progress_bar = false")  # a long copy drew one on the console
         attach_read_only(con, warehouse, wait_s=wait_s)
