@@ -36,10 +36,12 @@ from configuration.environment import EnvSettings
 from configuration.errors import ConfigError
 from gpuprice.cli import app
 from gpuprice.cli_common import err, settings_or_exit
+from warehouse.store.db import WarehouseBusy
 from warehouse.store.faults import fault_of
 from warehouse.store.preflight import check_writable
 
 EXIT_FAULT = 2
+EXIT_BUSY = 1
 # the commands whose work runs in Dagster jobs: checked before they start
 CHECKED_FIRST = ("run", "backfill")
 LOG_NAME = "cli.log"
@@ -88,7 +90,7 @@ def _log(exc: BaseException) -> Path | None:
 def message(exc: BaseException) -> str:
     """What the console shows for ``exc``: one line (a configuration error names each bad
     key on a line of its own, as at start)."""
-    if isinstance(exc, ConfigError):
+    if isinstance(exc, ConfigError | WarehouseBusy):  # their messages say what to do
         return str(exc)
     fault = fault_of(exc)
     if fault is not None:
@@ -110,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if log is not None and text.startswith("gpuprice failed"):  # not one we know
             text += f" (the details are in {log})"
         err.print(f"[red]{escape(text)}[/red]")
-        sys.exit(EXIT_FAULT)
+        # busy: another process holds the warehouse; try again later, as every command says
+        sys.exit(EXIT_BUSY if isinstance(exc, WarehouseBusy) else EXIT_FAULT)
 
 
 if __name__ == "__main__":

@@ -184,3 +184,27 @@ def test_bad_configuration_named_by_the_environment(
         one_line(gpuprice(tmp_path / "home", *args, env=env), expected)
     with_option = gpuprice(tmp_path / "home", "sql", "SELECT 1", "--config", str(config))
     one_line(with_option, expected)  # the same message either way
+
+
+def test_an_unexpected_error_is_one_line_and_its_trace_goes_to_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever else goes wrong: one line naming the error and where its trace is, exit 2."""
+    import warehouse.read.sql as safe_sql
+    from gpuprice.main import main
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("something nobody planned for\nwith a second line")
+
+    monkeypatch.setenv("GPUPRICE_HOME", str(tmp_path))
+    monkeypatch.delenv("GPUPRICE_CONFIG", raising=False)
+    monkeypatch.setattr(safe_sql, "run", broken)
+    with pytest.raises(SystemExit) as ended:
+        main(["sql", "SELECT 1"])
+    assert ended.value.code == 2
+    shown = capsys.readouterr().err.strip()
+    log = tmp_path / "logs" / "cli.log"
+    assert shown.splitlines() == [
+        f"gpuprice failed: RuntimeError: something nobody planned for (the details are in {log})"
+    ]
+    assert "Traceback (most recent call last)" in log.read_text(encoding="utf-8")

@@ -1,8 +1,9 @@
-"""Backup and restore of the warehouse file, and raw-page retention.
+"""Backup of the warehouse file, its verification, and raw-page retention.
 
 Backup (`gpuprice backup DIR`): a private in-memory DuckDB ATTACHes the warehouse READ_ONLY
 (waiting, with bounded retry, while the pipeline holds the write lock) and copies every table,
-view and constraint into a new file ``DIR/gpuprice.duckdb`` (``COPY FROM DATABASE``). A
+view and constraint into a new file ``DIR/gpuprice.duckdb`` (its schema with
+``COPY FROM DATABASE … (SCHEMA)``, then the rows). A
 read-only attach sees only committed transactions and keeps writers out until it is done, so
 the copy is one consistent state even while the pipeline runs (the writer waits, it does not
 fail: its own lock retry is longer). The copy's row counts are checked against the warehouse,
@@ -15,7 +16,7 @@ backup that fails or is killed leaves its ``.partial`` files and DuckDB's spill 
 behind only until the next backup into the same directory, which removes them first (a
 stale ``.partial.wal`` would otherwise be replayed into the new copy).
 
-Restore: warehouse.store.restore.
+Restore (which checks a backup with :func:`verify`): warehouse.store.restore.
 
 Retention (`[retention] raw_page_days`): the bodies of raw pages older than that are emptied
 (``body = ''``, listed in ``raw_page_pruned``); the page's row and every parsed row stay.
