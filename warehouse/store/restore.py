@@ -130,15 +130,23 @@ def _check(staging: Path, tables: dict[str, int], memory_limit: str) -> None:
 
 
 def _keep_old(path: Path) -> Path | None:
-    """The old file under a second name; its write-ahead log (only left when it did not
-    open) moves with it."""
+    """The old file under a second name (the one a restore killed after this step gave it,
+    if any); its write-ahead log (only left when it did not open) moves with it."""
     if not path.exists():
         return None
-    kept = path.with_name(f"{path.name}.before-restore-{utcnow():%Y%m%dT%H%M%S}")
-    try:
-        os.link(path, kept)
-    except OSError:  # a file system without hard links: a copy, the original stays in place
-        shutil.copyfile(path, kept)
+    earlier = [p for p in path.parent.glob(f"{path.name}.before-restore-*") if p.suffix != ".wal"]
+    kept = next((p for p in earlier if p.samefile(path)), None)
+    if kept is None:
+        stamp = f"{path.name}.before-restore-{utcnow():%Y%m%dT%H%M%S}"
+        kept = path.with_name(stamp)
+        for n in range(2, 100):  # two restores in one second
+            if not kept.exists():
+                break
+            kept = path.with_name(f"{stamp}-{n}")
+        try:
+            os.link(path, kept)
+        except OSError:  # a file system without hard links: a copy; the original stays
+            shutil.copyfile(path, kept)
     wal = path.with_name(path.name + ".wal")
     if wal.exists():
         wal.rename(kept.with_name(kept.name + ".wal"))
