@@ -135,6 +135,8 @@ def _describe(error: ValidationError, model: type[BaseModel], origin: str) -> st
                 )
         line = f"  {loc}: {message}"
         lines.append(line if len(line) <= _LINE_MAX else line[: _LINE_MAX - 1] + "…")
+    if len(lines) == 2:  # one bad key: one line, as every other error of the CLI
+        return f"{lines[0]} {lines[1].strip()}"
     return "\n".join(lines)
 
 

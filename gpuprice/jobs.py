@@ -18,6 +18,7 @@ from pipelines.resources import GpupriceResource
 from pipelines.retention import RETENTION_JOB
 from warehouse.read.metrics import pending_alert_signature
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
+from warehouse.store.lease import in_use
 
 ALERT_ASSET = dg.AssetKey("alert")
 
@@ -79,7 +80,7 @@ class JobRunner:
         self.sources = list(settings.enabled_sources())
 
     def run(self, as_of: date | None = None) -> RunResult:
-        with demo_market_if_needed(self.settings, self.say):
+        with in_use(self.settings.warehouse), demo_market_if_needed(self.settings, self.say):
             return self._run_day(as_of)
 
     def _run_day(self, as_of: date | None) -> RunResult:
@@ -121,7 +122,7 @@ class JobRunner:
         self, days: Iterable[date], on_done: Callable[[RunResult], None] | None = None
     ) -> list[RunResult]:
         results = []
-        with demo_market_if_needed(self.settings, self.say):
+        with in_use(self.settings.warehouse), demo_market_if_needed(self.settings, self.say):
             for day in days:
                 result = self._run_day(day)
                 results.append(result)

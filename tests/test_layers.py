@@ -35,7 +35,7 @@ ALLOWED = {
     "demo": {"demo", "pipelines", "configuration", *_BELOW_CONFIG},
     "gpuprice": set(PACKAGES),
 }
-CLI = ("gpuprice.cli", "gpuprice.commands")  # imported by nothing but itself
+CLI = ("gpuprice.cli", "gpuprice.commands", "gpuprice.main")  # imported by nothing but itself
 
 
 def project_modules(root: Path = ROOT) -> dict[str, Path]:

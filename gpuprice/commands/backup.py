@@ -34,14 +34,16 @@ def restore(
     directory: Annotated[Path, typer.Argument(help="A directory made by `gpuprice backup`.")],
     config: ConfigOption = None,
 ) -> None:
-    """Replace the warehouse with the backup in DIR (checked first; the old file is kept)."""
+    """Replace the warehouse with the backup in DIR (checked first; the old file is kept).
+    Refused while a `gpuprice run` or `backfill` holds the warehouse."""
     from warehouse.store.backup import BackupError
-    from warehouse.store.backup import restore as do_restore
+    from warehouse.store.db import WarehouseBusy
+    from warehouse.store.restore import restore as do_restore
 
     settings = settings_or_exit(config)
     try:
         moved = do_restore(settings.warehouse, directory)
-    except BackupError as exc:
+    except (BackupError, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     console.print(
@@ -66,6 +68,7 @@ def prune_raw(
     """Empty the bodies of old raw pages; parsed rows stay."""
     from warehouse.store.backup import prune_raw_pages
     from warehouse.store.db import WarehouseBusy, warehouse_exists
+    from warehouse.store.marker import refuse_if_lost
 
     settings = settings_or_exit(config)
     keep = days or settings.file.retention.raw_page_days
@@ -73,6 +76,7 @@ def prune_raw(
         err.print("[red]give --days, or set \\[retention].raw_page_days[/red]")
         raise typer.Exit(2)
     if not warehouse_exists(settings.warehouse):
+        refuse_if_lost(settings.warehouse.path)  # gone where one was kept: a fault, exit 2
         err.print(f"[red]no warehouse at {escape(str(settings.warehouse.path))}[/red]")
         raise typer.Exit(1)
     try:

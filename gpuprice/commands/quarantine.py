@@ -32,7 +32,10 @@ def list_(
     config: ConfigOption = None,
 ) -> None:
     """List quarantine entries (default: the held ones)."""
+    import polars as pl
+
     from warehouse.ingest.quarantine import STATUSES, list_entries
+    from warehouse.read.sql_output import spreadsheet_safe
     from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
     if status != "all" and status not in STATUSES:
@@ -46,8 +49,9 @@ def list_(
     except (WarehouseMissing, WarehouseBusy) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
-    if fmt is OutputFormat.csv:
-        sys.stdout.write(frame.write_csv())
+    if fmt is OutputFormat.csv:  # page text such as a card's name may look like a formula
+        texts = pl.col(pl.String).map_elements(spreadsheet_safe, return_dtype=pl.String)
+        sys.stdout.write(frame.with_columns(texts).write_csv())
         return
     if fmt is OutputFormat.json:
         sys.stdout.write(frame.write_ndjson())

@@ -30,6 +30,7 @@ def reparse(
     from warehouse.ingest.reparse import archived_pages
     from warehouse.ingest.reparse import reparse as run_reparse
     from warehouse.store.db import WarehouseBusy, WarehouseMissing
+    from warehouse.store.preflight import check_writable
 
     settings = settings_or_exit(config)
     day = parse_day(since, "--since") if since is not None else None
@@ -53,6 +54,8 @@ def reparse(
             markup=False,
         )
         return
+    # a read-only home, a full disk, a damaged file: one line before any progress is drawn
+    check_writable(settings.warehouse)
     with Progress(
         TextColumn("[bold]reparse[/bold] {task.description}"),
         BarColumn(),

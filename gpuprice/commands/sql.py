@@ -76,6 +76,7 @@ def sql(
     from warehouse.read.sql import QueryTimeout, QueryTooBig, UnsafeQuery, run
     from warehouse.read.sql_output import csv_text, json_lines
     from warehouse.store.db import WarehouseBusy, WarehouseMissing
+    from warehouse.store.faults import WarehouseFault, fault_of
 
     settings = settings_or_exit(config)
     limits = settings.file.sql
@@ -95,11 +96,15 @@ def sql(
     except (WarehouseMissing, WarehouseBusy, QueryTimeout, QueryTooBig) as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
-    except duckdb.Error as exc:
-        err.print(
-            f"[red]query failed: {escape(str(exc))}[/red]\nThe warehouse is opened read-only; "
-            "list its tables with SHOW TABLES."
-        )
+    except (WarehouseFault, duckdb.Error) as exc:
+        fault = fault_of(exc, settings.warehouse.path)  # the file, not the query
+        if fault is None:
+            err.print(
+                f"[red]query failed: {escape(str(exc))}[/red]\nThe warehouse is opened "
+                "read-only; list its tables with SHOW TABLES."
+            )
+        else:
+            err.print(f"[red]{escape(str(fault))}[/red]")
         raise typer.Exit(2) from None
     if fmt is OutputFormat.csv:
         sys.stdout.write(csv_text(result.columns, result.rows))

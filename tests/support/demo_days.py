@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, time
 from pathlib import Path
 
 import pytest
@@ -47,8 +47,11 @@ def demo_snapshot(source: str, day: date, paths: tuple[str, ...] | None = None) 
     snapshot = Snapshot(source, adapter.kind, datetime(2026, 1, 1), day)
     for path in paths or PAGES[source]:
         body = render_page(source, path, day)
+        # fetched after the page's stated time (10:00 Beijing): a page dated after its fetch
+        # is refused (warehouse.ingest.load.FUTURE_TOLERANCE)
+        fetched = datetime.combine(day, time(3, 0))
         page = FetchedPage(
-            f"http://demo.invalid{path}?as_of={day}", 200, body, "text/html", datetime(2026, 1, 1)
+            f"http://demo.invalid{path}?as_of={day}", 200, body, "text/html", fetched
         )
         snapshot.pages.append(parse_page(adapter, page))
     return snapshot

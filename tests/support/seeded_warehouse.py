@@ -6,7 +6,7 @@ warehouse.ingest.load.load_snapshot), only the fetch is replaced by rendering th
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from demo.market import render_page
@@ -28,7 +28,9 @@ def seed_demo_history(path: Path, last_day: date, days: int) -> None:
         day = last_day - timedelta(days=offset)
         for source, paths in PAGES.items():
             adapter = get_adapter(source)
-            fetched_at = datetime.combine(day, datetime.min.time())
+            # after the pages' stated time (10:00 Beijing, 02:00 UTC): a page dated after its
+            # fetch is refused (warehouse.ingest.load.FUTURE_TOLERANCE)
+            fetched_at = datetime.combine(day, time(3, 0))
             snapshot = Snapshot(source, adapter.kind, fetched_at, day)
             for page_path in paths:
                 body = render_page(source, page_path, day)

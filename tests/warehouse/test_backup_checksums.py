@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from gpuprice.cli import app
 from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
-from warehouse.store.backup import MANIFEST, BackupError, backup, restore, verify
+from warehouse.store.backup import MANIFEST, BackupError, backup, verify
+from warehouse.store.restore import restore
 
 runner = CliRunner()
 

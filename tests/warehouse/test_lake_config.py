@@ -18,11 +18,12 @@ from configuration.settings import ConfigError, load_settings
 from gpuprice.cli import app
 from warehouse.ingest.reference import load_reference
 from warehouse.store import lake
-from warehouse.store.backup import BackupError, backup, restore
+from warehouse.store.backup import BackupError, backup
 from warehouse.store.config import LakeTarget, S3Access, WarehouseConfig
 from warehouse.store.db import WarehouseUnreachable, migration_files, write_connection
 from warehouse.store.environment import lake_target
 from warehouse.store.handle import Warehouse
+from warehouse.store.restore import restore
 
 LAKE_VARS = ("GPUPRICE_DUCKLAKE", "GPUPRICE_DUCKLAKE_DATA_PATH", "GPUPRICE_DUCKLAKE_SCHEMA")
 S3_VARS = (

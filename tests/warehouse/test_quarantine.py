@@ -4,6 +4,8 @@ consecutive snapshots or decided by hand."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -226,3 +228,17 @@ def test_cli_list_accept_reject(tmp_path: Path) -> None:
     assert table.exit_code == 0 and "accepted" in table.stdout and "rejected" in table.stdout
     unknown = runner.invoke(app, ["quarantine", "accept", "zzz"], env=env)
     assert unknown.exit_code == 2 and "matches 0" in unknown.stderr
+
+
+def test_the_csv_list_shows_a_formula_like_name_as_text(tmp_path: Path) -> None:
+    """Issue 31: a card name from a page such as `=HYPERLINK(…)` ran as a formula in whoever
+    opened the export; `quarantine list --format csv` writes it as text."""
+    path = tmp_path / "gpuprice.duckdb"
+    name = '=HYPERLINK("http://evil.example/","RTX 4090")'
+    load(path, replace(OFFER, offer_id="u", gpu="unknown", gpu_name_raw=name))
+    listed = runner.invoke(
+        app, ["quarantine", "list", "--status", "all", "--format", "csv"], env=_env(path)
+    )
+    assert listed.exit_code == 0, listed.output
+    (row,) = list(csv.DictReader(io.StringIO(listed.stdout)))
+    assert row["gpu_name_raw"] == "'" + name

@@ -28,9 +28,10 @@ from warehouse.read import prices as queries
 from warehouse.read.filters import OfferFilter
 from warehouse.read.recommender import latest_card_prices
 from warehouse.store import serving
-from warehouse.store.backup import backup, restore
+from warehouse.store.backup import backup
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
+from warehouse.store.restore import restore
 from warehouse.store.serving import serving_path
 
 SERVED_TABLES = (

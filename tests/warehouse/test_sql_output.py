@@ -184,3 +184,28 @@ def test_no_rows_and_describe_show_explain_print(warehouse: Warehouse) -> None:
                     _strict(line)
     empty = runner.invoke(app, ["sql", "SELECT 1 AS a WHERE false", "--format", "csv"])
     assert empty.stdout == "a\n"
+
+
+def test_csv_escapes_what_a_spreadsheet_would_run_as_a_formula(warehouse: Warehouse) -> None:
+    """Issue 31: `=HYPERLINK(…)` stored in a page's text was written as it is, and ran in
+    whoever opened the export. Numbers keep their sign; table and json are unchanged."""
+    cells = {
+        "'=HYPERLINK(\"http://evil.example/\",\"click\")'": "'=HYPERLINK(\"http://evil.example/\",\"click\")",
+        "'+1+cmd|'' /C calc''!A0'": "'+1+cmd|' /C calc'!A0",
+        "'-2+3'": "'-2+3",
+        "'@SUM(A1:A9)'": "'@SUM(A1:A9)",
+        "chr(9) || '=1+1'": "'\t=1+1",
+        "-1.50::DECIMAL(10, 2)": "-1.50",
+        "'-1'": "-1",
+        "'+3'": "+3",
+        "-1e-05::DOUBLE": "-1e-05",
+        "'-inf'::DOUBLE": "-inf",
+        "'a=b'": "a=b",
+    }  # fmt: skip
+    query = "SELECT " + ", ".join(f"{e} AS c{i}" for i, e in enumerate(cells)) + ', 1 AS "=x"'
+    got = runner.invoke(app, ["sql", query, "--format", "csv"])
+    assert got.exit_code == 0, got.output
+    header, row = csv.reader(io.StringIO(got.stdout))
+    assert header[-1] == "'=x" and row[:-1] == list(cells.values())
+    js = _strict(runner.invoke(app, ["sql", query, "--format", "json"]).stdout)
+    assert isinstance(js, dict) and js["c0"].startswith("=HYPERLINK") and js["=x"] == 1

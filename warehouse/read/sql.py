@@ -46,7 +46,9 @@ from warehouse.store.db import (
     memory_connection,
     warehouse_exists,
 )
+from warehouse.store.faults import DiskFull, WarehouseCorrupt, WarehouseLost, WarehouseReadOnly
 from warehouse.store.handle import Warehouse
+from warehouse.store.marker import lost, marker_path, refuse_if_lost
 
 ALLOWED = (
     "one read-only query: SELECT, WITH … SELECT, FROM …, DESCRIBE t, SHOW TABLES, SUMMARIZE t "
@@ -335,6 +337,7 @@ def run(
     _validate(max_rows, timeout_s)
     text = check(sql)
     if not warehouse_exists(warehouse):
+        refuse_if_lost(warehouse.path)
         raise _missing(warehouse)
     job = sql_child.Job(warehouse, text, max_rows, render, wait_s, timeout_s)
     try:
@@ -349,6 +352,22 @@ def run(
     except sql_child.ChildNotReady as exc:
         raise WarehouseUnreachable(f"{exc}; try again") from None
     return _result(reply, warehouse.memory_limit)
+
+
+def _refuse_if_empty(con: duckdb.DuckDBPyConnection, warehouse: Warehouse) -> None:
+    """A name not found in a warehouse with no tables at all: say that, not "list its
+    tables" (a file that lost its tables where one was kept: restore a backup)."""
+    tables = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'warehouse'"
+    ).fetchone()[0]
+    if tables:
+        return
+    if warehouse.lake is None and marker_path(warehouse.path).exists():
+        raise lost(warehouse.path, "has no tables")
+    raise WarehouseMissing(
+        f"the warehouse {warehouse.describe()} has no tables yet: run `gpuprice run` or "
+        "`make up` first"
+    )
 
 
 def _missing(warehouse: Warehouse) -> WarehouseMissing:
@@ -368,7 +387,16 @@ def _too_big(memory_limit: str) -> QueryTooBig:
 # The errors a child reports by name, raised again as they are in the parent.
 _PASSED_ON: dict[str, type[Exception]] = {
     cls.__name__: cls
-    for cls in (UnsafeQuery, WarehouseMissing, WarehouseBusy, WarehouseUnreachable)
+    for cls in (
+        UnsafeQuery,
+        WarehouseMissing,
+        WarehouseBusy,
+        WarehouseUnreachable,
+        WarehouseCorrupt,
+        WarehouseLost,
+        WarehouseReadOnly,
+        DiskFull,
+    )
 }
 
 
@@ -412,7 +440,11 @@ def _execute(job: sql_child.Job, ready: Callable[[], None]) -> QueryResult:
     try:
         ready()
         started = time.monotonic()
-        rel = con.sql(job.text)
+        try:
+            rel = con.sql(job.text)
+        except duckdb.CatalogException:
+            _refuse_if_empty(con, job.warehouse)
+            raise
         if rel is None:  # cannot happen for the statement types check() lets through
             raise _refuse("the statement returns no rows")
         columns, types = list(rel.columns), [str(t) for t in rel.types]

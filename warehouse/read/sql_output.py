@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
 
 from duckdb.sqltypes import DuckDBPyType
@@ -122,12 +123,29 @@ def json_sql(expr: str, kind: DuckDBPyType) -> str:
     return f"coalesce({value}, 'null')"
 
 
+# A spreadsheet reads a cell that starts with one of these as a formula (`=HYPERLINK(…)`,
+# `@SUM(…)`, `+cmd|…`, and tab or CR before one), so a stored text such as a page's label
+# would run in whoever opens the export (OWASP "CSV injection"). Such a field is prefixed
+# with `'`, which spreadsheets show as text and do not keep; numbers (`-1.5`, `+3`, `-1e-05`,
+# `-inf`) stay as they are: a spreadsheet reads them as numbers, never as a function call.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
+
+
+def spreadsheet_safe(value: str | None) -> str | None:
+    """``value`` as a CSV field a spreadsheet shows as text (see _FORMULA_START)."""
+    if value and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def csv_text(columns: Sequence[str], rows: Sequence[Row]) -> str:
-    """RFC 4180 CSV with a header; NULL is an empty field."""
+    """RFC 4180 CSV with a header; NULL is an empty field; a field a spreadsheet would take
+    for a formula is escaped (:func:`spreadsheet_safe`), in the header too."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows(rows)
+    writer.writerow([spreadsheet_safe(name) for name in columns])
+    writer.writerows([spreadsheet_safe(value) for value in row] for row in rows)
     return out.getvalue()
 
 

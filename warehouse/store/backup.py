@@ -1,18 +1,22 @@
-"""Backup and restore of the warehouse file, and raw-page retention.
+"""Backup of the warehouse file, its verification, and raw-page retention.
 
 Backup (`gpuprice backup DIR`): a private in-memory DuckDB ATTACHes the warehouse READ_ONLY
 (waiting, with bounded retry, while the pipeline holds the write lock) and copies every table,
-view and constraint into a new file ``DIR/gpuprice.duckdb`` (``COPY FROM DATABASE``). A
+view and constraint into a new file ``DIR/gpuprice.duckdb`` (its schema with
+``COPY FROM DATABASE … (SCHEMA)``, then the rows). A
 read-only attach sees only committed transactions and keeps writers out until it is done, so
 the copy is one consistent state even while the pipeline runs (the writer waits, it does not
 fail: its own lock retry is longer). The copy's row counts are checked against the warehouse,
 then ``DIR/manifest.json`` records every table's row count and a checksum of its contents.
 
-Restore (`gpuprice restore DIR`): checks the backup against its manifest (counts and content
-checksums, naming any table that differs), then, only while no process holds the warehouse,
-moves the current file aside (``*.before-restore-<time>``) and puts a copy of the backup in
-its place. A manifest without checksums (made before they existed) is refused: its contents
-cannot be verified, so the message asks for a new backup.
+Every table is copied, and checksummed, in slices of rows (warehouse.store.memory.in_slices):
+``COPY FROM DATABASE`` read each table whole, and 1,000 archived pages of 100 KB ran out of
+the default 128MB limit (DuckDB reads 2,048 rows at a time), 5 M offers too (issue 31). A
+backup that fails or is killed leaves its ``.partial`` files and DuckDB's spill directory
+behind only until the next backup into the same directory, which removes them first (a
+stale ``.partial.wal`` would otherwise be replayed into the new copy).
+
+Restore (which checks a backup with :func:`verify`): warehouse.store.restore.
 
 Retention (`[retention] raw_page_days`): the bodies of raw pages older than that are emptied
 (``body = ''``, listed in ``raw_page_pruned``); the page's row and every parsed row stay.
@@ -33,16 +37,16 @@ from warehouse.store.config import DEFAULT_MEMORY_LIMIT
 from warehouse.store.db import (
     WarehouseMissing,
     attach_read_only,
-    is_lock_conflict,
     memory_connection,
     utcnow,
     warehouse_exists,
     write_connection,
 )
+from warehouse.store.faults import fault_of, out_of_memory
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import is_lake, sql_string
-from warehouse.store.serving import remove as remove_serving_copy
-from warehouse.store.serving import serving_path
+from warehouse.store.marker import refuse_if_lost
+from warehouse.store.memory import in_slices, is_out_of_memory
 
 BACKUP_FILE = "gpuprice.duckdb"
 MANIFEST = "manifest.json"
@@ -54,6 +58,7 @@ MANIFEST = "manifest.json"
 # text, not DuckDB's hash(): text casts are stabler across DuckDB versions than hash().
 CHECKSUM = "sum of the first 64 bits of md5(row::VARCHAR) over the table's rows"
 _ROW_DIGEST = "('0x' || left(md5(t::VARCHAR), 16))::UBIGINT"
+SPILL_DIR = ".duckdb-backup.tmp"  # where the copy's DuckDB spills beyond its memory limit
 
 
 class BackupError(RuntimeError):
@@ -71,7 +76,7 @@ def _tables(con: duckdb.DuckDBPyConnection, catalog: str) -> list[str]:
     ]
 
 
-def _counts(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:
+def table_counts(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:
     return {
         t: con.execute(f'SELECT count(*) FROM "{catalog}".main."{t}"').fetchone()[0]
         for t in _tables(con, catalog)
@@ -79,15 +84,58 @@ def _counts(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:
 
 
 def _contents(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, tuple[int, str]]:
-    """Each table's row count and content checksum (see CHECKSUM), in one scan per table."""
+    """Each table's row count and content checksum (see CHECKSUM), summed over slices of its
+    rows (a sum is the same however the rows are split)."""
     found = {}
     for t in _tables(con, catalog):
-        rows, total = con.execute(
-            f"SELECT count(*), coalesce(sum({_ROW_DIGEST}), 0)::VARCHAR "
-            f'FROM "{catalog}".main."{t}" AS t'
-        ).fetchone()
-        found[t] = (rows, total)
+        relation = f'"{catalog}".main."{t}"'
+        rows, total = 0, 0
+
+        def add(where: str, relation: str = relation) -> None:
+            nonlocal rows, total
+            count, digest = con.execute(
+                f"SELECT count(*), coalesce(sum({_ROW_DIGEST}), 0)::VARCHAR "
+                f"FROM {relation} AS t WHERE {where}"
+            ).fetchone()
+            rows, total = rows + count, total + int(digest)
+
+        in_slices(con, relation, add)
+        found[t] = (rows, str(total))
     return found
+
+
+def _copy_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Every table of ``warehouse`` into ``backup`` (its schema first: tables, keys, views),
+    slice by slice, each slice committed on its own."""
+    con.execute("COPY FROM DATABASE warehouse TO backup (SCHEMA)")
+    for t in _tables(con, "warehouse"):
+        source, target = f'warehouse.main."{t}"', f'backup.main."{t}"'
+        in_slices(
+            con,
+            source,
+            lambda where, s=source, d=target: con.execute(
+                f"INSERT INTO {d} SELECT * FROM {s} WHERE {where}"
+            ),
+        )
+
+
+def leftovers(directory: Path) -> list[Path]:
+    """What a backup into ``directory`` writes before it is done: the partial copy, its
+    write-ahead log, the partial manifest, DuckDB's spill directory."""
+    return [
+        directory / (BACKUP_FILE + ".partial"),
+        directory / (BACKUP_FILE + ".partial.wal"),
+        directory / (MANIFEST + ".partial"),
+        directory / SPILL_DIR,
+    ]
+
+
+def _clean(directory: Path) -> None:
+    for path in leftovers(directory):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +154,7 @@ class BackupSummary:
 
 def backup(warehouse: Warehouse, directory: Path, *, wait_s: float = 60.0) -> BackupSummary:
     if not warehouse_exists(warehouse):
+        refuse_if_lost(warehouse.path)
         raise WarehouseMissing(f"no warehouse at {warehouse.path} yet: nothing to back up")
     if directory.exists() and not directory.is_dir():
         raise BackupError(f"{directory} is a file; back up into a new or empty directory")
@@ -120,26 +169,18 @@ def backup(warehouse: Warehouse, directory: Path, *, wait_s: float = 60.0) -> Ba
             "directory you can write to"
         ) from None
     partial = directory / (BACKUP_FILE + ".partial")
-    partial.unlink(missing_ok=True)
+    _clean(directory)  # what a backup that was killed here left
     started = utcnow()
-    # under the warehouse's memory limit
-    con = memory_connection(warehouse.memory_limit, directory / ".duckdb-backup.tmp")
     try:
-        attach_read_only(con, warehouse, wait_s=wait_s)
-        con.execute(f"ATTACH {sql_string(str(partial))} AS backup")
-        con.execute("COPY FROM DATABASE warehouse TO backup")
-        source_counts = _counts(con, "warehouse")
-        con.execute("DETACH warehouse")  # the pipeline's writer may go on from here
-        contents = _contents(con, "backup")
-        con.execute("DETACH backup")
-    except duckdb.Error as exc:  # the directory not writable, the disk full
-        partial.unlink(missing_ok=True)
-        raise BackupError(f"backup into {directory} failed: {exc}") from None
+        source_counts, contents = _copy(warehouse, directory, partial, wait_s)
+    except BaseException:
+        _clean(directory)
+        raise
     finally:
-        con.close()
+        shutil.rmtree(directory / SPILL_DIR, ignore_errors=True)
     copied = {t: rows for t, (rows, _) in contents.items()}
     if copied != source_counts:
-        partial.unlink(missing_ok=True)
+        _clean(directory)
         raise BackupError(f"the copy does not match the warehouse: {copied} vs {source_counts}")
     seconds = (utcnow() - started).total_seconds()
     manifest = {
@@ -149,7 +190,7 @@ def backup(warehouse: Warehouse, directory: Path, *, wait_s: float = 60.0) -> Ba
         "checksums": {t: total for t, (_, total) in contents.items()},
         "checksum": CHECKSUM,
         "duckdb": duckdb.__version__,
-        "format": "duckdb file (COPY FROM DATABASE)",
+        "format": "duckdb file (COPY FROM DATABASE schema, rows in slices)",
     }
     try:
         (directory / (MANIFEST + ".partial")).write_text(
@@ -158,8 +199,44 @@ def backup(warehouse: Warehouse, directory: Path, *, wait_s: float = 60.0) -> Ba
         partial.rename(target)
         (directory / (MANIFEST + ".partial")).rename(directory / MANIFEST)
     except OSError as exc:
+        _clean(directory)
         raise BackupError(f"backup into {directory} failed: {exc.strerror or exc}") from None
     return BackupSummary(directory, source_counts, seconds)
+
+
+def _copy(
+    warehouse: Warehouse, directory: Path, partial: Path, wait_s: float
+) -> tuple[dict[str, int], dict[str, tuple[int, str]]]:
+    """Copy the warehouse into ``partial``: the source's row counts and the copy's contents."""
+    # under the warehouse's memory limit
+    # No vacuum: DuckDB's checkpoint (it runs one by itself whenever its log passes 16 MB)
+    # merges the small row groups the slices leave into larger ones, in memory; with page
+    # bodies that merge needed more than the limit at ~2,000 pages of 100 KB, and a failed
+    # checkpoint invalidates the copy (DuckDB 2.0.1). The copy has no deleted rows to vacuum.
+    con = memory_connection(warehouse.memory_limit, directory / SPILL_DIR, max_vacuum_tasks=0)
+    try:
+        con.execute("SET enable_progress_bar = false")  # a long copy drew one on the console
+        attach_read_only(con, warehouse, wait_s=wait_s)
+        con.execute(f"ATTACH {sql_string(str(partial))} AS backup")
+        _copy_tables(con)
+        source_counts = table_counts(con, "warehouse")
+        con.execute("DETACH warehouse")  # the pipeline's writer may go on from here
+        contents = _contents(con, "backup")
+        con.execute("DETACH backup")
+    except duckdb.Error as exc:  # the directory not writable, the disk full, no memory
+        partial.unlink(missing_ok=True)
+        raise _failed(directory, exc, warehouse.memory_limit) from None
+    finally:
+        con.close()
+    return source_counts, contents
+
+
+def _failed(directory: Path, exc: duckdb.Error, memory_limit: str) -> BackupError:
+    if is_out_of_memory(exc):
+        return BackupError(str(out_of_memory(f"backing up into {directory}", memory_limit)))
+    fault = fault_of(exc)
+    reason = str(fault) if fault else str(exc).splitlines()[0]
+    return BackupError(f"backup into {directory} failed: {reason}")
 
 
 def _manifest(directory: Path) -> dict[str, Any]:
@@ -191,13 +268,17 @@ def verify(directory: Path, *, memory_limit: str = DEFAULT_MEMORY_LIMIT) -> dict
     if not target.is_file() or not manifest_path.is_file():
         raise BackupError(f"{directory} holds no backup ({BACKUP_FILE} and {MANIFEST})")
     manifest = _manifest(directory)
-    con = memory_connection(memory_limit, directory / ".duckdb-backup.tmp")
+    # no spill directory: sums need none, and a backup may sit on a read-only medium
+    con = memory_connection(memory_limit, None)
     try:
+        con.execute("SET enable_progress_bar = false")
         con.execute(f"ATTACH {sql_string(str(target))} AS backup (READ_ONLY)")
         contents = _contents(con, "backup")
     except duckdb.Error as exc:
+        if is_out_of_memory(exc):
+            raise BackupError(str(out_of_memory(f"checking {target}", memory_limit))) from None
         raise BackupError(
-            f"{target} is not a readable DuckDB file ({exc}); not restoring"
+            f"{target} is not a readable DuckDB file ({str(exc).splitlines()[0]}); not restoring"
         ) from None
     finally:
         con.close()
@@ -230,51 +311,6 @@ def _differences(
     return problems
 
 
-def restore(warehouse: Warehouse, directory: Path) -> Path | None:
-    """Put the backup in place of the warehouse; returns where the old file went (or None).
-    Refused while any process holds the warehouse, and for a DuckLake."""
-    lake, path = warehouse.lake, warehouse.path
-    if lake is not None:
-        raise BackupError(
-            f"the warehouse is the DuckLake {lake.describe()} (GPUPRICE_DUCKLAKE): restore its "
-            "catalog database and data path with their own tools (pg_restore, the object "
-            "store's versions); `gpuprice restore` replaces the DuckDB file only"
-        )
-    verify(directory, memory_limit=warehouse.memory_limit)
-    moved: Path | None = None
-    if path.exists():
-        try:
-            with duckdb.connect(str(path)) as probe:  # read-write: fails while anyone holds it
-                probe.execute("CHECKPOINT")
-        except duckdb.Error as exc:
-            if isinstance(exc, duckdb.IOException) and is_lock_conflict(exc):
-                raise BackupError(
-                    f"warehouse {path} is in use; stop the pipeline and the dashboard "
-                    "(`make up`) and restore again"
-                ) from None
-            # Not a lock: the file does not open (damaged, say), which is when a restore is
-            # wanted; it is moved aside below, not deleted.
-        stamp = utcnow().strftime("%Y%m%dT%H%M%S")
-        moved = path.with_name(f"{path.name}.before-restore-{stamp}")
-        path.rename(moved)
-        wal = path.with_name(path.name + ".wal")
-        if wal.exists():
-            wal.rename(moved.with_name(moved.name + ".wal"))
-    staging = path.with_name(path.name + ".restoring")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(directory / BACKUP_FILE, staging)
-        staging.replace(path)
-    except OSError as exc:
-        staging.unlink(missing_ok=True)
-        kept = f"; the previous warehouse is kept as {moved}" if moved else ""
-        raise BackupError(f"cannot write {path}: {exc.strerror or exc}{kept}") from None
-    # The serving copy reflects the replaced warehouse: readers fall back to the restored
-    # file until the next derive rebuilds the copy from it.
-    remove_serving_copy(serving_path(path))
-    return moved
-
-
 @dataclass(frozen=True, slots=True)
 class PruneSummary:
     pages: int
@@ -286,33 +322,46 @@ def prune_raw_pages(
     warehouse: Warehouse, days: int, *, now: datetime | None = None
 ) -> PruneSummary:
     """Empty the bodies of raw pages fetched more than ``days`` days ago; parsed rows and the
-    pages' metadata stay."""
+    pages' metadata stay. On the file, slice by slice of raw_page, each in a transaction of
+    its own (reading 2,048 bodies at once ran out of the default limit at 1,000 pages of
+    100 KB); a prune cut short leaves whole slices pruned, and the next finishes the rest."""
     before = (now or utcnow()) - timedelta(days=days)
+    done = [0, 0]  # pages, bytes
     with write_connection(warehouse) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(
-                "INSERT INTO raw_page_pruned SELECT page_id, ?, octet_length(body) FROM raw_page "
-                "WHERE fetched_at < ? AND page_id NOT IN (SELECT page_id FROM raw_page_pruned)",
-                [utcnow(), before],
-            )
-            pages, size = con.execute(
-                "SELECT count(*), coalesce(sum(p.body_bytes), 0) FROM raw_page_pruned p "
-                "JOIN raw_page r USING (page_id) WHERE octet_length(r.body) > 0"
-            ).fetchone()
-            con.execute(
-                "UPDATE raw_page SET body = ''::BLOB WHERE octet_length(body) > 0 "
-                "AND page_id IN (SELECT page_id FROM raw_page_pruned)"
-            )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        # On the file a CHECKPOINT gives the emptied bodies' space back. On a DuckLake it is
-        # maintenance (flushing inlined rows to Parquet drops the catalog tables that held
-        # them), which other processes' attachments do not survive: DuckLake 1.5.5 then fails
-        # their reads with "relation ducklake_inlined_data_… does not exist" (found by the
-        # retention test on a lake). docs/SCALING.md says when to run it.
-        if pages and not is_lake(con):
-            con.execute("CHECKPOINT")
-    return PruneSummary(pages, size, before)
+
+        def prune(where: str) -> None:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(
+                    "INSERT INTO raw_page_pruned SELECT page_id, ?, octet_length(body) "
+                    f"FROM raw_page WHERE ({where}) AND fetched_at < ? "
+                    "AND page_id NOT IN (SELECT page_id FROM raw_page_pruned)",
+                    [utcnow(), before],
+                )
+                listed = (
+                    f"({where}) AND octet_length(body) > 0 "
+                    "AND page_id IN (SELECT page_id FROM raw_page_pruned)"
+                )
+                pages, size = con.execute(
+                    f"SELECT count(*), coalesce(sum(octet_length(body)), 0) FROM raw_page "
+                    f"WHERE {listed}"
+                ).fetchone()
+                con.execute(f"UPDATE raw_page SET body = ''::BLOB WHERE {listed}")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            done[0], done[1] = done[0] + pages, done[1] + size
+            if pages and not is_lake(con):
+                # DuckDB keeps updated values in memory until a checkpoint writes them:
+                # without one the emptied bodies' old versions added up past the limit
+                con.execute("CHECKPOINT")
+
+        # a DuckLake has no rowid slices to rely on (and no index to keep in memory)
+        prune("true") if is_lake(con) else in_slices(con, "raw_page", prune)
+    # On the file each slice's CHECKPOINT also gives the emptied bodies' space back. On a
+    # DuckLake it is maintenance (flushing inlined rows to Parquet drops the catalog tables
+    # that held them), which other processes' attachments do not survive: DuckLake 1.5.5
+    # then fails their reads with "relation ducklake_inlined_data_… does not exist" (found
+    # by the retention test on a lake). docs/SCALING.md says when to run it.
+    return PruneSummary(done[0], done[1], before)

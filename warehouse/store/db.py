@@ -10,11 +10,11 @@ read-only per query, and both retry for a bounded time while the other side hold
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -22,10 +22,15 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 
 from warehouse.store import lake as ducklake
 from warehouse.store.config import LakeTarget
+from warehouse.store.faults import fault_of
 from warehouse.store.handle import Warehouse
+from warehouse.store.marker import lost, mark_created, marker_path, refuse_if_lost
+from warehouse.store.memory import LARGER_MEMORY_LIMITS, with_more_memory
+from warehouse.store.migrating import migrate
 from warehouse.store.migrations import migration_files
 
-T = TypeVar("T")
+# re-exported: callers and tests import them from here
+__all__ = ["LARGER_MEMORY_LIMITS", "migrate", "migration_files", "with_more_memory"]
 
 
 def utcnow() -> datetime:
@@ -143,18 +148,22 @@ def _as_warehouse_errors(
     path: Path, wait_s: float, *, keep: tuple[type[Exception], ...] = ()
 ) -> Iterator[None]:
     """What opening or attaching the warehouse raises, as the product's errors: a lake that
-    cannot be reached, a file another process still holds after ``wait_s``. ``keep``: raised
-    as they are (for the caller to say better)."""
+    cannot be reached, a file another process still holds after ``wait_s``, a damaged file,
+    a directory that cannot be written, a full disk (warehouse.store.faults). ``keep``:
+    raised as they are (for the caller to say better)."""
     try:
         yield
     except keep:
         raise
     except ducklake.LakeUnavailable as exc:
         raise WarehouseUnreachable(str(exc)) from None
-    except duckdb.IOException as exc:
+    except (duckdb.Error, OSError) as exc:
         if is_lock_conflict(exc):
             raise WarehouseBusy.waited(path, wait_s) from None
-        raise
+        fault = fault_of(exc, path)
+        if fault is None:
+            raise
+        raise fault from exc
 
 
 def _open(warehouse: Warehouse, *, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
@@ -182,11 +191,16 @@ def attach_read_only(
 def write_connection(
     warehouse: Warehouse, *, wait_s: float = 120.0
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The one writer: migrated on open, closed as soon as the block ends."""
-    warehouse.path.parent.mkdir(parents=True, exist_ok=True)
+    """The one writer: migrated on open, closed as soon as the block ends. A file whose
+    marker says it existed and that is gone, or has no tables, is refused (WarehouseLost),
+    never created again empty (warehouse.store.marker)."""
     lake = warehouse.lake
     with ExitStack() as held:
-        if lake is not None:
+        if lake is None:
+            refuse_if_lost(warehouse.path)
+            with _as_warehouse_errors(warehouse.path, wait_s):
+                warehouse.path.parent.mkdir(parents=True, exist_ok=True)
+        else:
             try:
                 held.enter_context(ducklake.writer_lock(lake, wait_s))
             except ducklake.LakeBusy as exc:
@@ -195,10 +209,23 @@ def write_connection(
                 raise WarehouseUnreachable(str(exc)) from None
         con = _open(warehouse, read_only=False, wait_s=wait_s)
         try:
-            migrate(con)
+            with _as_warehouse_errors(warehouse.path, wait_s):
+                _migrate_file(con, warehouse)
             yield con
         finally:
             con.close()
+
+
+def _migrate_file(con: duckdb.DuckDBPyConnection, warehouse: Warehouse) -> None:
+    """Migrate the warehouse just opened for writing; a file is marked as created once it
+    holds the tables, and a table-less one where the marker says a warehouse was is refused."""
+    if warehouse.lake is not None:
+        migrate(con, memory_limit=warehouse.memory_limit)
+        return
+    if not _migrated(con) and marker_path(warehouse.path).exists():
+        raise lost(warehouse.path, "has no tables")
+    migrate(con, memory_limit=warehouse.memory_limit)
+    mark_created(warehouse.path)
 
 
 @contextmanager
@@ -209,6 +236,7 @@ def read_connection(
     warehouse is a DuckLake, is read through ``warehouse.local(path)``)."""
     lake, path = warehouse.lake, warehouse.path
     if lake is None and not path.exists():
+        refuse_if_lost(path)
         raise WarehouseMissing(f"no warehouse at {path} yet: run `gpuprice run` or `make up` first")
     if lake is not None and not ducklake.catalog_exists(lake):
         raise _empty_lake(lake)
@@ -220,6 +248,11 @@ def read_connection(
         if lake is not None and not _migrated(con):
             raise _empty_lake(lake)
         yield con
+    except duckdb.CatalogException:
+        # a table not found: in a file that lost every table where one was kept, say so
+        if lake is None and marker_path(path).exists() and not _tables_in(con):
+            raise lost(path, "has no tables") from None
+        raise
     finally:
         con.close()
 
@@ -234,40 +267,6 @@ def read_frame(
     """Run one read-only query and return a Polars frame; the connection is closed at once."""
     with read_connection(warehouse, wait_s=wait_s) as con:
         return con.sql(sql, params=params or None).pl()
-
-
-# Tried in turn when a big one-off step (a derive backlog, a full serving copy) runs out
-# of the configured limit; see with_more_memory.
-LARGER_MEMORY_LIMITS = ("512MB", "2GB", "8GB")
-
-
-def with_more_memory(
-    con: duckdb.DuckDBPyConnection, step: Callable[[], T], *, configured: str
-) -> tuple[T, str | None]:
-    """Run ``step`` (one transaction on ``con``, rolled back when it fails); when DuckDB runs
-    out of memory, run it again with the next larger limit. Returns its result and the
-    limit it needed (None: ``configured``, the warehouse's own limit, sufficed).
-
-    An hourly run fits the configured limit many times over. A backlog (the first derive
-    after a long backfill, a full recompute, a first serving copy of years of history)
-    inserts every new row's primary-key entry in one transaction, and DuckDB cannot spill
-    index entries that are not checkpointed yet.
-
-    The configured limit is set back afterwards: the setting belongs to the database
-    instance, which a PostgreSQL-catalog lake's attachment keeps for the process's life."""
-    try:
-        for limit in (None, *LARGER_MEMORY_LIMITS):
-            if limit is not None:
-                con.execute(f"SET memory_limit = '{limit}'")
-            try:
-                return step(), limit
-            except duckdb.OutOfMemoryException:
-                if limit == LARGER_MEMORY_LIMITS[-1]:
-                    raise
-        raise AssertionError("unreachable")
-    finally:
-        if limit is not None:
-            con.execute(f"SET memory_limit = '{configured}'")
 
 
 def drop_work_tables(con: duckdb.DuckDBPyConnection, *tables: str) -> None:
@@ -288,39 +287,18 @@ def _empty_lake(lake: LakeTarget | None) -> WarehouseMissing:
     )
 
 
+def _tables_in(con: duckdb.DuckDBPyConnection) -> int:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+    )
+    return found.fetchall()[0][0]
+
+
 def _migrated(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether a writer made the DuckLake's tables (a reader cannot open a file that was
-    never written, but it can attach an empty lake)."""
+    """Whether a writer made the warehouse's tables (a reader cannot open a file that was
+    never written, but it can attach an empty lake, and a file can lose its tables)."""
     found = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
         "AND table_name = 'schema_migration'"
     )
     return found.fetchall()[0][0] > 0
-
-
-def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Apply the numbered migrations not yet applied, each in its own transaction. On a
-    DuckLake without the constraints it does not have (warehouse.store.lake)."""
-    lake = ducklake.is_lake(con)
-    ddl = ducklake.without_constraints if lake else (lambda sql: sql)
-    con.execute(
-        ddl(
-            "CREATE TABLE IF NOT EXISTS schema_migration ("
-            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
-        )
-    )
-    done = {row[0] for row in con.execute("SELECT version FROM schema_migration").fetchall()}
-    applied = []
-    for version, name, sql in migration_files():
-        if version in done:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(ddl(sql))
-            con.execute("INSERT INTO schema_migration VALUES (?, ?, ?)", [version, name, utcnow()])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-        applied.append(name)
-    return applied

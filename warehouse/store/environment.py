@@ -18,6 +18,7 @@ from warehouse.store.config import (
     DEFAULT_S3_REGION,
     DUCKLAKE_DATA_PATH_ENV,
     DUCKLAKE_ENV,
+    MEMORY_LIMIT_ENV,
     S3_ENDPOINT_ENV,
     LakeTarget,
     S3Access,
@@ -35,7 +36,6 @@ class WarehouseEnvironmentError(ValueError):
 # spills beyond it to <file>.tmp) keeps it near 430 MB, of which ~270 MB is Python and
 # Dagster; 192MB gave 490 MB (docs/PERFORMANCE.md). Steps that need more for a backlog take
 # it themselves (warehouse.store.db.with_more_memory).
-MEMORY_LIMIT_ENV = "GPUPRICE_DUCKDB_MEMORY_LIMIT"
 # DuckDB itself reads "-5MB" as 80 % of RAM and "1 TB x" as 1 TB, so the size is checked
 # here: a number and a unit, at least 64 MB (below that DuckDB cannot even migrate).
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KIB|MIB|GIB|TIB)$", re.IGNORECASE)

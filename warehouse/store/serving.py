@@ -46,6 +46,7 @@ from warehouse.store.db import (
     utcnow,
     with_more_memory,
 )
+from warehouse.store.faults import WarehouseCorrupt
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import sql_string
 
@@ -335,7 +336,8 @@ def serving_connection(
                     "SELECT synced_at, watermark FROM serving_state WHERE layout = ?", [LAYOUT]
                 ).fetchall()
                 row = rows[0] if rows else None
-            except duckdb.Error:  # no state table yet, or not a database file
+            # no state table yet, or not a database file (a cache: fall back, rebuilt later)
+            except (duckdb.Error, WarehouseCorrupt):
                 row = None
         yield (con, ServingState(*row)) if row else None
 
