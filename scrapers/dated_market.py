@@ -45,11 +45,14 @@ class DatedMarket:
 
     def answer_moment(self, as_of: date | None, now: datetime) -> datetime:
         """The market-local time (naive) an answer is of: the as_of day at the publication
-        clock, else the current hour of ``now`` (aware)."""
-        if as_of is not None:
-            return datetime.combine(as_of, self.publication_clock)
+        clock, else the current hour of ``now`` (aware). Never later than the current hour:
+        today's answer asked before its publication clock is of now, not of a time to come
+        (the load refuses rows dated ahead of their fetch)."""
         local = now.astimezone(self.timezone)
-        return local.replace(minute=0, second=0, microsecond=0, tzinfo=None)
+        hour = local.replace(minute=0, second=0, microsecond=0, tzinfo=None)
+        if as_of is None:
+            return hour
+        return min(datetime.combine(as_of, self.publication_clock), hour)
 
 
 class DatedMarketAdapter:

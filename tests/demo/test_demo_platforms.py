@@ -277,3 +277,11 @@ def test_demo_adapter_plan_and_stamp() -> None:
         datetime(2026, 9, 4, 4, 34, 56)
     ) == datetime(2026, 9, 4, 4, 0)
     assert reader.answer_time(datetime(2026, 12, 1)) == datetime(2026, 9, 1, 2, 0)
+
+
+def test_todays_answer_asked_before_its_publication_clock_is_of_now() -> None:
+    """10:00 Beijing is 02:00 UTC: a backfill ending today, at 00:40 UTC, gets today's page
+    stamped with the current hour, never an hour the load would refuse as future."""
+    today = DatedMarketAdapter(build_adapter("autodl"), DEMO_MARKET, date(2026, 9, 4))
+    assert today.answer_time(datetime(2026, 9, 4, 0, 40)) == datetime(2026, 9, 4, 0, 0)
+    assert today.answer_time(datetime(2026, 9, 4, 5, 40)) == datetime(2026, 9, 4, 2, 0)
