@@ -13,6 +13,7 @@ import pytest
 from configuration.settings import Settings
 from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
+from pipelines.assets import LOADED_CHECK
 from pipelines.definitions import build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
@@ -115,7 +116,14 @@ def test_asset_checks_flag_the_stated_discount_as_a_warning(
     }
     result = runner.job.execute_in_process(run_config=run_config, instance=runner.instance)
     assert result.success
-    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    evaluations = result.get_asset_check_evaluations()
+    loaded = [e for e in evaluations if e.check_name == LOADED_CHECK]  # one per snapshot
+    assert sorted(e.asset_key.to_user_string() for e in loaded) == [
+        "jygpu_snapshot",
+        "smm_snapshot",
+    ]
+    assert all(e.passed for e in loaded)
+    checks = {e.check_name: e for e in evaluations if e.check_name != LOADED_CHECK}
     assert set(checks) == {
         "prices_positive",
         "breakeven_finite_positive",
