@@ -20,7 +20,7 @@ from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
 from pipelines.retention import RETENTION_JOB
-from warehouse.read.metrics import pending_alert_signature
+from warehouse.derive.notify import pending_signature
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 ALERT_ASSET = dg.AssetKey("alert")
@@ -150,7 +150,7 @@ class JobRunner:
         scraper-broken alert the run raised would wait for the daemon's delivery sensor;
         without a daemon it goes out now, by the same job the sensor runs."""
         try:
-            pending, _ = pending_alert_signature(self.settings.warehouse)
+            pending, _ = pending_signature(self.settings.warehouse)
         except (WarehouseMissing, WarehouseBusy):
             return  # nothing stored, or the next run's `alert` step delivers it
         except Exception as exc:  # a damaged warehouse: the run's own lines say what failed

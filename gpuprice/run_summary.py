@@ -36,16 +36,23 @@ class Outcome(Protocol):
     reason: str | None
 
 
-# A storage fault, by what the error says, and what to do about it.
+# A storage fault, by what the error says, and what to do about it ({home}: the home).
 _STORAGE = (
-    (re.compile(r"no space left|disk is full|out of disk", re.I), "the disk is full: free space"),
+    (
+        re.compile(
+            r"no space left|disk is full|database or disk is full|disk i/o error|"
+            r"file too large|out of disk",
+            re.I,
+        ),
+        "the disk of {home} is full or cannot be written: free space there, then run again",
+    ),
     (
         re.compile(r"read-only file system|permission denied|readonly", re.I),
-        "the warehouse cannot be written: check the permissions of",
+        "{home} cannot be written: check its permissions and that its disk is mounted read-write",
     ),
     (
         re.compile(r"corrupt|not a valid duckdb|invalidated|checksum|truncated", re.I),
-        "the warehouse file is damaged: restore from a backup: `gpuprice restore DIR`; it is",
+        "the warehouse in {home} is damaged: restore from a backup: `gpuprice restore DIR`",
     ),
 )
 
@@ -74,7 +81,7 @@ def _advice(settings: Settings, outcome: Outcome) -> str:
         return "the answer exceeded [http].max_page_bytes: raise it if the page is genuine"
     for pattern, advice in _STORAGE:
         if pattern.search(error):
-            return f"{advice} {settings.home}"
+            return advice.format(home=settings.home)
     return f"see {settings.home / 'logs' / LOG_FILE} and the Dagster UI"
 
 
