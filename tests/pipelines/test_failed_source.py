@@ -10,7 +10,10 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._core.execution.retries import auto_reexecution_should_retry_run
+from dagster._daemon.auto_run_reexecution.auto_run_reexecution import should_retry
 
+import pipelines.derived
 from configuration.settings import Settings, load_settings
 from demo.market import PLATFORM_SOURCES, DemoMarket
 from demo.market.platforms import layout_change_days
@@ -161,3 +164,26 @@ def test_a_demo_layout_day_derives_every_platform_that_loaded(tmp_path: Path) ->
     offer_sources = loaded - {"smm"}  # smm lists market quotes, not offers
     assert offer_sources and offer_sources <= derived
     assert not failed & derived
+
+
+def test_a_failed_command_run_is_never_retried_by_the_daemon(
+    market: DemoMarket, loopback: LoopbackServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step after the snapshots fails (here derive): the run fails, and the daemon's run
+    retries (dagster.yaml: on, twice) would re-launch it, but for its tag."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("derive broke")
+
+    monkeypatch.setattr(pipelines.derived, "derive_tables", broken)
+    settings = broken_matpool(market, loopback, tmp_path)
+    runner = JobRunner(settings)
+    result = runner.run(DAY)
+    assert not result.dagster_success
+    assert {s.source: s.status for s in result.sources}["jygpu"] == "ok"
+    run = runner.instance.get_run_by_id(result.dagster_run_id)
+    assert run is not None and run.status == dg.DagsterRunStatus.FAILURE
+    assert runner.instance.run_retries_enabled  # the project's dagster.yaml
+    assert not should_retry(run, runner.instance)
+    untagged = run.with_tags({k: v for k, v in run.tags.items() if k not in NO_DAEMON_RETRY})
+    assert auto_reexecution_should_retry_run(runner.instance, untagged, None)
