@@ -140,6 +140,14 @@ def print_failures(
         console.print(f"[{style}]{escape(line)}[/{style}]", soft_wrap=True)
         if verbose and source.error:
             console.print(escape(source.error), soft_wrap=True)
+    if not result.dagster_success:
+        when = f"{result.as_of} " if result.as_of else ""
+        console.print(
+            f"[red]{when}a step after the snapshots failed (derive, serving copy or alerts): "
+            f"they run again with the next run; the reason is in "
+            f"{escape(str(settings.home / 'logs' / LOG_FILE))} and the Dagster UI[/red]",
+            soft_wrap=True,
+        )
 
 
 def print_run_summary(
@@ -166,12 +174,6 @@ def print_run_summary(
             console.print(
                 f"[blue]{escape(s.source)}: {escape(s.error or '')}[/blue]", soft_wrap=True
             )
-    if not result.dagster_success:
-        console.print(
-            "[red]a step after the snapshots failed (derive, serving copy or alerts): they "
-            "run again with the next run; the reason is in the run log[/red]",
-            soft_wrap=True,
-        )
     if settings.profile == "demo":
         console.print(
             "[yellow]SIMULATED: demo-market prices are simulated, not real quotes.[/yellow]"
