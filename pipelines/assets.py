@@ -169,7 +169,7 @@ def source_access(
 # The check every snapshot carries: did its source load? A failed source materialises its
 # snapshot all the same (what was fetched, recorded and alerted is its outcome) and fails
 # this check instead of the step, so that derive, the serving copy and the alerts still run
-# on what the other sources loaded (docs/ARCHITECTURE.md, "A failed source").
+# on what the other sources loaded (docs/ARCHITECTURE.md, Dagster; docs/RELIABILITY.md).
 LOADED_CHECK = "loaded"
 
 
