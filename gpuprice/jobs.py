@@ -191,7 +191,13 @@ def source_results(result: dg.ExecuteInProcessResult, sources: list[str]) -> lis
         if meta is None:  # the step died before it could report: the run's log says why
             results.append(
                 SourceResult(
-                    source, "failed", 0, 0, "the snapshot step did not report", "internal_error"
+                    source,
+                    "failed",
+                    0,
+                    0,
+                    "the snapshot step ended without a report; see Dagster logs (Runs page) "
+                    "and $GPUPRICE_HOME/logs/gpuprice.log",
+                    "internal_error",
                 )
             )
             continue
