@@ -11,8 +11,11 @@ commands.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
@@ -44,6 +47,25 @@ def prepare_home(settings: Settings) -> Path:
     return home
 
 
+@contextmanager
+def _alone(home: Path) -> Iterator[None]:
+    """Held while this process opens the instance: the first opening creates its SQLite
+    tables, and two commands doing that at once fail ("table alembic_version already
+    exists"); once created, opening is safe in parallel."""
+    with (home / ".open.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def instance_for(settings: Settings) -> dg.DagsterInstance:
-    """The persistent instance of this home (the caller may close it, or use it in ``with``)."""
-    return dg.DagsterInstance.from_config(str(prepare_home(settings)))
+    """The persistent instance of this home (the caller may close it, or use it in ``with``).
+    `gpuprice up` opens it once before it starts the webserver and the daemon, which do not
+    take the lock."""
+    home = prepare_home(settings)
+    with _alone(home):
+        instance = dg.DagsterInstance.from_config(str(home))
+        instance.get_runs(limit=1)  # every storage opened (and created) under the lock
+        return instance

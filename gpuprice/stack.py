@@ -17,7 +17,7 @@ from configuration.secrets import PROJECT_ROOT
 from configuration.settings import Settings
 from demo.autostart import port_answers
 from demo.history_seed import HISTORY_DAYS, needs_history
-from gpuprice.dagster_instance import prepare_home
+from gpuprice.dagster_instance import instance_for
 from gpuprice.history_process import start_in_background
 
 console = Console()
@@ -193,7 +193,14 @@ def run_stack(settings: Settings) -> int:
         console.print(f"[red]{escape(problem)}[/red]", soft_wrap=True)
         return 2
 
-    prepare_home(settings)
+    # The instance's storage is created before the webserver and the daemon start: they
+    # and the first scrape would otherwise create it at once.
+    try:
+        instance_for(settings).dispose()
+    except Exception as exc:  # a home that cannot be written: one line, exit 2
+        from gpuprice.run_summary import command_failed
+
+        return command_failed(settings, "gpuprice up", exc, console)
     env = _environment(settings)
     logs = settings.home / "logs"
     logs.mkdir(parents=True, exist_ok=True)

@@ -75,7 +75,11 @@ def count(settings: Settings, sql: str) -> int:
 
 
 def test_a_permanently_broken_source_never_stops_derive_serving_and_alerts(
-    market: DemoMarket, loopback: LoopbackServer, receiver: Receiver, tmp_path: Path
+    market: DemoMarket,
+    loopback: LoopbackServer,
+    receiver: Receiver,
+    tmp_path: Path,
+    days_are_news: None,
 ) -> None:
     settings = broken_matpool(market, loopback, tmp_path)
     runner = JobRunner(settings)

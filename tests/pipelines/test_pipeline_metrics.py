@@ -68,7 +68,7 @@ def alerts(settings: Settings) -> list[dict]:
 
 
 def test_scrape_job_derives_alerts_and_delivers_once(
-    market: DemoMarket, receiver: Receiver, tmp_path: Path
+    market: DemoMarket, receiver: Receiver, tmp_path: Path, days_are_news: None
 ) -> None:
     settings = settings_for(market, tmp_path)
     runner = JobRunner(settings)
@@ -147,7 +147,7 @@ def test_asset_checks_flag_the_stated_discount_as_a_warning(
 
 
 def test_failed_delivery_is_retried_by_the_sensor_and_job(
-    market: DemoMarket, receiver: Receiver, tmp_path: Path
+    market: DemoMarket, receiver: Receiver, tmp_path: Path, days_are_news: None
 ) -> None:
     settings = settings_for(market, tmp_path)
     runner = JobRunner(settings)
@@ -189,7 +189,7 @@ def test_failed_delivery_is_retried_by_the_sensor_and_job(
 
 
 def test_sensor_waits_when_no_url_is_configured(
-    market: DemoMarket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    market: DemoMarket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days_are_news: None
 ) -> None:
     monkeypatch.delenv("GPUPRICE_NOTIFY_URLS", raising=False)
     monkeypatch.delenv("GPUPRICE_NOTIFY_URLS_FILE", raising=False)

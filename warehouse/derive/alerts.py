@@ -18,12 +18,13 @@ Exactly once: an alert's id hashes the rule, the kind and the snapshot that caus
 rule's state is what walking every breakeven snapshot of its line in time order gives:
 each run walks on from the rule's cursor, and when snapshots older than the cursor arrive
 (the first start seeds its history after its first scrape; a backfill; a history import)
-or the rule changed, the rule walks its line again from the oldest snapshot.
+the rule walks its line again from the oldest snapshot. A new or changed rule starts at the
+newest snapshot without alerting about the past.
 
 About history: an alert is news only when a rule steps onto a snapshot of the last
 :data:`HISTORY_AGE`. One whose snapshot is older (a past day loaded now) or that a rule found
-by walking its line again (a new or changed rule; past days that arrived later) is dated by
-its snapshot (``created_at``), never sent (``not_sent`` says why) and so never pending.
+by walking its line again (past days that arrived later) is dated by its snapshot
+(``created_at``), never sent (``not_sent`` says why) and so never pending.
 Delivery is in ``warehouse.derive.notify``.
 
 The same table holds the third kind, ``scraper_broken``: a source whose pages stopped
@@ -228,10 +229,7 @@ def step(rule: WatchRule, state: RuleState | None, point: Point) -> tuple[RuleSt
     return RuleState(point, baseline, mode), alerts
 
 
-REWALKED = (
-    "found when the rule walked its line again (a new or changed rule, or past days loaded "
-    "later): kept, not sent"
-)
+REWALKED = "found when the rule walked its line again (past days loaded later): kept, not sent"
 
 
 def not_sent_reason(observed_at: datetime, raised_at: datetime) -> str | None:
@@ -275,8 +273,7 @@ def evaluate_with(
     con.execute("BEGIN TRANSACTION")
     try:
         for rule in rules:
-            state, seen, points = _walk_from(con, rule)
-            rewalk = REWALKED if state is None else None
+            state, seen, points, rewalk = _walk_from(con, rule)
             for point in points:
                 state, alerts = step(rule, state, point)
                 steps += 1
@@ -295,17 +292,26 @@ def evaluate_with(
 
 def _walk_from(
     con: duckdb.DuckDBPyConnection, rule: WatchRule
-) -> tuple[RuleState | None, int, list[Point]]:
-    """Where ``rule`` walks on from: its saved state, how many snapshots that state has
-    walked and the snapshots after its cursor; or, when the rule is new or changed or older
-    snapshots arrived since (the count up to the cursor differs), no state and every
-    snapshot of its line."""
+) -> tuple[RuleState | None, int, list[Point], str | None]:
+    """Where ``rule`` walks on from: its state, how many snapshots that state has walked, the
+    snapshots to walk, and why alerts found on the way are not sent (``None``: they are news
+    unless older than a day).
+
+    * the usual run: on from the cursor;
+    * snapshots older than the cursor arrived since the last walk (the count up to it
+      changed: the first start's history after its first scrape, a backfill): the whole line
+      again from its oldest snapshot, what it finds kept and not sent;
+    * a new or changed rule: it starts at the newest snapshot without alerting about the
+      past (and counts the rest as walked)."""
     state, fingerprint, seen = _load_state(con, rule)
-    if state is not None and fingerprint == rule.fingerprint() and seen is not None:
+    if state is not None and fingerprint == rule.fingerprint():
         cursor = state.last.observed_at
-        if _count_points(con, rule, cursor) == seen:
-            return state, seen, _points(con, rule, cursor)
-    return None, 0, _points(con, rule, None)
+        counted = _count_points(con, rule, cursor)
+        if seen is None or counted == seen:  # (None: a state from before migration 010)
+            return state, counted, _points(con, rule, cursor), None
+        return None, 0, _points(con, rule, None), REWALKED
+    points = _points(con, rule, None)
+    return None, max(len(points) - 1, 0), points[-1:], None
 
 
 _LINE = """
