@@ -1,10 +1,19 @@
-"""Redaction of secrets in log records that third-party libraries write.
+"""Secrets masked in every log record this process writes.
 
-apprise logs the URLs it posts to (``JSON POST URL: http://host/<token>``) at DEBUG and INFO;
-those URLs carry the notification tokens. :func:`install` puts a filter on apprise's logger
-that masks every URL in its records (``scheme://…#<hash>``, the same mask as
-``warehouse.derive.notify.mask_url``), so no log handler (Dagster's, a file, the console) ever sees
-one. Idempotent; called where the pipeline and the CLI start.
+Two layers, both installed by :func:`install` (idempotent; where the pipeline and the CLI
+start):
+
+* every secret value the process knows (registered by configuration.secrets when it reads
+  one, and by the pipeline's resource for the whole run: ``Settings.secret_values``) is
+  replaced by ``scrapers.redaction.MARKER`` in **every** record, whatever logger made it: a
+  log-record factory masks the message, the formatted traceback and the stack when the
+  record is created, so no handler (the console, Dagster's event log and compute logs, a log
+  file) ever holds the value. A factory rather than a filter because a logger's filter does
+  not see the records of its children, and Dagster's log manager is a logger of its own;
+* apprise and the HTTP libraries log URLs that were never registered as such (``JSON POST
+  URL: http://host/<token>``; urllib3 errors quote the path, where webhook tokens live): a
+  filter on those loggers masks every URL in their records (``scheme://…#<hash>``, the same
+  mask as ``warehouse.derive.notify.mask_url``).
 """
 
 from __future__ import annotations
@@ -12,6 +21,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import threading
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, urlsplit
+
+from scrapers.redaction import MIN_SECRET_CHARS, Redactor
 
 # scheme://anything up to whitespace or a quote
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
@@ -26,6 +40,87 @@ def mask(url: str) -> str:
 
 def scrub(text: str) -> str:
     return _URL.sub(lambda m: mask(m.group(0)), text)
+
+
+# Secrets known to this process, and the redactor built from them (replaced whole when one is
+# added, so a record being made on another thread sees the old or the new one, never half).
+_SECRETS: set[str] = set()
+_LOCK = threading.Lock()
+_REDACTOR = Redactor()
+
+
+def _token_like(piece: str) -> bool:
+    """A part of a URL that may be a credential: long, or with digits among its letters
+    ("services" or "webhook" in a path are words, "T0A1B2" or a 40-character hash are not)."""
+    return len(piece) >= 16 or (len(piece) >= 8 and any(c.isdigit() for c in piece))
+
+
+def secret_parts(value: str) -> list[str]:
+    """``value``, and for a URL the parts of it that carry tokens (user info, path, path
+    segments, query values), each a secret of its own: an error may quote only the path."""
+    value = value.strip()
+    if len(value) < MIN_SECRET_CHARS:
+        return []
+    if "://" not in value:
+        return [value]
+    parts = urlsplit(value)
+    pieces = [parts.username or "", parts.password or "", parts.path.strip("/")]
+    pieces += [seg for seg in parts.path.split("/") if seg]
+    pieces += [v for _, v in parse_qsl(parts.query)]
+    return [value, *(p for p in pieces if _token_like(p))]
+
+
+def register_secrets(values: Iterable[str | None]) -> None:
+    """Mask each value (and, for a URL, its token-bearing parts) in every log record made
+    from now on."""
+    global _REDACTOR
+    new = {part for value in values if value for part in secret_parts(value)}
+    with _LOCK:
+        if new <= _SECRETS:
+            return
+        _SECRETS.update(new)
+        _REDACTOR = Redactor(_SECRETS)
+
+
+def register_secret(value: str) -> None:
+    register_secrets([value])
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` with every registered secret masked."""
+    return _REDACTOR.text(text)
+
+
+def _clean(record: logging.LogRecord) -> None:
+    redactor = _REDACTOR
+    if not redactor:
+        return
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed record: drop its arguments rather than leak them
+        message = str(record.msg)
+    clean = redactor.text(message)
+    if clean != message:
+        record.msg, record.args = clean, ()
+    if record.exc_info and not record.exc_text:
+        # formatted now, masked: every standard formatter prints exc_text when it is set
+        record.exc_text = redactor.text(logging.Formatter().formatException(record.exc_info))
+    elif record.exc_text:
+        record.exc_text = redactor.text(record.exc_text)
+    if record.stack_info:
+        record.stack_info = redactor.text(record.stack_info)
+
+
+class _RedactingFactory:
+    """The log-record factory: the previous one, then masked."""
+
+    def __init__(self, previous) -> None:
+        self.previous = previous
+
+    def __call__(self, *args, **kwargs) -> logging.LogRecord:
+        record = self.previous(*args, **kwargs)
+        _clean(record)
+        return record
 
 
 class UrlRedactingFilter(logging.Filter):
@@ -48,33 +143,7 @@ def install() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
-
-
-# Secrets known to this process (notification URLs and the parts of them that carry a token,
-# cookies): masked in every record that passes the filter, whatever form they take there.
-_SECRETS: set[str] = set()
-
-
-def register_secret(value: str) -> None:
-    """Mask ``value`` (and, for a URL, its user info, path segments and query values, which
-    is where tokens live) in the filtered loggers' records."""
-    from urllib.parse import parse_qsl, urlsplit
-
-    value = value.strip()
-    if len(value) < 4:
-        return
-    _SECRETS.add(value)
-    if "://" not in value:
-        return
-    parts = urlsplit(value)
-    pieces = [parts.username or "", parts.password or "", parts.path.strip("/")]
-    pieces += [seg for seg in parts.path.split("/") if seg]
-    pieces += [v for _, v in parse_qsl(parts.query)]
-    _SECRETS.update(p for p in pieces if len(p) >= 6)
-
-
-def scrub_secrets(text: str) -> str:
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
+    with _LOCK:
+        current = logging.getLogRecordFactory()
+        if not isinstance(current, _RedactingFactory):
+            logging.setLogRecordFactory(_RedactingFactory(current))

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from configuration.errors import ConfigError
-from configuration.log_redaction import register_secret
+from configuration.log_redaction import register_secret, secret_parts
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Notification URLs are secrets: only from the environment or a file outside the repository.
@@ -23,6 +24,16 @@ NOTIFY_URLS_FILE_ENV = "GPUPRICE_NOTIFY_URLS_FILE"
 # Between URLs: whitespace, or a comma that starts the next URL (a comma inside a URL, as in
 # mailto://…?to=a@x,b@y, stays).
 _URL_SEPARATOR = re.compile(r"\s+|,\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+# Credentials of what runs around the product (a CI token, a model hub's, the S3 keys of a
+# DuckLake, Dagster's PostgreSQL password): not handed to a source, but an error or a page may
+# still quote them, so they are masked like the sources' own.
+DEPLOYMENT_SECRETS = (
+    "GITHUB_TOKEN",
+    "HF_TOKEN",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "DAGSTER_PG_PASSWORD",
+)
 
 
 @dataclass(frozen=True)
@@ -117,3 +128,29 @@ def notify_urls(configured_file: Path | None) -> list[str]:
     for url in urls:
         register_secret(url)
     return urls
+
+
+# (source name, the variables of its secret or key pair, its [sources.<name>].secret_file)
+SourceSecrets = tuple[str, tuple[str, ...], Path | None]
+
+
+def secret_values(sources: Iterable[SourceSecrets], notify_file: Path | None) -> list[str]:
+    """Every secret value configured: each source's (a key pair's two halves each, read like
+    :func:`source_secret`), the notification URLs with the parts of them that carry tokens,
+    and :data:`DEPLOYMENT_SECRETS`. One that cannot be read is left out: what this process
+    cannot read it cannot leak either."""
+    values: list[str] = []
+    for name, envs, configured_file in sources:
+        for env in envs:
+            try:
+                value = source_secret(name, env, configured_file if len(envs) == 1 else None)
+            except ConfigError:
+                continue
+            values.append(value or "")
+    try:
+        urls = notify_urls(notify_file)
+    except ConfigError:
+        urls = []
+    values += [part for url in urls for part in secret_parts(url)]
+    values += [os.environ.get(env, "").strip() for env in DEPLOYMENT_SECRETS]
+    return sorted({value for value in values if value})

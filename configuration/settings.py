@@ -104,6 +104,24 @@ class Settings(StrictModel):
         Secrets: read when needed, never kept in the settings, never logged."""
         return secrets.notify_urls(self.file.notify.urls_file)
 
+    def secret_values(self) -> list[str]:
+        """Every secret value this configuration can hand out, whatever the profile: each
+        source's secret or both halves of its key pair (from its variable or file), the
+        notification URLs and the parts of them that carry tokens, and the deployment's own
+        credentials (``secrets.DEPLOYMENT_SECRETS``). A run masks each of them by value
+        (scrapers.redaction) before anything it writes, prints, logs or sends. Read when
+        called, never kept in the settings."""
+        # Imported here: only a run needs the adapters; the dashboard loads settings too.
+        from scrapers.sources import build_adapter
+
+        needs: list[secrets.SourceSecrets] = []
+        for name, src in self.file.sources.items():
+            adapter = build_adapter(name, src.adapter, src.adapter_options())
+            spec = adapter.key_pair or adapter.secret
+            if spec is not None:
+                needs.append((name, tuple(spec.envs), src.secret_file))
+        return secrets.secret_values(needs, self.file.notify.urls_file)
+
 
 # pydantic's errors for a value of the wrong type, where a quoted value is the likely slip
 _WANTED = {

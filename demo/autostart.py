@@ -1,9 +1,18 @@
-"""In the demo profile, `gpuprice run` and `gpuprice backfill` bring the bundled demo market up
-themselves when nothing serves it, so a new user's first command works without `make up`.
+"""In the demo profile every command that runs the pipeline (`gpuprice run`, `backfill`,
+`up`'s first scrape and its history seeding) serves the bundled demo market for itself, on
+free ports, for as long as it runs, and its demo sources read that market.
 
-The market runs on threads of this process for the length of the command. It is started only
-when every demo source points at the bundled market's own host and ports and none of those
-ports answers: a market someone started (or another program on those ports) is left alone.
+Why its own market and not whichever answers on the configured ports: a command that used
+another process's market depended on that process's lifetime. A backfill started 3 s after a
+run used the run's market, which stopped when the run ended: 113 of 120 source-days failed.
+A private market cannot vanish under its command, and no configured port has to be free.
+The demo market is deterministic (its seed), so every private market serves the same pages
+(`gpuprice demo-market` and `gpuprice up` still serve the configured ports, for the
+daemon's scheduled runs and for people).
+
+Only the sources that read the bundled market (its configured host and one of its three
+ports) are moved; a source pointed anywhere else (a test's market, a fault server) is left
+as it is.
 """
 
 from __future__ import annotations
@@ -11,64 +20,87 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from configuration.settings import Settings
 
+if TYPE_CHECKING:
+    from demo.market import DemoMarket
+
 
 def port_answers(host: str, port: int) -> bool:
-    """Something accepts connections on host:port (also `gpuprice up`'s check of its ports)."""
+    """Something accepts connections on host:port (`gpuprice up`'s check of its ports)."""
     with socket.socket() as sock:
         sock.settimeout(0.5)
         return sock.connect_ex((host, port)) == 0
 
 
-def bundled_market_ports(settings: Settings) -> list[tuple[str, int]]:
-    """The (host, port) pairs of the bundled market that the demo sources read, or [] when a
-    demo source points anywhere else (then the market is not ours to start)."""
+def bundled_market_sources(settings: Settings) -> dict[str, str]:
+    """Each enabled source that reads the bundled market, and the market's site it reads
+    ("jygpu", "smm" or "platforms"); empty outside the demo profile."""
     if settings.profile != "demo":
-        return []
+        return {}
     market = settings.file.demo_market
-    ours = {market.jygpu_port, market.smm_port, market.platforms_port}
-    wanted: set[tuple[str, int]] = set()
+    sites = {market.jygpu_port: "jygpu", market.smm_port: "smm", market.platforms_port: "platforms"}
+    readers: dict[str, str] = {}
     for name in settings.enabled_sources():
         url = urlsplit(settings.source_url(name))
         port = url.port or (443 if url.scheme == "https" else 80)
-        if url.hostname != market.host or port not in ours:
-            return []
-        wanted.add((market.host, port))
-    return sorted(wanted)
+        if url.hostname == market.host and port in sites:
+            readers[name] = sites[port]
+    return readers
+
+
+def moved(url: str, root: str) -> str:
+    """``url`` on the server at ``root`` (scheme and host:port replaced; path and query kept)."""
+    parts, target = urlsplit(url), urlsplit(root)
+    return urlunsplit(parts._replace(scheme=target.scheme, netloc=target.netloc))
 
 
 @contextmanager
-def demo_market_if_needed(settings: Settings, say: Callable[[str], None]) -> Iterator[bool]:
-    """Serve the bundled demo market while the block runs, when it is needed and not running.
-    Yields whether it was started here. A port that cannot be bound is said, not raised: the
-    run then records the sources it cannot reach as failed, as it would without this."""
-    ports = bundled_market_ports(settings)
-    if not ports or any(port_answers(host, port) for host, port in ports):
-        yield False
-        return
-    # Imported here: only a demo run that has to serve the market pays for its price model.
+def private_market(settings: Settings, say: Callable[[str], None]) -> Iterator[DemoMarket | None]:
+    """The bundled demo market on free ports while the block runs; None when it cannot start
+    (said, not raised: what reads it then fails and says so)."""
+    # Imported here: only a demo command pays for the market's price model.
     from demo.market import DemoMarket
 
     cfg = settings.file.demo_market
-    market = DemoMarket(
-        cfg.host, cfg.jygpu_port, cfg.smm_port, cfg.seed, platforms_port=cfg.platforms_port
-    )
+    market = DemoMarket(cfg.host, 0, 0, cfg.seed, platforms_port=0)
     try:
         market.start()
     except OSError as exc:
         say(
-            f"the demo market could not start on {cfg.host} ({exc.strerror or exc}); run it with `gpuprice demo-market`"
+            f"the demo market could not start on {cfg.host} ({exc.strerror or exc}); its "
+            "sources will fail: set [demo_market] host to an address of this machine"
         )
-        yield False
+        yield None
         return
-    say(
-        f"started the bundled demo market (SIMULATED prices) on {cfg.host}, ports "
-        f"{', '.join(str(p) for _, p in ports)}; it stops when this command ends"
-    )
     try:
-        yield True
+        yield market
     finally:
         market.stop()
+
+
+@contextmanager
+def private_demo_market(settings: Settings, say: Callable[[str], None]) -> Iterator[dict[str, str]]:
+    """Serve the bundled demo market on free ports while the block runs; yields each demo
+    source's URL on it (empty when no source reads the bundled market, or it cannot start)."""
+    readers = bundled_market_sources(settings)
+    if not readers:
+        yield {}
+        return
+    with private_market(settings, say) as market:
+        if market is None:
+            yield {}
+            return
+        ports = sorted({int(urlsplit(market.url(site)).port or 0) for site in readers.values()})
+        say(
+            f"serving the demo market (SIMULATED prices) for this command on "
+            f"{settings.file.demo_market.host}, ports {', '.join(map(str, ports))}; it stops "
+            "when the command ends"
+        )
+        yield {
+            name: moved(settings.source_url(name), market.url(site))
+            for name, site in readers.items()
+        }

@@ -59,6 +59,21 @@ def needs_history(settings: Settings) -> bool:
     return days_of_history(settings) < ENOUGH_DAYS
 
 
+def deliberate_layout_change(settings: Settings, source: str, day: date | None) -> bool:
+    """On ``day`` the demo market serves ``source`` in a changed layout on purpose (a few
+    days of every platform's SIMULATED history, for the drift detector to catch: see
+    demo.market.platforms.model); only when a day is asked for, never today's pages."""
+    if settings.profile != "demo" or day is None:
+        return False
+    # Imported here: the price model is only needed to explain a failure.
+    from demo.market import PLATFORM_SOURCES
+    from demo.market.platforms import layout_change_days
+
+    if source not in PLATFORM_SOURCES:
+        return False
+    return day in layout_change_days(settings.file.demo_market.seed, source)
+
+
 def history_days(today: date, days: int = HISTORY_DAYS) -> list[date]:
     """The ``days`` days ending yesterday (today's prices come from the regular run)."""
     return [today - timedelta(days=offset) for offset in range(days, 0, -1)]
@@ -85,13 +100,22 @@ class DayOutcome(Protocol):
 # Runs the days' job, calling back after each day; the entry point hands it in (it launches
 # Dagster jobs), so the demo needs no knowledge of how a job is run.
 Backfill = Callable[[list[date], Callable[[DayOutcome], None]], None]
+# The console's one line for a failed source of a day (the entry point's, shared with
+# `gpuprice run` and `backfill`: gpuprice.run_summary.failure_line).
+FailureLine = Callable[[DayOutcome, SourceOutcome], str]
+
+
+def _plain_line(day: DayOutcome, source: SourceOutcome) -> str:
+    why = f" ({source.reason})" if source.reason else ""
+    return f"{day.as_of} {source.source} failed{why}"
 
 
 class _Progress:
     """The seeding's status file and terminal lines, one day at a time."""
 
-    def __init__(self, home: Path, span: list[date]) -> None:
+    def __init__(self, home: Path, span: list[date], failure_line: FailureLine) -> None:
         self.home, self.span = home, span
+        self.failure_line = failure_line
         self.started = now_iso()
         self.done = 0
         self.failed_days: list[str] = []
@@ -120,8 +144,7 @@ class _Progress:
             f"history: {self.done}/{len(self.span)} days ({result.as_of}, +{rows} rows)", flush=True
         )
         for source in result.failed:  # e.g. a platform's simulated layout-change day
-            why = f" ({source.reason})" if source.reason else ""
-            print(f"history: {result.as_of} {source.source} failed{why}", flush=True)
+            print(f"history: {self.failure_line(result, source)}", flush=True)
         self.status("running")
         if self.stop.is_set():
             raise _Stopped
@@ -151,11 +174,16 @@ def _run_on_worker(progress: _Progress, backfill: Backfill) -> BaseException | N
     return errors[0] if errors else None
 
 
-def seed_history(settings: Settings, backfill: Backfill, days: int = HISTORY_DAYS) -> int:
+def seed_history(
+    settings: Settings,
+    backfill: Backfill,
+    days: int = HISTORY_DAYS,
+    failure_line: FailureLine = _plain_line,
+) -> int:
     """Backfill the days, writing the status after each; 0 when every day ran, 1 otherwise
     (130 when stopped)."""
-    progress = _Progress(settings.home, history_days(datetime.now(UTC).date(), days))
-    span = progress.span
+    span = history_days(datetime.now(UTC).date(), days)
+    progress = _Progress(settings.home, span, failure_line)
     progress.status("running")
     print(
         f"history: seeding {len(span)} days of SIMULATED demo history "

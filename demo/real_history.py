@@ -29,11 +29,10 @@ ECB_ORIGIN = (
 Run = Callable[[HistoryRequest], tuple[str, list[str]]]
 
 
-def demo_requests(settings: Settings) -> list[HistoryRequest]:
-    """The imports of the demo archive, on the demo market's platforms port. Every capture and
-    version is kept (``every`` day), and no pause is made: the archive is local and ours."""
-    cfg = settings.file.demo_market
-    base = f"http://{cfg.host}:{cfg.platforms_port}"
+def demo_requests(base: str) -> list[HistoryRequest]:
+    """The imports of the demo archive, served under ``base`` (the demo market's platforms
+    site). Every capture and version is kept (``every`` day), and no pause is made: the
+    archive is local and ours."""
     wayback = {"kind": "wayback", "every": "day", "archive_url": base + ARCHIVE_PREFIX}
     return [
         HistoryRequest(source="runpod", min_interval_s=0, **wayback),
@@ -51,15 +50,16 @@ def demo_requests(settings: Settings) -> list[HistoryRequest]:
     ]
 
 
-def import_real_history(settings: Settings, run: Run, say: Callable[[str], None]) -> int:
-    """Import the ECB rates, then every demo request; 0 when all ran, 1 otherwise."""
+def import_real_history(settings: Settings, run: Run, say: Callable[[str], None], base: str) -> int:
+    """Import the ECB rates, then every demo request from the archive under ``base``; 0 when
+    all ran, 1 otherwise."""
     rates = parse_ecb_history(ECB_CSV.read_bytes(), ECB_ORIGIN)
     stored = import_rates(settings.warehouse, rates)
     say(
         f"real history: {stored.added} ECB USD→CNY rate(s) stored ({rates[0].day} .. {rates[-1].day})"
     )
     failed = 0
-    for request in demo_requests(settings):
+    for request in demo_requests(base):
         status, lines = run(request)
         for line in lines[:1] or [f"history {request.kind}: {status}"]:
             say(f"real {line}")  # "real history wayback runpod: 3 listed, …"

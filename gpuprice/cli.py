@@ -19,7 +19,8 @@ from gpuprice.cli_common import (
 from gpuprice.commands import register_all
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
-    from gpuprice.jobs import RunResult
+    from configuration.settings import Settings
+    from gpuprice.jobs import JobRunner, RunResult
 
 install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 
@@ -30,23 +31,52 @@ app = typer.Typer(
 )
 
 
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        help="Also print Dagster's log (INFO and up), every error whole and stack traces; "
+        "otherwise they go to $GPUPRICE_HOME/logs/gpuprice.log and the Dagster UI.",
+    ),
+]
+
+
 @app.command()
 def run(
     config: ConfigOption = None,
     as_of: Annotated[
         str | None, typer.Option(help="Fetch that day's pages (YYYY-MM-DD; demo market).")
     ] = None,
+    verbose: VerboseOption = False,
 ) -> None:
-    """Run the scrape job once, in-process, and print rows per source and failures."""
-    from gpuprice.jobs import JobRunner
-    from gpuprice.run_summary import print_run_summary
+    """Run the scrape job once, in-process, and print rows per source and one line per
+    failed source (exit 1 when one failed)."""
+    from gpuprice.run_summary import command_failed, print_run_summary
 
     settings = settings_or_exit(config)
     day = parse_day(as_of, "--as-of") if as_of is not None else None
-    result = JobRunner(settings).run(day)
-    print_run_summary(result, settings, console)
-    if result.failed:
+    try:
+        runner = _runner(settings, "run", verbose)
+        with err.status(f"scraping {len(runner.sources)} source(s)…"):
+            result = runner.run(day)
+    except Exception as exc:  # the home or the warehouse, not a source: one line, exit 2
+        raise typer.Exit(
+            command_failed(settings, "gpuprice run", exc, err, verbose=verbose)
+        ) from None
+    print_run_summary(result, settings, console, verbose=verbose)
+    if not result.success:
         raise typer.Exit(1)
+
+
+def _runner(settings: Settings, command: str, verbose: bool) -> JobRunner:
+    from gpuprice.jobs import JobRunner
+
+    return JobRunner(
+        settings,
+        say=lambda line: err.print(f"[dim]{escape(line)}[/dim]", soft_wrap=True),
+        console_level="INFO" if verbose else "CRITICAL",
+        command=command,
+    )
 
 
 @app.command()
@@ -56,8 +86,10 @@ def backfill(
     end: Annotated[
         str | None, typer.Option(help="Last day to fill (YYYY-MM-DD, default today).")
     ] = None,
+    verbose: VerboseOption = False,
 ) -> None:
-    """Fill N days of history through the same Dagster job, one run per day."""
+    """Fill N days of history through the same Dagster job, one run per day; one line per
+    failed source-day (exit 1 when there was one)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -66,13 +98,12 @@ def backfill(
         TimeRemainingColumn,
     )
 
-    from gpuprice.jobs import JobRunner
+    from gpuprice.run_summary import command_failed, print_failures
 
     settings = settings_or_exit(config)
     last = parse_day(end, "--end") if end is not None else datetime.now(UTC).date()
     span = [last - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-    runner = JobRunner(settings)
-    failures: list[str] = []
+    failed = 0
     added = 0
     with Progress(
         TextColumn("[bold]backfill[/bold] {task.description}"),
@@ -84,16 +115,24 @@ def backfill(
         task = progress.add_task("", total=len(span))
 
         def done(result: RunResult) -> None:
-            nonlocal added
+            nonlocal added, failed
             added += sum(s.rows_added for s in result.sources)
-            failures.extend(f"{result.as_of} {s.source}: {s.error}" for s in result.failed)
+            failed += len(result.failed) + (0 if result.dagster_success else 1)
+            # above the bar, as they happen
+            print_failures(settings, result, progress.console, verbose=verbose)
             progress.update(task, advance=1, description=f"{result.as_of} (+{added} rows)")
 
-        runner.backfill(span, done)
-    console.print(f"backfilled {len(span)} day(s) {span[0]} .. {span[-1]}: {added} new row(s)")
-    for line in failures:
-        err.print(f"[red]failed: {escape(line)}[/red]")
-    if failures:
+        try:
+            _runner(settings, "backfill", verbose).backfill(span, done)
+        except Exception as exc:  # the home or the warehouse, not a source: one line, exit 2
+            progress.stop()
+            code = command_failed(settings, "gpuprice backfill", exc, err, verbose=verbose)
+            raise typer.Exit(code) from None
+    console.print(
+        f"backfilled {len(span)} day(s) {span[0]} .. {span[-1]}: {added} new row(s)"
+        + (f", {failed} failed source-day(s) (lines above)" if failed else "")
+    )
+    if failed:
         raise typer.Exit(1)
 
 

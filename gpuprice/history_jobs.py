@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 
 from configuration.settings import Settings
 from gpuprice.dagster_instance import instance_for
-from gpuprice.jobs import quiet
+from gpuprice.jobs import NO_DAEMON_RETRY, quiet
 from pipelines.definitions import build_defs
 from pipelines.history import HISTORY_JOB, PROGRESS_RESOURCE
 from pipelines.history_import import HistoryRequest, Progress, QuietProgress
 from pipelines.resources import GpupriceResource
+from warehouse.store.lease import in_use
 
 
 @dataclass
@@ -60,12 +61,14 @@ def run_history(
     # Console: nothing of Dagster's own (its step failure comes with a stack trace); the
     # summary says what happened, the run record keeps every line.
     run_config = {"ops": {"import_history": {"config": request.model_dump()}}} | quiet("CRITICAL")
-    with instance_for(settings) as instance:
+    # The warehouse's lease is held, so a restore waits for the import.
+    with in_use(settings.warehouse), instance_for(settings) as instance:
         result = job.execute_in_process(
             run_config=run_config,
             instance=instance,
             resources={"gpuprice": resource, PROGRESS_RESOURCE: recorded},
             raise_on_error=False,
+            tags=NO_DAEMON_RETRY | {"gpuprice/command": f"history {request.kind}"},
         )
     outcome.run_id = result.run_id
     return outcome
@@ -73,9 +76,9 @@ def run_history(
 
 def import_demo_history(settings: Settings, say: Callable[[str], None]) -> int:
     """The first start's REAL history from the demo market's archive (demo.real_history),
-    each import a run of the history job; the demo market is served meanwhile if nothing
-    serves it. Never raises: the simulated seeding goes on whatever happens here."""
-    from demo.autostart import demo_market_if_needed
+    each import a run of the history job, from a demo market this process serves for itself
+    (demo.autostart). Never raises: the simulated seeding goes on whatever happens here."""
+    from demo.autostart import private_market
     from demo.real_history import import_real_history
 
     def run(request: HistoryRequest) -> tuple[str, list[str]]:
@@ -83,8 +86,10 @@ def import_demo_history(settings: Settings, say: Callable[[str], None]) -> int:
         return outcome.status, outcome.lines
 
     try:
-        with demo_market_if_needed(settings, say):
-            return import_real_history(settings, run, say)
+        with private_market(settings, say) as market:
+            if market is None:
+                return 1
+            return import_real_history(settings, run, say, market.platforms_url)
     except Exception as exc:  # the demo goes on without it; the line says why
         say(f"real history: not imported ({type(exc).__name__}: {exc})")
         return 1

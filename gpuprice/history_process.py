@@ -21,15 +21,22 @@ def start_in_background(settings: Settings) -> subprocess.Popen:
 
 
 def seed_with_jobs(settings: Settings, days: int = HISTORY_DAYS) -> int:
-    """Seed the history, one backfill job run a day (Dagster: only this process pays for it)."""
+    """Seed the history, one backfill job run a day (Dagster: only this process pays for it),
+    each in the instance the Dagster UI reads."""
     from gpuprice.jobs import JobRunner
+    from gpuprice.run_summary import failure_line
 
+    # The seeding's own lines say what failed; the run log, the Dagster UI and the health
+    # page keep the details.
     runner = JobRunner(
+        settings, say=lambda line: print(f"history: {line}", flush=True), command="history-seed"
+    )
+    return seed_history(
         settings,
-        say=lambda line: print(f"history: {line}", flush=True),
-        console_level="CRITICAL",  # the seeding's own lines say what failed; Dagster's
-    )  # records (and the health page) keep the details
-    return seed_history(settings, runner.backfill, days)
+        runner.backfill,
+        days,
+        failure_line=lambda day, source: failure_line(settings, day.as_of, source),
+    )
 
 
 def main(argv: list[str]) -> int:

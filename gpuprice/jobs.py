@@ -1,9 +1,11 @@
-"""Running the Dagster job in-process, for `gpuprice run` and `gpuprice backfill`."""
+"""Running the Dagster jobs in this process, for `gpuprice run`, `backfill`, `up`'s first
+scrape and the history seeding, in the instance the Dagster UI reads."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -11,21 +13,27 @@ from typing import Any
 import dagster as dg
 
 from configuration.settings import Settings
-from demo.autostart import demo_market_if_needed
+from demo.autostart import private_demo_market
+from gpuprice.dagster_instance import instance_for
+from gpuprice.run_log import RunLog
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
 from pipelines.retention import RETENTION_JOB
-from warehouse.read.metrics import pending_alert_signature
+from warehouse.derive.notify import pending_signature
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
 from warehouse.store.lease import in_use
 
 ALERT_ASSET = dg.AssetKey("alert")
+# The daemon's run retries (dagster.yaml) are for the runs it launched. A run of a command
+# has no code location to be re-launched from, and its command has already reported it:
+# the daemon must leave it alone.
+NO_DAEMON_RETRY = {"dagster/max_retries": "0"}
 
 
-# Dagster's per-step DEBUG lines would bury the summary and the progress bar; warnings and
-# errors still reach the console, and everything is in the run record.
 def quiet(level: str) -> dict:
+    """Run config for Dagster's console logger: its lowest level printed (the run's event log,
+    in the UI and $GPUPRICE_HOME/logs, keeps everything)."""
     return {"loggers": {"console": {"config": {"log_level": level}}}}
 
 
@@ -42,7 +50,7 @@ class SourceResult:
 @dataclass(frozen=True, slots=True)
 class RunResult:
     dagster_run_id: str
-    success: bool
+    dagster_success: bool  # every step of the Dagster run succeeded
     as_of: date | None
     sources: list[SourceResult]
 
@@ -50,90 +58,124 @@ class RunResult:
     def failed(self) -> list[SourceResult]:
         return [s for s in self.sources if s.status == "failed"]
 
+    @property
+    def success(self) -> bool:
+        """The run succeeded and every source loaded (`gpuprice run` exits 1 otherwise)."""
+        return self.dagster_success and not self.failed
+
 
 class JobRunner:
-    """Executes the scrape job in this process against one Dagster instance, then what the
-    daemon would do after it: deliver alerts the run left pending, apply retention. In the
-    demo profile it serves the bundled demo market itself while it runs, when nothing else
-    does (demo.autostart); ``say`` gets that notice (default: stderr)."""
+    """Executes the scrape job in this process against the home's Dagster instance (the one
+    `gpuprice up`'s webserver and daemon read), then what the daemon would do after it:
+    deliver alerts the run left pending, apply retention. In the demo profile each call
+    serves the bundled demo market for itself, on free ports, while it runs
+    (demo.autostart); ``say`` gets that notice (default: stderr)."""
 
     def __init__(
         self,
         settings: Settings,
         instance: dg.DagsterInstance | None = None,
         say: Callable[[str], None] | None = None,
-        console_level: str = "WARNING",
+        console_level: str = "CRITICAL",
+        command: str = "run",
     ) -> None:
-        """``console_level``: the lowest Dagster log level printed (the run records keep
-        everything); the background history seeding prints its own lines instead."""
+        """``console_level``: the lowest Dagster log level printed on the console (the
+        commands print their own one line per failure; ``--verbose`` asks for INFO);
+        ``command`` tags the runs (``gpuprice/command``) so the UI tells them apart."""
         self.settings = settings
         self.quiet = quiet(console_level)
         self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
-        resource = GpupriceResource(
+        self.resource = GpupriceResource(
             home=str(settings.home),
             profile=settings.profile,
             config_path=str(settings.config_path) if settings.config_path else None,
         )
-        self.defs = build_defs(settings, resource)
+        self.defs = build_defs(settings, self.resource)
         self.job = self.defs.resolve_job_def(SCRAPE_JOB)
-        self.instance = instance or dg.DagsterInstance.ephemeral()
+        self.instance = instance or instance_for(settings)
         self.sources = list(settings.enabled_sources())
+        self.tags = NO_DAEMON_RETRY | {"gpuprice/command": command}
+        self.log = RunLog(settings.home / "logs")
 
     def run(self, as_of: date | None = None) -> RunResult:
-        with in_use(self.settings.warehouse), demo_market_if_needed(self.settings, self.say):
-            return self._run_day(as_of)
-
-    def _run_day(self, as_of: date | None) -> RunResult:
-        ops = {
-            f"{name}_snapshot": {"config": {"as_of": as_of.isoformat() if as_of else None}}
-            for name in self.sources
-        }
-        result = self.job.execute_in_process(
-            run_config={"ops": ops} | self.quiet, instance=self.instance, raise_on_error=False
-        )
-        delivered = ALERT_ASSET in {e.asset_key for e in result.get_asset_materialization_events()}
-        if not delivered:
-            self._deliver_pending()
-        if self.settings.file.retention.raw_page_days:
-            self._run(RETENTION_JOB)
-        return RunResult(result.run_id, result.success, as_of, self._summaries(result))
-
-    def _deliver_pending(self) -> None:
-        """A failed source skips the `alert` asset (it is downstream of every snapshot), so
-        a scraper-broken alert the run raised would wait for the daemon's delivery sensor;
-        without a daemon it goes out now, by the same job the sensor runs."""
-        try:
-            pending, _ = pending_alert_signature(self.settings.warehouse)
-        except (WarehouseMissing, WarehouseBusy):
-            return  # nothing stored, or the next run's `alert` step delivers it
-        if pending:
-            self._run(DELIVER_JOB)
-
-    def _run(self, job: str) -> None:
-        # Its failure is in its own run record; it never changes the scrape run's result.
-        self.defs.resolve_job_def(job).execute_in_process(
-            run_config=self.quiet, instance=self.instance, raise_on_error=False
-        )
-
-    def _summaries(self, result: dg.ExecuteInProcessResult) -> list[SourceResult]:
-        return source_results(result, self.sources)
+        with self._serving() as resource:
+            return self._run_day(as_of, resource)
 
     def backfill(
         self, days: Iterable[date], on_done: Callable[[RunResult], None] | None = None
     ) -> list[RunResult]:
         results = []
-        with in_use(self.settings.warehouse), demo_market_if_needed(self.settings, self.say):
+        with self._serving() as resource:
             for day in days:
-                result = self._run_day(day)
+                result = self._run_day(day, resource)
                 results.append(result)
                 if on_done:
                     on_done(result)
         return results
 
+    @contextmanager
+    def _serving(self) -> Iterator[GpupriceResource]:
+        """The resource of this command's runs: with its own demo market's URLs, if any.
+        The warehouse's lease is held meanwhile, so a restore waits for the command."""
+        with in_use(self.settings.warehouse), private_demo_market(self.settings, self.say) as urls:
+            if not urls:
+                yield self.resource
+                return
+            r = self.resource
+            yield GpupriceResource(
+                home=r.home, profile=r.profile, config_path=r.config_path, source_urls=urls
+            )
+
+    def _run_day(self, as_of: date | None, resource: GpupriceResource) -> RunResult:
+        ops = {
+            f"{name}_snapshot": {"config": {"as_of": as_of.isoformat() if as_of else None}}
+            for name in self.sources
+        }
+        tags = self.tags | ({"gpuprice/as_of": as_of.isoformat()} if as_of else {})
+        result = self.job.execute_in_process(
+            run_config={"ops": ops} | self.quiet,
+            instance=self.instance,
+            raise_on_error=False,
+            resources={"gpuprice": resource},
+            tags=tags,
+        )
+        self.log.record(self.instance, result.run_id)
+        delivered = ALERT_ASSET in {e.asset_key for e in result.get_asset_materialization_events()}
+        if not delivered:
+            self._deliver_pending(resource)
+        if self.settings.file.retention.raw_page_days:
+            self._run(RETENTION_JOB, resource)
+        return RunResult(result.run_id, result.success, as_of, source_results(result, self.sources))
+
+    def _deliver_pending(self, resource: GpupriceResource) -> None:
+        """When the run's `alert` step did not run (a step before it failed), a
+        scraper-broken alert the run raised would wait for the daemon's delivery sensor;
+        without a daemon it goes out now, by the same job the sensor runs."""
+        try:
+            pending, _ = pending_signature(self.settings.warehouse)
+        except (WarehouseMissing, WarehouseBusy):
+            return  # nothing stored, or the next run's `alert` step delivers it
+        except Exception as exc:  # a damaged warehouse: the run's own lines say what failed
+            self.log.error("could not look for pending alerts", exc)
+            return
+        if pending:
+            self._run(DELIVER_JOB, resource)
+
+    def _run(self, job: str, resource: GpupriceResource) -> None:
+        # Its failure is in its own run record; it never changes the scrape run's result.
+        result = self.defs.resolve_job_def(job).execute_in_process(
+            run_config=self.quiet,
+            instance=self.instance,
+            raise_on_error=False,
+            resources={"gpuprice": resource},
+            tags=self.tags,
+        )
+        self.log.record(self.instance, result.run_id)
+
 
 def source_results(result: dg.ExecuteInProcessResult, sources: list[str]) -> list[SourceResult]:
     """Each source's outcome as its snapshot step reported it: the metadata of its
-    materialization, or of the Failure it raised (the same keys, pipelines/assets.py)."""
+    materialization (pipelines/assets.py), or of a Failure it raised (the same keys)."""
     reported: dict[str, dict[str, Any]] = {}
     for event in result.all_events:
         if event.is_step_materialization:
@@ -148,8 +190,18 @@ def source_results(result: dg.ExecuteInProcessResult, sources: list[str]) -> lis
     results = []
     for source in sources:
         meta = reported.get(f"{source}_snapshot")
-        if meta is None:  # the step died before it could report: its log says why
-            results.append(SourceResult(source, "failed", 0, 0, "no run record; see Dagster logs"))
+        if meta is None:  # the step died before it could report: the run's log says why
+            results.append(
+                SourceResult(
+                    source,
+                    "failed",
+                    0,
+                    0,
+                    "the snapshot step ended without a report; see Dagster logs (Runs page) "
+                    "and $GPUPRICE_HOME/logs/gpuprice.log",
+                    "internal_error",
+                )
+            )
             continue
         results.append(
             SourceResult(

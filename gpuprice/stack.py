@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +17,7 @@ from configuration.secrets import PROJECT_ROOT
 from configuration.settings import Settings
 from demo.autostart import port_answers
 from demo.history_seed import HISTORY_DAYS, needs_history
+from gpuprice.dagster_instance import instance_for
 from gpuprice.history_process import start_in_background
 
 console = Console()
@@ -151,9 +151,14 @@ def _first_scrape(settings: Settings) -> subprocess.Popen | None:
     console.print("first scrape, so the warehouse is not empty while the hourly schedule waits...")
     # Imported here: Dagster is heavy and only this step of `up` needs it in this process.
     from gpuprice.jobs import JobRunner
-    from gpuprice.run_summary import print_run_summary
+    from gpuprice.run_summary import command_failed, print_run_summary
 
-    print_run_summary(JobRunner(settings).run(), settings, console)
+    try:
+        result = JobRunner(settings, command="up").run()
+    except Exception as exc:  # the home or the warehouse: said in one line, the UI still starts
+        command_failed(settings, "the first scrape", exc, console)
+        return None
+    print_run_summary(result, settings, console)
     if not needs_history(settings):
         return None
     console.print(
@@ -188,8 +193,14 @@ def run_stack(settings: Settings) -> int:
         console.print(f"[red]{escape(problem)}[/red]", soft_wrap=True)
         return 2
 
-    settings.dagster_home.mkdir(parents=True, exist_ok=True)
-    shutil.copy(PROJECT_ROOT / "dagster.yaml", settings.dagster_home / "dagster.yaml")
+    # The instance's storage is created before the webserver and the daemon start: they
+    # and the first scrape would otherwise create it at once.
+    try:
+        instance_for(settings).dispose()
+    except Exception as exc:  # a home that cannot be written: one line, exit 2
+        from gpuprice.run_summary import command_failed
+
+        return command_failed(settings, "gpuprice up", exc, console)
     env = _environment(settings)
     logs = settings.home / "logs"
     logs.mkdir(parents=True, exist_ok=True)

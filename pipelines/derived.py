@@ -26,7 +26,7 @@ from warehouse.derive.metrics import (
     sync_error,
     sync_serving,
 )
-from warehouse.derive.notify import DeliverySummary, deliver_pending
+from warehouse.derive.notify import DeliverySummary, deliver_pending, pending_signature
 from warehouse.read.metrics import (
     CheckOutcome,
     check_breakeven,
@@ -34,7 +34,6 @@ from warehouse.read.metrics import (
     check_discount_range,
     check_discount_stated,
     check_market_premium,
-    pending_alert_signature,
 )
 from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
@@ -244,7 +243,7 @@ def delivery_sensor(settings: Settings) -> dg.SensorDefinition:
     def alert_delivery_sensor(context: dg.SensorEvaluationContext, gpuprice: GpupriceResource):
         current = gpuprice.settings()
         try:
-            pending, attempts = pending_alert_signature(current.warehouse)
+            pending, attempts = pending_signature(current.warehouse)
         except WarehouseMissing:
             return dg.SkipReason("no warehouse yet")
         except WarehouseBusy:

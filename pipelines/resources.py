@@ -1,12 +1,16 @@
-"""The one Dagster resource: where the settings, and the warehouse handle, come from."""
+"""The one Dagster resource: where the settings, the warehouse handle and the run's secret
+redactor come from."""
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dagster as dg
 from pydantic import PrivateAttr
 
+from configuration.log_redaction import register_secrets
 from configuration.settings import Settings, load_settings
+from scrapers.redaction import Redactor
 from warehouse.store.handle import Warehouse
 
 # Resource field -> the environment variable `gpuprice up` and the deployment set for it.
@@ -28,11 +32,26 @@ class GpupriceResource(dg.ConfigurableResource):
     home: str | None = None
     profile: str | None = None
     config_path: str | None = None
+    # source -> the URL it reads in this run instead of its configured one (a command's own
+    # demo market on free ports: demo.autostart); empty under the daemon
+    source_urls: dict[str, str] = {}
 
     _settings: Settings | None = PrivateAttr(default=None)
+    _redactor: Redactor | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._settings = self._load()
+        self.redactor()  # before any step logs: every record of the run is masked
+
+    def redactor(self) -> Redactor:
+        """Masks every secret these settings can hand out (``Settings.secret_values``), in
+        the snapshots this run loads and, registered with configuration.log_redaction, in
+        every log record of the process."""
+        if self._redactor is None:
+            values = self.settings().secret_values()
+            register_secrets(values)
+            self._redactor = Redactor(values)
+        return self._redactor
 
     def settings(self) -> Settings:
         # Lazily too: a resource handed to a test context directly may not have been set up.
@@ -49,7 +68,21 @@ class GpupriceResource(dg.ConfigurableResource):
             _value(v) for v in (self.home, self.profile, self.config_path)
         )
         overrides = {k: v for k, v in (("home", home), ("profile", profile)) if v}
-        return load_settings(Path(config_path) if config_path else None, **overrides)
+        settings = load_settings(Path(config_path) if config_path else None, **overrides)
+        return with_source_urls(settings, self.source_urls) if self.source_urls else settings
+
+
+def with_source_urls(settings: Settings, urls: dict[str, str]) -> Settings:
+    """``settings`` whose sources in ``urls`` read there in the active profile."""
+    field = "demo_url" if settings.profile == "demo" else "live_url"
+    sources = dict(settings.file.sources)
+    for name, url in urls.items():
+        if name not in sources or urlsplit(url).scheme not in ("http", "https"):
+            raise ValueError(f"source_urls: {name!r} → {url!r} is not a configured source's URL")
+        sources[name] = sources[name].model_copy(update={field: url})
+    return settings.model_copy(
+        update={"file": settings.file.model_copy(update={"sources": sources})}
+    )
 
 
 def _value(field: str | None) -> str | None:

@@ -177,11 +177,17 @@ def alerts(
 ) -> None:
     """Alerts, newest first, with delivery: procurement (breakeven shifts, cheaper-mode flips)
     and scraper-broken (a source's pages stopped parsing into plausible prices)."""
+    from warehouse.derive.alerts import alert_states
     from warehouse.read.metrics import alerts as read_alerts
 
     moment = parse_since(since) if since is not None else None
     settings = settings_or_exit(config)
     rows = _read(read_alerts, settings.warehouse, moment).to_dicts()
+    states = _read(alert_states, settings.warehouse, [r["alert_id"] for r in rows])
+    rows = [
+        r | states.get(r["alert_id"], dict.fromkeys(("resolved_at", "resolution", "not_sent")))
+        for r in rows
+    ]
     if as_json:
         _print_json(rows)
         return
@@ -201,7 +207,9 @@ def alerts(
     ):
         table.add_column(column, overflow="fold")
     for r in rows:
-        if r["delivered_at"] is not None:
+        if r["not_sent"]:
+            delivery = f"[dim]not sent: {escape(r['not_sent'])}[/dim]"
+        elif r["delivered_at"] is not None:
             delivery = f"[green]delivered {r['delivered_at']:%Y-%m-%d %H:%M}[/green]"
         elif r["attempts"]:
             delivery = f"[red]pending, {r['attempts']} attempt(s): {r['last_error'] or ''}[/red]"
@@ -209,7 +217,11 @@ def alerts(
             delivery = "[yellow]pending[/yellow]"
         change = f"{_hours(r['old_value'])} → {_hours(r['new_value'])}"
         if r["kind"] == "scraper_broken":
-            change = ""
+            change = (
+                f"[green]resolved {r['resolved_at']:%Y-%m-%d %H:%M}[/green]"
+                if r["resolved_at"] is not None
+                else "[red]open[/red]"
+            )
         elif r["kind"] == "mode_flip":
             change += f" ({r['old_mode']} → {r['new_mode']})"
         table.add_row(

@@ -246,7 +246,7 @@ def check(
 ) -> None:
     """Fetch and parse each source once, loading nothing: the format generation detected, the
     row count, three sample prices as listed, any failure (exit 1 when one failed)."""
-    from demo.autostart import demo_market_if_needed
+    from demo.autostart import private_demo_market
 
     settings = settings_or_exit(config or ctx.obj)
     unknown = [name for name in names if name not in settings.file.sources]
@@ -255,10 +255,10 @@ def check(
         err.print(f"[red]not configured: {escape(', '.join(unknown))}; configured: {known}[/red]")
         raise typer.Exit(2)
     results = []
-    with demo_market_if_needed(settings, lambda text: err.print(text, markup=False)):
+    with private_demo_market(settings, lambda text: err.print(text, markup=False)) as moved:
         for name in dict.fromkeys(names):
             with err.status(f"checking {name} …"):
-                result = check_source(settings, name)
+                result = check_source(settings, name, moved.get(name))
             results.append(result)
             if not as_json:
                 _print_result(result)
@@ -268,8 +268,9 @@ def check(
         raise typer.Exit(1)
 
 
-def check_source(settings: Settings, name: str) -> CheckResult:
-    """Fetch one source's snapshot as a run would, parse it, load nothing."""
+def check_source(settings: Settings, name: str, served_at: str | None = None) -> CheckResult:
+    """Fetch one source's snapshot as a run would, parse it, load nothing; ``served_at``: the
+    URL of this command's own demo market for the source, when it reads one."""
     from scrapers.collect import collect
     from scrapers.dated_market import DatedMarketAdapter
     from scrapers.http import PoliteClient
@@ -278,7 +279,7 @@ def check_source(settings: Settings, name: str) -> CheckResult:
 
     src = settings.file.sources[name]
     result = CheckResult(name)
-    url = src.url_for(settings.profile)
+    url = served_at or src.url_for(settings.profile)
     if url is None:
         result.failure = (
             f"no {settings.profile}_url: add one to [sources.{name}] to check it in the "

@@ -164,7 +164,9 @@ def test_rule_names_are_unique(tmp_path: Path) -> None:
 
 def test_the_bundled_config_and_its_commented_example_rule_load(tmp_path: Path) -> None:
     settings = load_settings(home=tmp_path)
-    assert settings.file.alerts.rules == [] and settings.file.notify.urls_file is None
+    # the demo's watch rule (tests/demo/test_seeded_alerts.py: it fires in the seeded days)
+    assert [(r.gpu, r.source) for r in settings.file.alerts.rules] == [("rtx4090-24g", "jygpu")]
+    assert settings.file.notify.urls_file is None
     text = settings.config_path.read_text(encoding="utf-8")
     example = text[text.index("# [[alerts.rules]]") :]
     uncommented = "\n".join(line.removeprefix("# ") for line in example.splitlines())

@@ -215,11 +215,16 @@ def test_the_keys_cover_the_file(tmp_path: Path) -> None:
     from configuration.environment import DEFAULT_CONFIG
 
     def flat(table: dict[str, Any], path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
-        return {
-            leaf
-            for key, value in table.items()
-            for leaf in (flat(value, path + (key,)) if isinstance(value, dict) else {path + (key,)})
-        }
+        leaves: set[tuple[str, ...]] = set()
+        for key, value in table.items():
+            if isinstance(value, dict):
+                leaves |= flat(value, path + (key,))
+            elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                for item in value:  # an array of tables ([[alerts.rules]])
+                    leaves |= flat(item, path + (key,))
+            else:
+                leaves.add(path + (key,))
+        return leaves
 
     def generic(path: tuple[str, ...]) -> tuple[str, ...]:  # any source's keys are one set
         if path[:2] == ("history", "csv"):  # and any CSV mapping's

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from configuration.log_redaction import install as install_log_redaction
+from configuration.log_redaction import register_secrets
 from configuration.secrets import PROJECT_ROOT
 from configuration.settings import ConfigError, load_settings
 from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
+from scrapers.redaction import MARKER
 from tests.support.handles import warehouse_at
 from tests.support.loopback import LoopbackServer, reply
 from warehouse.store.db import read_frame
@@ -103,3 +106,53 @@ def test_services_bind_to_loopback_by_default(tmp_path: Path) -> None:
     stack = (PROJECT_ROOT / "gpuprice" / "stack.py").read_text(encoding="utf-8")
     assert '"--server.address",\n                services.host' in stack
     assert '"-h",\n                services.host' in stack
+
+
+def test_secret_values_are_every_configured_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "secrets"
+    outside.mkdir()
+    (outside / "autodl").write_text("autodl-token-from-file-1\n", encoding="utf-8")
+    config = tmp_path / "gpuprice.toml"
+    config.write_text(
+        f'[sources.autodl]\nsecret_file = "{outside / "autodl"}"\n'
+        f'[sources.smm]\nsecret_file = "{outside / "missing"}"\n',  # unreadable: left out
+        encoding="utf-8",
+    )
+    for env in ("GPUPRICE_SMM_COOKIE", "GPUPRICE_AUTODL_TOKEN", "GPUPRICE_NOTIFY_URLS_FILE"):
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setenv("GPUPRICE_UCLOUD_PUBLIC_KEY", "ucloud-public-1234")
+    monkeypatch.setenv("GPUPRICE_UCLOUD_PRIVATE_KEY", "ucloud-private-5678")
+    monkeypatch.setenv("GPUPRICE_PPIO_API_KEY", "ppio-key-abcdef")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_ci0123456789")
+    monkeypatch.setenv("GPUPRICE_NOTIFY_URLS", "json://hooks.example/services/T0KEN42xyz")
+    values = load_settings(config, home=tmp_path / "home").secret_values()
+    for secret in (
+        "autodl-token-from-file-1",
+        "ucloud-public-1234",
+        "ucloud-private-5678",  # both halves of the key pair
+        "ppio-key-abcdef",
+        "ghp_ci0123456789",
+        "json://hooks.example/services/T0KEN42xyz",
+        "T0KEN42xyz",  # the token part of the URL alone: an error may quote only the path
+    ):
+        assert secret in values, secret
+    assert "services" not in values  # a word of the path, not a credential
+
+
+def test_every_log_record_is_masked_whatever_its_logger(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    install_log_redaction()
+    register_secrets(["canary-in-a-log-9f1"])
+    logger = logging.getLogger("some.library.nobody.filters")
+    with caplog.at_level(logging.INFO, logger="some.library.nobody.filters"):
+        logger.info("token is %s", "canary-in-a-log-9f1")
+        try:
+            raise ValueError("bad key canary-in-a-log-9f1")
+        except ValueError:
+            logger.exception("failed")
+    text = caplog.text
+    assert "canary-in-a-log-9f1" not in text
+    assert text.count(MARKER) >= 2 and "ValueError" in text  # the traceback, masked

@@ -1,17 +1,19 @@
-"""The first start: `gpuprice run` / `backfill` serve the bundled demo market themselves, and
-`gpuprice up`'s history seeding fills past days and reports its progress in the status file."""
+"""The first start: `gpuprice run` / `backfill` serve the bundled demo market themselves (each
+its own, on free ports), and `gpuprice up`'s history seeding fills past days and reports its
+progress in the status file."""
 
 from __future__ import annotations
 
 import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from configuration.first_start import read_status
 from configuration.settings import Settings, load_settings
-from demo.autostart import bundled_market_ports, demo_market_if_needed, port_answers
+from demo.autostart import bundled_market_sources, port_answers, private_demo_market
 from demo.history_seed import days_of_history, history_days, needs_history
 from demo.market import DemoMarket
 from gpuprice.history_process import seed_with_jobs
@@ -55,60 +57,48 @@ demo_url = "{smm_url or f"http://127.0.0.1:{ports['smm']}"}"
     return load_settings(config, home=tmp_path / "home", profile=profile), ports
 
 
-def test_bundled_ports_are_those_the_demo_sources_read(tmp_path: Path) -> None:
-    settings, ports = bundled_settings(tmp_path)
-    assert bundled_market_ports(settings) == sorted(
-        ("127.0.0.1", ports[name]) for name in ("jygpu", "smm")
-    )
+def test_the_sources_reading_the_bundled_market_are_found(tmp_path: Path) -> None:
+    settings, _ = bundled_settings(tmp_path)
+    assert bundled_market_sources(settings) == {"jygpu": "jygpu", "smm": "smm"}
     live, _ = bundled_settings(tmp_path / "live", profile="live")
-    assert bundled_market_ports(live) == []
+    assert bundled_market_sources(live) == {}
 
 
-def test_a_source_pointing_elsewhere_means_the_market_is_not_ours(tmp_path: Path) -> None:
+def test_a_source_pointing_elsewhere_is_left_alone(tmp_path: Path) -> None:
     with DemoMarket(jygpu_port=0, smm_port=0).start() as market:
         settings = demo_settings(market, tmp_path)  # free ports, not [demo_market]'s
-        assert bundled_market_ports(settings) == []
+        assert bundled_market_sources(settings) == {}
         notices: list[str] = []
-        with demo_market_if_needed(settings, notices.append) as started:
-            assert started is False
+        with private_demo_market(settings, notices.append) as urls:
+            assert urls == {}
         assert notices == []
 
 
-def test_run_starts_the_market_itself_and_stops_it_after(tmp_path: Path) -> None:
+def test_run_serves_its_own_market_on_free_ports_and_stops_it_after(tmp_path: Path) -> None:
     settings, ports = bundled_settings(tmp_path)
-    assert not listening(ports["jygpu"])
     notices: list[str] = []
+    with private_demo_market(settings, notices.append) as urls:
+        assert set(urls) == {"jygpu", "smm"}
+        moved = {urlsplit(url).port for url in urls.values()}
+        assert not moved & set(ports.values())  # not the configured ports
+        assert all(port_answers("127.0.0.1", port) for port in moved if port)
+    assert not any(port_answers("127.0.0.1", port) for port in moved if port)
+    assert len(notices) == 1 and "SIMULATED" in notices[0], notices
+
     result = JobRunner(settings, say=notices.append).run()
     assert {s.source: s.status for s in result.sources} == {"jygpu": "ok", "smm": "ok"}
-    assert len(notices) == 1 and "SIMULATED" in notices[0], notices
     assert not listening(ports["jygpu"]) and not listening(ports["smm"])
 
 
-def test_a_running_market_is_used_not_started_again(tmp_path: Path) -> None:
+def test_whatever_holds_the_configured_ports_is_not_used(tmp_path: Path) -> None:
     settings, ports = bundled_settings(tmp_path)
-    cfg = settings.file.demo_market
-    with DemoMarket(
-        cfg.host, cfg.jygpu_port, cfg.smm_port, cfg.seed, platforms_port=cfg.platforms_port
-    ):
-        notices: list[str] = []
-        with demo_market_if_needed(settings, notices.append) as started:
-            assert started is False
-        assert notices == []
-        assert listening(ports["jygpu"])
-
-
-def test_a_port_held_by_another_program_is_said_not_raised(tmp_path: Path) -> None:
-    settings, ports = bundled_settings(tmp_path)
-    # Something else holds the platforms port (not one the demo sources read): binding fails.
+    # Another program answers on the configured jygpu port (a market of another command that
+    # may stop any moment, or something else entirely): this command does not depend on it.
     with socket.socket() as holder:
-        holder.bind(("127.0.0.1", ports["platforms"]))
+        holder.bind(("127.0.0.1", ports["jygpu"]))
         holder.listen()
-        notices: list[str] = []
-        with demo_market_if_needed(settings, notices.append) as started:
-            assert started is False
-        assert len(notices) == 1 and "could not start" in notices[0], notices
-        assert "gpuprice demo-market" in notices[0]
-    assert not listening(ports["jygpu"])
+        result = JobRunner(settings, say=lambda line: None).run()
+    assert {s.source: s.status for s in result.sources} == {"jygpu": "ok", "smm": "ok"}
 
 
 def test_history_days_end_yesterday_oldest_first() -> None:
@@ -136,16 +126,18 @@ def test_seeding_fills_past_days_and_records_its_progress(tmp_path: Path) -> Non
 def test_seeding_records_failed_days_for_the_dashboard(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    # smm points at a port nobody serves, so the bundled market is not started for it either
+    # smm points at a port nobody serves (not the bundled market's, so it stays there)
     settings, _ = bundled_settings(tmp_path, smm_url=f"http://127.0.0.1:{free_port()}")
-    with DemoMarket(jygpu_port=settings.file.demo_market.jygpu_port, smm_port=0):
-        assert seed_with_jobs(settings, days=2) == 1
+    assert seed_with_jobs(settings, days=2) == 1
     status = read_status(settings.home)
     assert status is not None and status.state == "done"
     assert status.error is not None and "2 day(s) had failed sources" in status.error
     out = capfd.readouterr()
-    assert out.out.count(" smm failed (unreachable)") == 2, out.out
+    failures = [line for line in out.out.splitlines() if "smm: failed" in line]
+    assert len(failures) == 2, out.out  # one line per failed source-day, saying what to do
+    assert all("(unreachable)" in line and "check [sources.smm]" in line for line in failures)
     assert "dagster" not in out.err.lower(), out.err  # its own lines, not Dagster's log
+    assert "Traceback" not in out.out + out.err
 
 
 def test_live_profile_never_seeds(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from configuration.settings import Settings
 from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
+from pipelines.assets import LOADED_CHECK
 from pipelines.definitions import build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
@@ -67,7 +68,7 @@ def alerts(settings: Settings) -> list[dict]:
 
 
 def test_scrape_job_derives_alerts_and_delivers_once(
-    market: DemoMarket, receiver: Receiver, tmp_path: Path
+    market: DemoMarket, receiver: Receiver, tmp_path: Path, days_are_news: None
 ) -> None:
     settings = settings_for(market, tmp_path)
     runner = JobRunner(settings)
@@ -115,7 +116,14 @@ def test_asset_checks_flag_the_stated_discount_as_a_warning(
     }
     result = runner.job.execute_in_process(run_config=run_config, instance=runner.instance)
     assert result.success
-    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    evaluations = result.get_asset_check_evaluations()
+    loaded = [e for e in evaluations if e.check_name == LOADED_CHECK]  # one per snapshot
+    assert sorted(e.asset_key.to_user_string() for e in loaded) == [
+        "jygpu_snapshot",
+        "smm_snapshot",
+    ]
+    assert all(e.passed for e in loaded)
+    checks = {e.check_name: e for e in evaluations if e.check_name != LOADED_CHECK}
     assert set(checks) == {
         "prices_positive",
         "breakeven_finite_positive",
@@ -139,7 +147,7 @@ def test_asset_checks_flag_the_stated_discount_as_a_warning(
 
 
 def test_failed_delivery_is_retried_by_the_sensor_and_job(
-    market: DemoMarket, receiver: Receiver, tmp_path: Path
+    market: DemoMarket, receiver: Receiver, tmp_path: Path, days_are_news: None
 ) -> None:
     settings = settings_for(market, tmp_path)
     runner = JobRunner(settings)
@@ -181,7 +189,7 @@ def test_failed_delivery_is_retried_by_the_sensor_and_job(
 
 
 def test_sensor_waits_when_no_url_is_configured(
-    market: DemoMarket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    market: DemoMarket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days_are_news: None
 ) -> None:
     monkeypatch.delenv("GPUPRICE_NOTIFY_URLS", raising=False)
     monkeypatch.delenv("GPUPRICE_NOTIFY_URLS_FILE", raising=False)

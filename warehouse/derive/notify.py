@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import apprise
+import duckdb
 
 from warehouse.store.db import read_connection, utcnow, warehouse_exists, write_connection
 from warehouse.store.handle import Warehouse
@@ -84,30 +85,61 @@ class DeliverySummary:
         return f"{text} ({self.note})" if self.note else text
 
 
+# Waiting to go out: not delivered yet, and not an alert about history (never sent:
+# warehouse.derive.alerts, not_sent).
+PENDING = "delivered_at IS NULL AND not_sent IS NULL"
+
+
+def pending_signature(warehouse: Warehouse) -> tuple[int, int]:
+    """(alerts waiting to go out, their attempts so far): what the delivery sensor and
+    `gpuprice run` look at."""
+    with read_connection(warehouse) as con:
+        try:
+            row = con.execute(
+                f"SELECT count(*), coalesce(sum(attempts), 0)::BIGINT FROM alert WHERE {PENDING}"
+            ).fetchone()
+        except duckdb.BinderException:  # before migration 010 (the next write applies it)
+            row = con.execute(
+                "SELECT count(*), coalesce(sum(attempts), 0)::BIGINT FROM alert "
+                "WHERE delivered_at IS NULL"
+            ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
 def pending_alerts(warehouse: Warehouse, limit: int = 200) -> list[dict]:
     with read_connection(warehouse) as con:
         alerts = con.execute(
-            "SELECT alert_id, kind, gpu, rule, message, simulated FROM alert "
-            "WHERE delivered_at IS NULL ORDER BY new_observed_at, created_at, alert_id LIMIT ?",
+            "SELECT alert_id, kind, gpu, rule, message, simulated, resolved_at, resolution "
+            f"FROM alert WHERE {PENDING} ORDER BY new_observed_at, created_at, alert_id LIMIT ?",
             [limit],
         ).fetchall()
         done = con.execute(
             "SELECT d.alert_id, d.target FROM alert_delivery d "
-            "JOIN alert a USING (alert_id) WHERE a.delivered_at IS NULL"
+            "JOIN alert a USING (alert_id) WHERE a.delivered_at IS NULL AND a.not_sent IS NULL"
         ).fetchall()
     taken: dict[str, set[str]] = {}
     for alert_id, target in done:
         taken.setdefault(alert_id, set()).add(target)
-    keys = ("alert_id", "kind", "gpu", "rule", "message", "simulated")
+    keys = ("alert_id", "kind", "gpu", "rule", "message", "simulated", "resolved_at", "resolution")
     return [
         dict(zip(keys, row, strict=True)) | {"taken": taken.get(row[0], set())} for row in alerts
     ]
+
+
+def body_of(alert: dict) -> str:
+    """The message sent; a break that has already ended says so (it still goes out: someone
+    may want to know the source was broken)."""
+    if alert.get("resolved_at") is None:
+        return alert["message"]
+    return f"{alert['message']}\nResolved {alert['resolved_at']:%Y-%m-%d %H:%M} UTC: {alert['resolution']}."
 
 
 def title_of(alert: dict) -> str:
     tag = "[SIMULATED] " if alert["simulated"] else ""
     if alert["kind"] == "scraper_broken":
         source = alert["rule"].removeprefix("scraper:")
+        if alert.get("resolved_at") is not None:
+            return f"{tag}gpuprice: scraper for {source} was broken (resolved)"
         return f"{tag}gpuprice: scraper for {source} is broken"
     what = "cheaper rent mode flipped" if alert["kind"] == "mode_flip" else "breakeven shifted"
     return f"{tag}gpuprice: {alert['gpu']} {what}"
@@ -143,7 +175,7 @@ def deliver_pending(
                 continue
             error = down.get(target)
             if error is None:
-                error = send(url, title_of(alert), alert["message"])
+                error = send(url, title_of(alert), body_of(alert))
             if error is None:
                 took.append((target, now()))
             else:

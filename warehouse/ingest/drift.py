@@ -10,7 +10,11 @@ price in cents, a cell shifted by one column). So, besides the parser's own erro
   its source **broken** (``source_health``) and raises one ``scraper_broken`` alert, stored
   in ``alert`` and delivered by ``warehouse.derive.notify`` like the procurement alerts. While the
   source stays broken no further alert is raised; the first snapshot whose pages all load
-  makes it ``ok`` again, and a later break alerts again.
+  makes it ``ok`` again and resolves the alert (``resolved_at``, ``resolution``), and a
+  later break alerts again. A snapshot of a past day (a backfill, the first start's
+  seeding, a history import) is judged on that day: its alert is dated by it, is resolved
+  by the next day that loads, whenever that was loaded, and is not sent
+  (``warehouse.derive.alerts``, "about history").
 
 A snapshot that could not be fetched (site unreachable, HTTP error) or was skipped (not
 configured) says nothing about the parser and leaves the health as it was.
@@ -36,7 +40,11 @@ from decimal import Decimal
 import duckdb
 
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row
-from warehouse.derive.alerts import store_scraper_broken
+from warehouse.derive.alerts import (
+    open_scraper_break,
+    resolve_scraper_broken,
+    store_scraper_broken,
+)
 
 D = Decimal
 
@@ -119,6 +127,33 @@ def _alert_id(source: str, profile: str, since: datetime) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
+# What a recorded run is about: the day it fetched (as_of) when that was a past day, else when
+# it ran. A backfill or the first start's seeding fetches past days after today's run.
+_OBSERVED = (
+    "CASE WHEN as_of IS NOT NULL AND as_of < CAST(started_at AS DATE) "
+    "THEN CAST(as_of AS TIMESTAMP) ELSE started_at END"
+)
+
+
+def observation_moment(con: duckdb.DuckDBPyConnection, run_id: str, at: datetime) -> datetime:
+    """What the snapshot of ``run_id`` (recorded in this transaction) is about."""
+    row = con.execute(f"SELECT {_OBSERVED} FROM scrape_run WHERE run_id = ?", [run_id]).fetchone()
+    return row[0] if row is not None and row[0] is not None else at
+
+
+def _loaded_after(
+    con: duckdb.DuckDBPyConnection, source: str, profile: str, about: datetime
+) -> datetime | None:
+    """The first observation after ``about`` at which ``source`` loaded whole, if any (a day
+    of history that failed may be loaded after the days that followed it)."""
+    row = con.execute(
+        f"SELECT min({_OBSERVED}) FROM scrape_run WHERE source = ? AND profile = ? "
+        f"AND status = 'ok' AND {_OBSERVED} > ?",
+        [source, profile, about],
+    ).fetchone()
+    return row[0] if row is not None else None
+
+
 def record_health(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -128,31 +163,73 @@ def record_health(
     at: datetime,
     problem: str | None,
 ) -> str | None:
-    """Update ``source``'s health after a snapshot that was fetched: ``problem`` is what was
-    wrong with its pages (``None``: every page loaded). Returns the id of the
-    ``scraper_broken`` alert stored when the source *became* broken, else ``None``. Runs in
-    the caller's transaction."""
+    """Judge ``source``'s parser on a snapshot that was fetched at ``at`` (``problem``: what
+    was wrong with its pages; ``None``: every page loaded) and recorded as ``run_id`` in this
+    transaction. Returns the id of the ``scraper_broken`` alert stored when this snapshot
+    started a break, else ``None``.
+
+    A snapshot is judged on what it is about (:func:`observation_moment`): one that loads
+    resolves every break seen up to then; one that fails starts a break unless one is open
+    at that moment (one alert per break, whatever order the days arrive in). The health row
+    follows the newest observation only: a past day loaded later does not overrule it."""
+    about = observation_moment(con, run_id, at)
+    simulated = profile == "demo"
+    raised = None
+    if problem is None:
+        resolve_scraper_broken(con, source=source, simulated=simulated, at=about, run_id=run_id)
+        alert_id = None
+    else:
+        alert_id = open_scraper_break(con, source=source, simulated=simulated, at=about)
+        if alert_id is None:
+            alert_id = _alert_id(source, profile, about)
+            raised = store_scraper_broken(
+                con,
+                alert_id,
+                source=source,
+                profile=profile,
+                at=about,
+                problem=problem,
+                raised_at=at,
+                resolved_at=_loaded_after(con, source, profile, about),
+            )
+    _update_health(con, source, profile, run_id, at, about, problem, alert_id)
+    return raised
+
+
+def _update_health(
+    con: duckdb.DuckDBPyConnection,
+    source: str,
+    profile: str,
+    run_id: str,
+    at: datetime,
+    about: datetime,
+    problem: str | None,
+    alert_id: str | None,
+) -> None:
     current = con.execute(
-        "SELECT state, alert_id, since FROM source_health WHERE source = ? AND profile = ?",
+        "SELECT state, since, observed_at FROM source_health WHERE source = ? AND profile = ?",
         [source, profile],
     ).fetchone()
-    was_broken = current is not None and current[0] == "broken"
-    if problem is None:
-        state, since, alert_id = "ok", None, None
-    elif was_broken:
-        state, since, alert_id = "broken", None, current[1]
-    else:
-        state, since, alert_id = "broken", at, _alert_id(source, profile, at)
-    # The state keeps its start while it lasts. DELETE + INSERT, not ON CONFLICT DO UPDATE,
-    # which a DuckLake refuses (no key; warehouse.store.lake).
-    since = current[2] if current is not None and current[0] == state else since or at
+    if current is not None and current[2] is not None and about < current[2]:
+        return  # older news: the health says how the source is now
+    state = "broken" if problem else "ok"
+    # The state keeps its start while it lasts.
+    since = current[1] if current is not None and current[0] == state else about
+    # DELETE + INSERT, not ON CONFLICT DO UPDATE, which a DuckLake refuses (no key;
+    # warehouse.store.lake).
     con.execute("DELETE FROM source_health WHERE source = ? AND profile = ?", [source, profile])
     con.execute(
-        "INSERT INTO source_health VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [source, profile, state, since, at, run_id, (problem or "")[:2000] or None, alert_id],
-    )
-    if problem is None or was_broken:
-        return None
-    return store_scraper_broken(
-        con, alert_id, source=source, profile=profile, at=at, problem=problem
+        "INSERT INTO source_health (source, profile, state, since, checked_at, run_id, reason, "
+        "alert_id, observed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            source,
+            profile,
+            state,
+            since,
+            at,
+            run_id,
+            (problem or "")[:2000] or None,
+            alert_id,
+            about,
+        ],
     )

@@ -106,11 +106,12 @@ def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Warehouse) 
     r = rule(source="mk")
     add_snapshot(warehouse, T0, "2.00", "8000")  # 500 h
     derive(warehouse)
-    assert evaluate(warehouse, [r]).new_alerts == []
+    assert evaluate(warehouse, [r], now=T0).new_alerts == []
     t1 = T0 + timedelta(hours=1)
     add_snapshot(warehouse, t1, "1.60", "8000")  # 625 h: moved 125 h, and hourly now cheaper
     derive(warehouse)
-    first = evaluate(warehouse, [r])
+    now = t1 + timedelta(minutes=3)  # the run that loaded it
+    first = evaluate(warehouse, [r], now=now)
     assert len(first.new_alerts) == 2
     stored = read_frame(warehouse, "SELECT * FROM alert ORDER BY kind")
     flip, shift = stored.row(1, named=True), stored.row(0, named=True)
@@ -127,6 +128,7 @@ def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Warehouse) 
     assert shift["new_offers"] == "bm-rtx4090-24g, ctr-rtx4090-24g"
     assert shift["source"] == "mk" and shift["rule"] == "r" and shift["simulated"]
     assert shift["delivered_at"] is None and shift["attempts"] == 0
+    assert shift["created_at"] == now and shift["not_sent"] is None  # news: to be sent
     assert shift["message"].startswith(
         "[SIMULATED] rtx4090-24g on mk: breakeven vs hourly container moved +125.0 h"
     )
@@ -139,7 +141,8 @@ def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Warehouse) 
     with write_connection(warehouse) as con:
         con.execute(
             "UPDATE alert_rule_state SET last_observed_at = ?, last_value = 500, "
-            "baseline_observed_at = ?, baseline_value = 500, mode = 'bare_metal'",
+            "baseline_observed_at = ?, baseline_value = 500, mode = 'bare_metal', "
+            "points_seen = 1",
             [T0, T0],
         )
     again = evaluate(warehouse, [r])
@@ -153,11 +156,42 @@ def test_a_new_rule_starts_at_the_newest_snapshot(warehouse: Warehouse) -> None:
     derive(warehouse)
     assert evaluate(warehouse, [rule(source="mk")]).new_alerts == []  # no flood from history
     state = read_frame(
-        warehouse, "SELECT last_observed_at, baseline_value FROM alert_rule_state"
+        warehouse, "SELECT last_observed_at, baseline_value, points_seen FROM alert_rule_state"
     ).row(0)
-    assert state == (T0 + timedelta(hours=3), pytest.approx(1000))
+    assert state == (T0 + timedelta(hours=3), pytest.approx(1000), 4)  # the rest counted
     # A changed rule (another threshold) restarts the same way.
     assert evaluate(warehouse, [rule(source="mk", threshold_hours=5.0)]).new_alerts == []
+    # and nothing more arrived: the next evaluation walks on, nothing again
+    assert evaluate(warehouse, [rule(source="mk", threshold_hours=5.0)]).snapshots == 0
+
+
+def test_older_snapshots_arriving_later_are_walked_in_time_order(warehouse: Warehouse) -> None:
+    """The first start: today's run first, then the seeded history, oldest day first."""
+    day = timedelta(days=1)
+    today = T0 + 10 * day
+    r = rule(source="mk")
+    add_snapshot(warehouse, today, "2.00", "8000")  # 500 h
+    derive(warehouse)
+    assert evaluate(warehouse, [r], now=today).new_alerts == []  # the rule starts here
+    # then the history: 500 h, 625 h (a shift and a flip), 625 h, loaded oldest first
+    for k, hourly in ((0, "2.00"), (1, "1.60"), (2, "1.60")):
+        add_snapshot(warehouse, T0 + k * day, hourly, "8000")
+        derive(warehouse)
+        evaluate(warehouse, [r], now=today + timedelta(minutes=k))
+    alerts = read_frame(
+        warehouse, "SELECT kind, new_observed_at, created_at, not_sent FROM alert ORDER BY 2, 1"
+    ).rows()
+    # day 1 moved 125 h and flipped; today is back at 500 h: moved and flipped back
+    assert [(kind, observed) for kind, observed, _, _ in alerts] == [
+        ("breakeven_shift", T0 + day),
+        ("mode_flip", T0 + day),
+        ("breakeven_shift", today),
+        ("mode_flip", today),
+    ]
+    # all found while the history was loading: dated, kept, none of them sent
+    assert all(created == observed and not_sent for _, observed, created, not_sent in alerts)
+    state = read_frame(warehouse, "SELECT last_observed_at, points_seen FROM alert_rule_state")
+    assert state.row(0) == (today, 4)
 
 
 def test_the_cheapest_line_is_watched_when_no_platform_is_given(warehouse: Warehouse) -> None:

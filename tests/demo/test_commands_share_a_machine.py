@@ -1,0 +1,89 @@
+"""Commands that share a machine: a `gpuprice backfill` started while a `gpuprice run` serves
+the demo market outlives that run and still loads every day, because each command serves its
+own market (demo.autostart); and the two write the same Dagster instance at once without
+harming it."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from tests.support.demo_settings import FAST_HTTP
+from tests.support.loopback import free_port
+
+pytestmark = pytest.mark.e2e
+
+GPUPRICE = str(Path(sys.executable).parent / "gpuprice")
+OTHERS = ("vastai", "runpod", "matpool", "autodl", "gpushare", "ppio", "compshare", "lambda")
+OTHERS += ("skypilot",)
+
+
+def shared_home(tmp_path: Path) -> dict[str, str]:
+    """The demo sources on the bundled market's configured ports, nothing serving them."""
+    ports = {name: free_port() for name in ("jygpu", "smm", "platforms")}
+    config = tmp_path / "gpuprice.toml"
+    config.write_text(
+        f"""{FAST_HTTP}
+[demo_market]
+jygpu_port = {ports["jygpu"]}
+smm_port = {ports["smm"]}
+platforms_port = {ports["platforms"]}
+[sources.jygpu]
+demo_url = "http://127.0.0.1:{ports["jygpu"]}"
+[sources.smm]
+demo_url = "http://127.0.0.1:{ports["smm"]}"
+"""
+        + "".join(f"[sources.{name}]\nenabled = false\n" for name in OTHERS),
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUPRICE_")}
+    return env | {"GPUPRICE_HOME": str(tmp_path / "home"), "GPUPRICE_CONFIG": str(config)}
+
+
+def start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [GPUPRICE, *args], env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
+    )
+
+
+def wait_for(path: Path, text: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while text not in path.read_text(encoding="utf-8", errors="replace"):
+        assert process.poll() is None, path.read_text(encoding="utf-8")
+        assert time.monotonic() < deadline, f"no {text!r} in {path}"
+        time.sleep(0.1)
+
+
+def test_a_backfill_outlives_the_run_it_started_beside(tmp_path: Path) -> None:
+    env = shared_home(tmp_path)
+    run_log, backfill_log = tmp_path / "run.log", tmp_path / "backfill.log"
+    run = start(["run"], env, run_log)
+    wait_for(run_log, "serving the demo market", run)  # the run's market is up
+    backfill = start(["backfill", "--days", "10", "--end", "2026-09-20"], env, backfill_log)
+    assert run.wait(timeout=300) == 0, run_log.read_text(encoding="utf-8")
+    assert backfill.poll() is None, "the backfill must still be running when the run ends"
+    assert backfill.wait(timeout=600) == 0, backfill_log.read_text(encoding="utf-8")
+    said = backfill_log.read_text(encoding="utf-8")
+    assert "failed" not in said and "backfilled 10 day(s)" in said, said
+
+    # Both wrote the same Dagster instance, at the same time: every run is there, whole.
+    dagster_home = tmp_path / "home" / "dagster"
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        runs = instance.get_runs(filters=dg.RunsFilter(job_name="scrape_job"))
+        assert sorted(r.tags["gpuprice/command"] for r in runs) == ["backfill"] * 10 + ["run"]
+        assert {r.status for r in runs} == {dg.DagsterRunStatus.SUCCESS}
+        for r in runs:
+            events = instance.all_logs(r.run_id, of_type=dg.DagsterEventType.RUN_SUCCESS)
+            assert len(events) == 1
+    databases = list(dagster_home.rglob("*.db"))
+    assert databases
+    for database in databases:
+        with sqlite3.connect(database) as con:
+            assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",), database
