@@ -22,10 +22,10 @@ disk, migrations that do not fit), which also migrates it.
 from __future__ import annotations
 
 import functools
-import logging
-import logging.handlers
 import sys
+import traceback
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,6 @@ from configuration.environment import EnvSettings
 from configuration.errors import ConfigError
 from gpuprice.cli import app
 from gpuprice.cli_common import err, settings_or_exit
-from warehouse.store.db import WarehouseBusy
-from warehouse.store.faults import fault_of
-from warehouse.store.preflight import check_writable
 
 EXIT_FAULT = 2
 EXIT_BUSY = 1
@@ -50,6 +47,9 @@ LOG_NAME = "cli.log"
 def _checked_first(callback: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(callback)
     def checked(**params: Any) -> Any:
+        # Imported here: DuckDB is slow to import, and most commands never need it.
+        from warehouse.store.preflight import check_writable
+
         check_writable(settings_or_exit(params.get("config")).warehouse)
         return callback(**params)
 
@@ -65,31 +65,31 @@ def _log_path() -> Path | None:
 
 def _log(exc: BaseException) -> Path | None:
     """Append ``exc``'s stack trace to the CLI's log; its path, or None when it cannot be
-    written (a read-only home, the fault itself)."""
+    written (a read-only home, a full disk: the fault itself). Written directly, not through
+    ``logging``, whose handlers print "--- Logging error ---" to the console when the write
+    fails."""
     path = _log_path()
     if path is None:
         return None
+    entry = "".join(traceback.format_exception(exc))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=1_000_000, backupCount=2, encoding="utf-8"
-        )
+        with path.open("a", encoding="utf-8") as log:
+            log.write(
+                f"{datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC gpuprice {' '.join(sys.argv[1:])}\n"
+            )
+            log.write(entry + "\n")
     except OSError:
         return None
-    logger = logging.getLogger("gpuprice.main")
-    logger.propagate = False  # to the file only, never the console
-    logger.addHandler(handler)
-    try:
-        logger.error("gpuprice %s", " ".join(sys.argv[1:]), exc_info=exc)
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
     return path
 
 
 def message(exc: BaseException) -> str:
     """What the console shows for ``exc``: one line (a configuration error names each bad
     key on a line of its own, as at start)."""
+    from warehouse.store.db import WarehouseBusy
+    from warehouse.store.faults import fault_of
+
     if isinstance(exc, ConfigError | WarehouseBusy):  # their messages say what to do
         return str(exc)
     fault = fault_of(exc)
@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         command.main(args=list(argv) if argv is not None else None, prog_name="gpuprice")
     except Exception as exc:
+        from warehouse.store.db import WarehouseBusy
+
         text, log = message(exc), _log(exc)
         if log is not None and text.startswith("gpuprice failed"):  # not one we know
             text += f" (the details are in {log})"

@@ -211,4 +211,4 @@ def command_failed(
 class _Fault:
     def __init__(self, source: str, error: str) -> None:
         self.source, self.error = source, error
-        self.status, self.reason = "failed", "load_error"
+        self.status, self.reason = "failed", "internal_error"

@@ -245,10 +245,14 @@ def take_snapshot(
         context.log.info(access.note)
     market = settings.dated_market()
     reader = DatedMarketAdapter(current, market, as_of) if market else current
-    # TODO(lead): pass redactor=redactor and private_redirects=… to PoliteClient once its
-    # branch adds them (bodies are masked there before parsing; redact_snapshot below stays
-    # as the guard for errors and rows).
-    with PoliteClient(settings.fetch_http(), respect_robots=settings.profile == "live") as client:
+    live = settings.profile == "live"
+    # The client masks secrets in the errors it builds; redact_snapshot below masks the
+    # bodies, rows and errors of the whole snapshot. Live, a redirect to an internal address
+    # is refused unless the source allows it ([sources.X] allow_private_redirects).
+    private = not live or settings.file.sources[source].allow_private_redirects
+    with PoliteClient(
+        settings.fetch_http(), respect_robots=live, redactor=redactor, private_redirects=private
+    ) as client:
         fetched = collect(
             reader,
             client,
@@ -290,11 +294,11 @@ def _internal_error(
             "failed",
             0,
             error,
-            reason="load_error",
+            reason="internal_error",
         )
     except Exception as again:  # e.g. the disk is full: the step's metadata still says why
         context.log.error(redactor.text(f"{snapshot.source}: not recorded either: {again}"))
-        return LoadSummary(run_id, snapshot.source, "failed", 0, 0, error, "load_error")
+        return LoadSummary(run_id, snapshot.source, "failed", 0, 0, error, "internal_error")
 
 
 def _loaded(summary: LoadSummary) -> dg.AssetCheckResult:

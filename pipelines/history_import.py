@@ -22,6 +22,7 @@ import duckdb
 from configuration.settings import Settings
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import PoliteClient
+from scrapers.redaction import Redactor
 from warehouse.derive.metrics import ReferenceMissing
 from warehouse.ingest.bulk import (
     BulkLoader,
@@ -211,7 +212,10 @@ class Importer:
         if pause is None:
             pause = self.settings.file.history.min_interval_s
         http = self.settings.file.http.model_copy(update={"min_interval_s": pause})
-        return PoliteClient(http, respect_robots=False)
+        # GITHUB_TOKEN among them: an archive or API answer that echoes a secret is masked
+        return PoliteClient(
+            http, respect_robots=False, redactor=Redactor(self.settings.secret_values())
+        )
 
     def _run_id(self) -> str:
         self._count += 1

@@ -93,6 +93,19 @@ def truncated(handler: BaseHTTPRequestHandler, server: FaultServer) -> None:
     handler.close_connection = True
 
 
+def trickle(handler: BaseHTTPRequestHandler, server: FaultServer) -> None:
+    """Headers a byte at a time, never finished: each byte restarts a per-read timeout, so
+    only the fetch's total deadline ends it."""
+    try:
+        for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 100_000:
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(0.05)
+    except OSError:
+        pass  # the client gave up at its deadline
+    handler.close_connection = True
+
+
 def wrong_type(handler: BaseHTTPRequestHandler, server: FaultServer) -> None:
     send(handler, 200, b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, {"Content-Type": "image/png"})
 
@@ -168,6 +181,7 @@ backoff_s = 0.05
 max_retry_after_s = 2
 min_interval_s = 0
 max_page_bytes = 8000000
+total_deadline_s = 4
 
 [sources.jygpu]
 demo_url = "{faults.url}"
@@ -213,6 +227,7 @@ PERSISTENT = {
     "truncated body": (truncated, {"http_error", "unreachable"}, "fetch failed"),
     "20 MB page": (huge, {"too_large"}, "larger than 8000000 bytes"),
     "redirect loop": (redirect_loop, {"http_error"}, "too many redirects"),
+    "headers a byte at a time": (trickle, {"timeout"}, "deadline"),
 }
 
 
