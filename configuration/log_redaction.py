@@ -42,11 +42,18 @@ def scrub(text: str) -> str:
     return _URL.sub(lambda m: mask(m.group(0)), text)
 
 
-# Secrets known to this process, and the redactor built from them (replaced whole when one is
-# added, so a record being made on another thread sees the old or the new one, never half).
-_SECRETS: set[str] = set()
+class _Known:
+    """The secrets known to this process (log records are the process's, so this state is
+    too), and the redactor built from them: replaced whole when one is added, so a record
+    being made on another thread sees the old or the new one, never half."""
+
+    def __init__(self) -> None:
+        self.secrets: set[str] = set()
+        self.redactor = Redactor()
+
+
+_KNOWN = _Known()
 _LOCK = threading.Lock()
-_REDACTOR = Redactor()
 
 
 def _token_like(piece: str) -> bool:
@@ -73,13 +80,12 @@ def secret_parts(value: str) -> list[str]:
 def register_secrets(values: Iterable[str | None]) -> None:
     """Mask each value (and, for a URL, its token-bearing parts) in every log record made
     from now on."""
-    global _REDACTOR
     new = {part for value in values if value for part in secret_parts(value)}
     with _LOCK:
-        if new <= _SECRETS:
+        if new <= _KNOWN.secrets:
             return
-        _SECRETS.update(new)
-        _REDACTOR = Redactor(_SECRETS)
+        _KNOWN.secrets.update(new)
+        _KNOWN.redactor = Redactor(_KNOWN.secrets)
 
 
 def register_secret(value: str) -> None:
@@ -88,11 +94,11 @@ def register_secret(value: str) -> None:
 
 def scrub_secrets(text: str) -> str:
     """``text`` with every registered secret masked."""
-    return _REDACTOR.text(text)
+    return _KNOWN.redactor.text(text)
 
 
 def _clean(record: logging.LogRecord) -> None:
-    redactor = _REDACTOR
+    redactor = _KNOWN.redactor
     if not redactor:
         return
     try:

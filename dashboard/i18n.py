@@ -117,6 +117,7 @@ HEADERS: dict[str, str] = {
     "last delivery error": "最近投递错误",
     "resolved (UTC)": "解除时间 (UTC)",
     "resolution": "解除说明",
+    "not sent": "未发送原因",
     "message": "内容",
     "usage h/month": "用量 小时/月",
     "against": "对比",

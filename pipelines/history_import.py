@@ -20,9 +20,11 @@ import dagster as dg
 import duckdb
 
 from configuration.settings import Settings
+from pipelines.derived import watch_rules
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import PoliteClient
 from scrapers.redaction import Redactor
+from warehouse.derive.alerts import hold_for_history
 from warehouse.derive.metrics import ReferenceMissing
 from warehouse.ingest.bulk import (
     BulkLoader,
@@ -38,7 +40,6 @@ from warehouse.ingest.history import (
     ImportRecord,
     archived_body,
     finish_import,
-    hold_alert_cursors,
     move_cursor,
     record_captures,
     start_import,
@@ -380,7 +381,7 @@ class Importer:
             self._derive()
         if counts.last_observed is not None:
             with write_connection(self.warehouse) as con:
-                held = hold_alert_cursors(con, counts.last_observed)
+                held = hold_for_history(con, watch_rules(self.settings), counts.last_observed)
             if held:
                 self.summary.notes.append(
                     f"alerts: {held} watch rule(s) now start after {counts.last_observed:%Y-%m-%d}"

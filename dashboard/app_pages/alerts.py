@@ -67,8 +67,10 @@ def feed(alerts: pl.DataFrame | None) -> None:
         pl.col("rule").is_in(rule),
         pl.col("created_at").dt.date() >= since,
     )
-    if delivery != "all":
-        shown = shown.filter(pl.col("delivered_at").is_null() == (delivery == "pending"))
+    if delivery == "delivered":
+        shown = shown.filter(pl.col("delivered_at").is_not_null())
+    elif delivery == "pending":  # waiting to go out: an alert about history never goes
+        shown = shown.filter(pl.col("delivered_at").is_null(), pl.col("not_sent").is_null())
     st.subheader(t("alerts.feed", n=shown.height))
     if shown.is_empty():
         st.info(t("empty.filters"))
@@ -82,6 +84,7 @@ def feed(alerts: pl.DataFrame | None) -> None:
             pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
             pl.col("attempts").alias("delivery attempts"),
             pl.col("last_error").alias("last delivery error"),
+            pl.col("not_sent").alias("not sent"),
             pl.col("resolved_at").dt.strftime("%Y-%m-%d %H:%M").alias("resolved (UTC)"),
             "resolution",
         ),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -176,16 +177,16 @@ def test_check_fetches_and_parses_against_the_demo_market_it_starts(tmp_path: Pa
     home = tmp_path / "home"
     code, results, stderr = checked(config, home, "runpod", "skypilot", "lambda", "smm")
     assert code == 0, stderr
-    assert "started the bundled demo market" in stderr
+    # the command's own demo market, on free ports (demo.autostart), not the configured ones
+    assert "serving the demo market (SIMULATED prices) for this command" in stderr
     by_name = {r["source"]: r for r in results}
     for name, result in by_name.items():
         assert result["failure"] is None, name
         assert result["simulated"] is True and result["rows"] > 0, name
         assert len(result["samples"]) == 3, name
-        assert result["url"] == (
-            f"http://127.0.0.1:{ports[name if name in ('jygpu', 'smm') else 'platforms']}"
-            + ("" if name in ("jygpu", "smm") else f"/{name}")
-        )
+        path = "" if name in ("jygpu", "smm") else f"/{name}"
+        assert re.fullmatch(rf"http://127\.0\.0\.1:\d+{path}", result["url"]), result["url"]
+        assert f":{ports['platforms']}/" not in result["url"]
     assert by_name["skypilot"]["generations"][0].startswith("SkyPilot vms.csv, catalog v8 (aws)")
     assert len(by_name["skypilot"]["generations"]) > 1  # the clouds' GpuInfo differ
     assert by_name["runpod"]["generations"] == ["GraphQL gpuTypes answer (JSON)"]

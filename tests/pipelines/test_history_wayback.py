@@ -17,6 +17,7 @@ import pytest
 
 from demo.market.archive import REAL, REAL_PAGES, ArchivedPage, LocalArchive
 from gpuprice.history_jobs import run_history
+from pipelines.derived import watch_rules
 from pipelines.history_import import HistoryRequest
 from scrapers.ecb import parse_ecb_history
 from tests.support.archive_server import ArchiveServer, history_settings
@@ -207,15 +208,21 @@ def test_an_archive_that_cannot_be_reached_fails_the_import_saying_so(tmp_path: 
 
 
 def test_an_import_moves_the_watch_rules_past_the_history_it_loaded(tmp_path: Path) -> None:
+    from warehouse.derive.alerts import evaluate
     from warehouse.store.db import write_connection
 
-    settings = history_settings(tmp_path)
+    rule = (
+        '\n[[alerts.rules]]\nname = "r"\ngpu = "h100-80g"\nsource = "runpod"\n'
+        "usage_hours = 300\nthreshold_pct = 5\n"
+    )
+    settings = history_settings(tmp_path, rule)
+    rules = watch_rules(settings)
     before = datetime(2020, 1, 1)
     with write_connection(settings.warehouse) as con:  # a rule the scheduled run evaluated
         con.execute(
-            "INSERT INTO alert_rule_state VALUES ('r', 'f', ?, 100, NULL, NULL, ?, 100, NULL, "
-            "NULL, 'hourly', ?)",
-            [before, before, before],
+            "INSERT INTO alert_rule_state VALUES ('r', ?, ?, 100, NULL, NULL, ?, 100, NULL, "
+            "NULL, 'hourly', ?, 0)",
+            [rules[0].fingerprint(), before, before, before],
         )
     with ArchiveServer(LocalArchive(pages=RUNPOD)) as server:
         outcome = run_history(settings, _wayback(server))
@@ -223,4 +230,5 @@ def test_an_import_moves_the_watch_rules_past_the_history_it_loaded(tmp_path: Pa
     state = read_frame(settings.warehouse, "SELECT last_observed_at, baseline_observed_at "
                                            "FROM alert_rule_state")  # fmt: skip
     assert state.row(0) == (datetime(2026, 8, 10, 8, 23, 17), before)  # baseline kept
+    assert evaluate(settings.warehouse, rules).new_alerts == []  # the next run: no news
     assert read_frame(settings.warehouse, "SELECT count(*) AS n FROM alert")["n"].item() == 0

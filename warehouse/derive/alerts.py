@@ -290,6 +290,28 @@ def evaluate_with(
     return EvaluationSummary(len(rules), steps, stored)
 
 
+def hold_for_history(
+    con: duckdb.DuckDBPyConnection, rules: list[WatchRule], until: datetime
+) -> int:
+    """Imported history is not news: each rule that has walked its line moves its cursor up
+    to ``until`` (the newest imported snapshot), keeping its baseline and mode, and counts the
+    snapshots up to there as walked, so neither the next run nor a walk again from the oldest
+    snapshot (older days arriving) raises an alert about them. A rule without state starts at
+    the newest snapshot anyway. Returns the rules held."""
+    held = 0
+    for rule in rules:
+        state, fingerprint, _ = _load_state(con, rule)
+        if state is None or fingerprint != rule.fingerprint():
+            continue
+        cursor = max(state.last.observed_at, until)
+        con.execute(
+            "UPDATE alert_rule_state SET last_observed_at = ?, points_seen = ? WHERE rule = ?",
+            [cursor, _count_points(con, rule, cursor), rule.name],
+        )
+        held += 1
+    return held
+
+
 def _walk_from(
     con: duckdb.DuckDBPyConnection, rule: WatchRule
 ) -> tuple[RuleState | None, int, list[Point], str | None]:

@@ -7,10 +7,10 @@ its reason and archive URL), and its ``run_id`` is the ``run_id`` of the rows it
 every imported row leads to its origin. ``history_cursor`` is, per kind, source and archived
 URL (catalog path, file), the newest capture time settled.
 
-Imported history never raises procurement alerts: they are evaluated by the scheduled run
-only (never by an import), over the breakeven snapshots after each watch rule's cursor
-(warehouse.derive.alerts); :func:`hold_alert_cursors` moves those cursors past the newest
-imported snapshot, so history that lands after a rule's cursor is not news either.
+Imported history never raises procurement alerts: an import evaluates no watch rule, and
+moves each rule's cursor past the newest snapshot it loaded
+(``warehouse.derive.alerts.hold_for_history``), so neither the next run nor a rule walking its
+line again takes it for news.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ __all__ = [
     "Ledger",
     "archived_body",
     "finish_import",
-    "hold_alert_cursors",
     "move_cursor",
     "read_ledger",
     "record_captures",
@@ -208,20 +207,3 @@ def archived_body(warehouse: Warehouse, page_id: str) -> bytes | None:
             [page_id],
         ).fetchone()
     return bytes(found[0]) if found and found[0] else None
-
-
-def hold_alert_cursors(con: duckdb.DuckDBPyConnection, until: datetime) -> int:
-    """Move every watch rule's cursor (``alert_rule_state.last_observed_at``, the newest
-    breakeven snapshot it evaluated) up to ``until``, the newest imported snapshot, keeping
-    its baseline and mode: the next scheduled evaluation then compares only snapshots after
-    the import with what procurement last heard. A rule without state starts at the newest
-    snapshot anyway. Returns the rules moved."""
-    moved = con.execute(
-        "SELECT count(*) FROM alert_rule_state WHERE last_observed_at < ?", [until]
-    ).fetchone()[0]
-    if moved:
-        con.execute(
-            "UPDATE alert_rule_state SET last_observed_at = ? WHERE last_observed_at < ?",
-            [until, until],
-        )
-    return int(moved)

@@ -212,14 +212,18 @@ def latest_market_premium(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
-# Migration 010 resolves a scraper_broken alert when its source next succeeds: the time, and
-# a text saying how. Read when the warehouse has them, so this works before and after it.
-RESOLUTION_TEXT = ("resolution", "resolution_note", "resolved_reason", "resolved_message")
+# Columns of migration 010 (a scraper_broken alert's resolution; why an alert about history
+# is never sent), NULL when a reader meets a warehouse no writer has upgraded yet.
+LATER_COLUMNS = {
+    "resolved_at": "TIMESTAMP",
+    "resolution": "VARCHAR",
+    "not_sent": "VARCHAR",
+}
 
 
 def alerts(warehouse: Warehouse, since: datetime | None = None) -> pl.DataFrame:
-    """Alerts created at or after ``since`` (all when None), newest first; ``resolved_at``
-    and ``resolution`` are NULL on a warehouse that does not record resolutions."""
+    """Alerts created at or after ``since`` (all when None), newest first, with their
+    resolution and why one was not sent (migration 010)."""
     with read_connection(warehouse) as con:
         return _alerts(con, since)
 
@@ -246,32 +250,22 @@ def alert_feed(warehouse: Warehouse, wait_s: float = WAIT_S) -> dict[str, pl.Dat
 
 def _alerts(con: duckdb.DuckDBPyConnection, since: datetime | None) -> pl.DataFrame:
     present = set(con.sql("SELECT * FROM alert LIMIT 0").columns)
-    resolved = "resolved_at" if "resolved_at" in present else "NULL::TIMESTAMP AS resolved_at"
-    text = next((c for c in RESOLUTION_TEXT if c in present), None)
-    resolution = f"{text}::VARCHAR AS resolution" if text else "NULL::VARCHAR AS resolution"
+    later = ", ".join(
+        name if name in present else f"NULL::{kind} AS {name}"
+        for name, kind in LATER_COLUMNS.items()
+    )
     return con.sql(
         f"""
         SELECT alert_id, created_at, kind, rule, gpu, source, old_value, new_value, message,
                delivered_at, attempts, last_error, against, usage_hours, old_mode, new_mode,
                old_observed_at, new_observed_at, old_bare_metal_cny_per_card_month,
                new_bare_metal_cny_per_card_month, old_container_cny_per_card_hour,
-               new_container_cny_per_card_hour, new_offers, simulated,
-               {resolved}, {resolution}
+               new_container_cny_per_card_hour, new_offers, simulated, {later}
         FROM alert WHERE $since IS NULL OR created_at >= $since
         ORDER BY created_at DESC, new_observed_at DESC, alert_id
         """,
         params={"since": since},
     ).pl()
-
-
-def pending_alert_signature(warehouse: Warehouse) -> tuple[int, int]:
-    """(undelivered alerts, their attempts so far): what the delivery sensor looks at."""
-    row = read_frame(
-        warehouse,
-        "SELECT count(*) AS n, coalesce(sum(attempts), 0)::BIGINT AS attempts "
-        "FROM alert WHERE delivered_at IS NULL",
-    ).row(0)
-    return int(row[0]), int(row[1])
 
 
 # -- checks on the derived tables (the Dagster asset checks call these) ---------------------

@@ -1,8 +1,9 @@
-"""No procurement alert fires for imported history: watch rules are evaluated by the
-scheduled run only, over breakeven snapshots after each rule's cursor; history older than the
-cursor is never looked at, and an import moves the cursors past the history it loaded
-(warehouse.ingest.history.hold_alert_cursors), so a later scheduled run does not alert on it.
-The control case (the same import without the hold) shows the alert the hold prevents."""
+"""No procurement alert fires for imported history: an import evaluates no watch rule and
+moves each rule's cursor past the history it loaded, counting it as walked
+(warehouse.derive.alerts.hold_for_history), so neither a later scheduled run nor a rule
+walking its line again (older days arrived) alerts on it. The control cases (the same import
+without the hold) show the alerts the hold prevents: news after the cursor, and not-sent
+history found by walking the line again."""
 
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
 from tests.support.demo_days import insert, reference_warehouse
 from tests.support.sim_offers import offer
-from warehouse.derive.alerts import WatchRule, evaluate
+from warehouse.derive.alerts import WatchRule, evaluate, hold_for_history
 from warehouse.derive.metrics import derive
 from warehouse.ingest.bulk import BulkOptions, BulkSnapshot, bulk_loader, derive_loaded
-from warehouse.ingest.history import hold_alert_cursors
 from warehouse.store.db import read_frame, write_connection
 
 RULE = WatchRule("4090 box", gpu="rtx4090-24g", usage_hours=300, source="jygpu", threshold_pct=5)
@@ -54,7 +54,7 @@ def _import(warehouse, *moments: tuple[datetime, str], hold: bool) -> None:
     derive_loaded(warehouse)
     if hold:
         with write_connection(warehouse) as con:
-            hold_alert_cursors(con, max(at for at, _ in moments))
+            assert hold_for_history(con, [RULE], max(at for at, _ in moments)) == 1
 
 
 @pytest.mark.parametrize(("hold", "alerts"), [(True, 0), (False, 3)])
@@ -77,8 +77,15 @@ def test_history_after_the_cursor_raises_no_alert_once_held(
         assert state.row(0) == (datetime(2026, 10, 5), LIVE)  # cursor moved, baseline kept
 
 
-def test_history_older_than_the_cursor_is_never_evaluated(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hold", [True, False])
+def test_history_older_than_the_cursor_is_never_news(tmp_path: Path, hold: bool) -> None:
     warehouse = _scheduled_run_so_far(tmp_path)
-    _import(warehouse, (datetime(2023, 9, 29), "3.0"), (datetime(2024, 9, 29), "1.5"), hold=False)
-    assert evaluate(warehouse, [RULE]).new_alerts == []
-    assert read_frame(warehouse, "SELECT count(*) AS n FROM alert")["n"].item() == 0
+    _import(warehouse, (datetime(2023, 9, 29), "3.0"), (datetime(2024, 9, 29), "1.5"), hold=hold)
+    found = evaluate(warehouse, [RULE])
+    alerts = read_frame(warehouse, "SELECT created_at, not_sent FROM alert")
+    if hold:  # counted as walked: nothing to walk again, no alert at all
+        assert found.new_alerts == [] and alerts.is_empty()
+    else:  # walked again from 2023: what it finds is dated by its day and never sent
+        assert alerts.height > 0
+        assert all(n is not None for n in alerts["not_sent"])
+        assert alerts["created_at"].max() <= LIVE  # the walk's snapshots, not now
