@@ -34,7 +34,7 @@ from scrapers.archive.periods import Every
 from scrapers.archive.tracker_csv import CsvMapping
 from scrapers.gpu_names import CANONICAL_GPUS
 from scrapers.rows import HOURS_PER_MONTH, ParseError
-from scrapers.sources import ADAPTER_TYPES
+from scrapers.sources import ADAPTER_NAMES
 from scrapers.sources.skypilot import DEFAULT_CATALOG_VERSION as SKYPILOT_CATALOG_VERSION
 from scrapers.sources.skypilot import DEFAULT_CLOUDS as SKYPILOT_CLOUDS
 from scrapers.sources.skypilot import LIVE_URL as SKYPILOT_URL
@@ -563,8 +563,8 @@ class FileConfig(StrictModel):
                 raise ValueError(f"sources.{name}.catalog: only for the {SKYPILOT} source")
             if kind == GENERIC_ADAPTER:
                 continue
-            if kind not in ADAPTER_TYPES:
-                known = ", ".join(sorted(ADAPTER_TYPES))
+            if kind not in ADAPTER_NAMES:
+                known = ", ".join(sorted(ADAPTER_NAMES))
                 raise ValueError(
                     f"sources.{name}: no adapter named {kind!r}; built-in sources: {known}; "
                     f"a site without one sets adapter = {GENERIC_ADAPTER!r}"

@@ -32,7 +32,6 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from configuration.environment import EnvSettings
 from configuration.errors import ConfigError
 from gpuprice.cli import app
 from gpuprice.cli_common import err, settings_or_exit
@@ -57,6 +56,8 @@ def _checked_first(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _log_path() -> Path | None:
+    from configuration.environment import EnvSettings
+
     try:
         return EnvSettings().home / "logs" / LOG_NAME
     except Exception:  # a bad GPUPRICE_* value: the message says so; no log then

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, tzinfo
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import Row
 from scrapers.sources.base import SourceAdapter
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -46,6 +46,7 @@ from scrapers.http_limits import (
 )
 from scrapers.redaction import NO_SECRETS, Redactor
 from scrapers.redirects import RedirectRefused, Redirects
+from scrapers.request import FetchedPage, Request
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_REDIRECTS = 5
@@ -80,29 +81,6 @@ class FetchError(RuntimeError):
         self.url = url
         self.reason = reason
         self.kind: FetchFailure = kind
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """One request of a fetch plan: a GET by default; a JSON API may need a POST body.
-
-    Headers carrying secrets (a cookie, a token) are added by the caller at fetch time,
-    never put into a plan, a log line or an error message.
-    """
-
-    url: str
-    method: Literal["GET", "POST"] = "GET"
-    json_body: Any = None
-    headers: tuple[tuple[str, str], ...] = field(default=())
-
-
-@dataclass(frozen=True, slots=True)
-class FetchedPage:
-    url: str
-    status: int
-    body: bytes
-    content_type: str
-    fetched_at: datetime  # naive UTC
 
 
 @dataclass(frozen=True, slots=True)

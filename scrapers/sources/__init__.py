@@ -10,10 +10,10 @@ listed, and the warehouse converts them at load.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scrapers.sources.autodl import AutodlAdapter
 from scrapers.sources.base import (
     SecretSpec,
     SourceAdapter,
@@ -22,20 +22,24 @@ from scrapers.sources.base import (
     produces_quotes,
     public_fetch_plan,
 )
-from scrapers.sources.compshare import CompshareAdapter
-from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
-from scrapers.sources.gpushare import GpushareAdapter
-from scrapers.sources.jygpu import JygpuAdapter
-from scrapers.sources.lambda_cloud import LambdaAdapter
-from scrapers.sources.matpool import MatpoolAdapter
-from scrapers.sources.ppio import PpioAdapter
-from scrapers.sources.runpod.adapter import RunpodAdapter
-from scrapers.sources.skypilot import SkypilotAdapter, SkypilotOptions
-from scrapers.sources.smm import SmmAdapter
-from scrapers.sources.vastai import VastaiAdapter
+
+if TYPE_CHECKING:
+    from scrapers.sources.autodl import AutodlAdapter
+    from scrapers.sources.compshare import CompshareAdapter
+    from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
+    from scrapers.sources.gpushare import GpushareAdapter
+    from scrapers.sources.jygpu import JygpuAdapter
+    from scrapers.sources.lambda_cloud import LambdaAdapter
+    from scrapers.sources.matpool import MatpoolAdapter
+    from scrapers.sources.ppio import PpioAdapter
+    from scrapers.sources.runpod.adapter import RunpodAdapter
+    from scrapers.sources.skypilot import SkypilotAdapter, SkypilotOptions
+    from scrapers.sources.smm import SmmAdapter
+    from scrapers.sources.vastai import VastaiAdapter
 
 __all__ = [
     "ADAPTERS",
+    "ADAPTER_NAMES",
     "ADAPTER_TYPES",
     "GENERIC",
     "AutodlAdapter",
@@ -54,6 +58,7 @@ __all__ = [
     "SmmAdapter",
     "SourceAdapter",
     "VastaiAdapter",
+    "adapter_type",
     "build_adapter",
     "format_generation",
     "get_adapter",
@@ -64,31 +69,57 @@ __all__ = [
 
 GENERIC = "generic"
 
-# Built-in adapters: the source name is the adapter name.
-ADAPTER_TYPES: dict[str, type] = {
-    "jygpu": JygpuAdapter,
-    "smm": SmmAdapter,
-    "vastai": VastaiAdapter,
-    "runpod": RunpodAdapter,
-    "matpool": MatpoolAdapter,
-    "autodl": AutodlAdapter,
-    "gpushare": GpushareAdapter,
-    "ppio": PpioAdapter,
-    "compshare": CompshareAdapter,
-    "lambda": LambdaAdapter,
-    "skypilot": SkypilotAdapter,
+# Built-in adapters (the source name is the adapter name) and where each lives. They are
+# imported when first asked for, not with this package: every process that loads the
+# settings validates source names against this table, and most (`gpuprice recommend`, the
+# dashboard) never parse a page.
+_ADAPTER_CLASSES: dict[str, tuple[str, str]] = {
+    "jygpu": ("jygpu", "JygpuAdapter"),
+    "smm": ("smm", "SmmAdapter"),
+    "vastai": ("vastai", "VastaiAdapter"),
+    "runpod": ("runpod.adapter", "RunpodAdapter"),
+    "matpool": ("matpool", "MatpoolAdapter"),
+    "autodl": ("autodl", "AutodlAdapter"),
+    "gpushare": ("gpushare", "GpushareAdapter"),
+    "ppio": ("ppio", "PpioAdapter"),
+    "compshare": ("compshare", "CompshareAdapter"),
+    "lambda": ("lambda_cloud", "LambdaAdapter"),
+    "skypilot": ("skypilot", "SkypilotAdapter"),
+}
+ADAPTER_NAMES: tuple[str, ...] = tuple(_ADAPTER_CLASSES)
+# Every other public name, by the module it lives in.
+_ELSEWHERE = {
+    "GenericAdapter": "generic.adapter",
+    "GenericOptions": "generic.adapter",
+    "SkypilotOptions": "skypilot",
+    **{cls: module for module, cls in _ADAPTER_CLASSES.values()},
 }
 
-ADAPTERS: dict[str, SourceAdapter] = {name: cls() for name, cls in ADAPTER_TYPES.items()}
+
+def adapter_type(name: str) -> type:
+    """The class of the built-in adapter ``name`` (KeyError for any other name)."""
+    module, cls = _ADAPTER_CLASSES[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+
+
+def __getattr__(name: str) -> Any:
+    """The adapter classes, ``ADAPTER_TYPES`` (name → class) and ``ADAPTERS`` (name → an
+    instance with its default options), imported on first use (PEP 562)."""
+    if name == "ADAPTER_TYPES":
+        return {n: adapter_type(n) for n in ADAPTER_NAMES}
+    if name == "ADAPTERS":
+        return {n: adapter_type(n)() for n in ADAPTER_NAMES}
+    if name in _ELSEWHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_ELSEWHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_adapter(name: str) -> SourceAdapter:
     """The adapter registered as ``name``; ``KeyError`` lists the known names otherwise."""
-    try:
-        return ADAPTERS[name]
-    except KeyError:
-        known = ", ".join(sorted(ADAPTERS))
+    if name not in _ADAPTER_CLASSES:
+        known = ", ".join(sorted(ADAPTER_NAMES))
         raise KeyError(f"unknown source {name!r}; known sources: {known}") from None
+    return adapter_type(name)()
 
 
 def build_adapter(
@@ -100,6 +131,8 @@ def build_adapter(
     the generic extractor (``adapter = "generic"``, configured by ``options``)."""
     kind = adapter or source
     if kind == GENERIC:
+        from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
+
         opts = dict(options or {})
         if "paths" in opts:
             opts["paths"] = tuple(opts["paths"])
@@ -109,12 +142,13 @@ def build_adapter(
             f"source {source!r}: adapter {kind!r} can only be used by the source of that name; "
             f"a site with no adapter of its own uses adapter = {GENERIC!r}"
         )
-    cls = ADAPTER_TYPES.get(kind)
-    if cls is None:
-        known = ", ".join(sorted(ADAPTER_TYPES))
+    if kind not in _ADAPTER_CLASSES:
+        known = ", ".join(sorted(ADAPTER_NAMES))
         raise KeyError(
             f"unknown source {source!r}; known sources: {known} (or adapter = {GENERIC!r})"
         )
-    if cls is SkypilotAdapter:
+    if kind == "skypilot":
+        from scrapers.sources.skypilot import SkypilotAdapter, SkypilotOptions
+
         return SkypilotAdapter(SkypilotOptions(**options) if options else None)
-    return cls()
+    return adapter_type(kind)()

@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from scrapers.gpu_names import canonical_gpu
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, OfferRow, ParseError
 from scrapers.sources._json import data_list, field, integer, load_json, obj, optional_text, text
 from scrapers.sources._limits import bounded

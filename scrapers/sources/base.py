@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal, Protocol
 
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import Row
 
 # What an adapter's rows are: offers, spot quotes, or both (vast.ai).

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from scrapers.gpu_names import canonical_gpu
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_YEAR, Billing, OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
 from scrapers.sources._limits import bounded

@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlencode
 
 from scrapers.gpu_names import canonical_gpu
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import (
     HOURS_PER_MONTH,
     HOURS_PER_WEEK,

@@ -24,7 +24,7 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.gpu_names import canonical_gpu
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources._json import field, load_json, looks_like_json, obj, optional_text, text
 from scrapers.sources._limits import bounded

@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from scrapers.gpu_names import canonical_gpu
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import field, integer, load_json, number, obj, text
 from scrapers.sources._limits import bounded

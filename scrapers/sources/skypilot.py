@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 
 from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import Billing, OfferRow, ParseError, Row
 from scrapers.sources._limits import bounded, check_digits, check_json_depth
 from scrapers.sources._page import naive_utc

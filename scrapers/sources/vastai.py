@@ -17,7 +17,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import OfferRow, ParseError, Row, SpotQuoteRow
 from scrapers.sources._json import (
     field,

@@ -44,6 +44,25 @@ def with_pages(path: Path, pages: int, page_bytes: int) -> Warehouse:
     return Warehouse(path)
 
 
+def test_the_writer_archives_many_large_pages_within_a_small_limit(tmp_path: Path) -> None:
+    """Page bodies committed one by one, as loads archive them: DuckDB's checkpoint vacuum
+    invalidated the database (FATAL) after about 500 pages of 100 KB at 32MB
+    (warehouse.store.db.duckdb_config turns it off)."""
+    warehouse = Warehouse(tmp_path / "gpuprice.duckdb", WarehouseConfig(memory_limit="32MB"))
+    for start in range(0, 800, 50):
+        with write_connection(warehouse) as con:
+            for i in range(start, start + 50):
+                con.execute("BEGIN TRANSACTION")
+                con.execute(
+                    "INSERT INTO raw_page (page_id, source, url, fetched_at, http_status, body, "
+                    "parse_status) VALUES (sha256(?::VARCHAR), 'jygpu', 'http://x/' || ?, "
+                    "TIMESTAMP '2026-09-01', 200, ?::BLOB, 'ok')",
+                    [i, i, (f"{i:08x}" * (PAGE_BYTES // 8)).encode()],
+                )
+                con.execute("COMMIT")
+    assert digest(warehouse.path)[0] == 800
+
+
 def digest(path: Path) -> tuple[int, str]:
     with duckdb.connect(str(path), read_only=True) as con:
         return con.execute(

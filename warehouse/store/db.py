@@ -78,8 +78,15 @@ def lock_retrying(wait_s: float) -> Retrying:
 
 def duckdb_config(warehouse: Warehouse) -> dict[str, str]:
     """The settings every connection to ``warehouse`` opens with (the same for readers and
-    the writer: DuckDB refuses two connections to one file with different settings)."""
-    return {"memory_limit": warehouse.memory_limit}
+    the writer: DuckDB refuses two connections to one file with different settings).
+
+    No checkpoint vacuum: DuckDB 2.0.1's vacuum merges the small row groups that many commits
+    of archived page bodies leave, and at the default 128MB it ran out of memory mid-checkpoint
+    and invalidated the database (FATAL) after about 2,000 pages of 100 KB, about 500 at
+    32MB; the writer then failed every later step. Without it the warehouse keeps the space
+    of deleted rows (derive's replaced rows, the emptied serving outbox) until a later
+    checkpoint rewrites their row group: a slower-growing file, not a lost one."""
+    return {"memory_limit": warehouse.memory_limit, "max_vacuum_tasks": "0"}
 
 
 def _connect(warehouse: Warehouse, read_only: bool) -> duckdb.DuckDBPyConnection:

@@ -16,7 +16,7 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from scrapers.http import Request
+from scrapers.request import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import load_json, looks_like_json
 from scrapers.sources._limits import bounded
