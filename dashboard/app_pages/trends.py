@@ -85,7 +85,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         e, f, g, h = st.columns([2, 2, 1, 2])
         span = e.date_input(
             t("f.dates"),
-            value=(start, last),
+            value=chosen_span(first, last) or (start, last),
             min_value=first,
             max_value=last,
             key="tr_dates",
@@ -136,12 +136,24 @@ def default_start(options: pl.DataFrame) -> tuple[date, bool]:
     return window, False
 
 
+SPAN_KEY = "tr_span"  # the range a button chose
+
+
+def chosen_span(first: date, last: date) -> tuple[date, date] | None:
+    """The range a button chose, while the data still spans it."""
+    span = st.session_state.get(SPAN_KEY)
+    return span if span and first <= span[0] and span[1] <= last else None
+
+
 def span_buttons(column: Any, first: date, last: date) -> None:
     """Two buttons under the date range: the whole history, and the last 90 days."""
     whole, recent = column.columns(2)
 
     def choose(start: date) -> None:
-        st.session_state["tr_dates"] = (start, last)
+        # The widget takes the button's range as its default: set into its own state, the
+        # range would be a value given twice (Streamlit warns, with a stack, in the log).
+        st.session_state.pop("tr_dates", None)
+        st.session_state[SPAN_KEY] = (start, last)
 
     whole.button(t("trends.range.all"), on_click=choose, args=(first,), key="tr_all")
     recent.button(
@@ -194,8 +206,10 @@ def kpis(offers: OfferFilter) -> None:
     for at in range(0, len(rows), KPI_COLUMNS):
         for column, row in zip(st.columns(KPI_COLUMNS), rows[at : at + KPI_COLUMNS], strict=False):
             mixed = row["mixed"] or row["mom_mixed"] or row["yoy_mixed"]
+            # A card whose prices end earlier (imported history only) names its own month.
+            month = "" if row["month"] == newest["month"] else f" · {row['month']:%Y-%m}"
             column.metric(
-                f"{card_label(row['gpu'])} · {billing_label(row['billing'])}"
+                f"{card_label(row['gpu'])} · {billing_label(row['billing'])}{month}"
                 + (MIXED if mixed else ""),
                 money(row["cny_per_card_hour"]),
                 delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
