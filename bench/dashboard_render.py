@@ -342,7 +342,10 @@ def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
         }
         calls: dict[str, Callable[[], object]] = {
             "price_trend": lambda f=filters, g=grain: dashboard_queries.price_trend(
-                warehouse, g, OfferFilter(**f)
+                warehouse,
+                g,
+                OfferFilter(**f),
+                apart=True,  # as the page asks: kinds apart
             ),
             "price_band": lambda f=filters, g=grain: dashboard_queries.price_band(
                 warehouse, g, OfferFilter(**f)

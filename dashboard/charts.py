@@ -136,9 +136,12 @@ def _kind(legend: bool = True) -> alt.Opacity:
     """The real / SIMULATED channel of a trend layer (the ``data`` column); its legend draws
     each kind's line and names it in the page's language."""
     names = f"datum.value == '{KINDS[0]}' ? '{t('legend.real')}' : '{t('legend.simulated')}'"
+    # One kind under the other: in a row beside the platforms' and the billing legends, the
+    # second ran past the chart's right edge.
     guide = alt.Legend(
         title=header("data"),
         orient="bottom",
+        columns=1,
         labelLimit=0,
         symbolType="stroke",
         symbolStrokeColor="#444444",

@@ -191,9 +191,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lang.toggle": ("English", "English"),
     "simulated": (
         "**模拟数据 SIMULATED** — 演示配置：价格来自内置的演示市场（以种子文章 2026-09-04 "
-        "公布价为锚）。`*-published` 来源的行是真实公布价。",
+        "公布价为锚）。`*-published` 来源的行是真实公布价；从公开存档导入的历史（data = real，"
+        "注明出处）也是真实价格。",
         "**SIMULATED** — demo profile: prices come from the bundled demo market (anchored on "
-        "the seeds' published 2026-09-04 prices). Rows from `*-published` sources are real.",
+        "the seeds' published 2026-09-04 prices). Rows from `*-published` sources are real, and "
+        "so is the history imported from public archives (data = real, its origin cited).",
     ),
     "simulated.rows": (
         "所示数据含模拟行（data = SIMULATED）。",
