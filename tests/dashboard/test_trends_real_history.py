@@ -22,6 +22,7 @@ from configuration.settings import Settings
 from dashboard.charts import KIND_OPACITY, KINDS
 from dashboard.i18n import LANG_KEY
 from dashboard.origin import short_origin
+from dashboard.palette import platform_colour
 from tests.dashboard.conftest import APP, assert_clean, chart_data, charts, table, texts
 from tests.dashboard.real_history import build
 from tests.dashboard.test_i18n import untranslated, visible
@@ -115,6 +116,10 @@ def test_the_kinds_are_drawn_differently(page: Callable[..., AppTest]) -> None:
     assert dots["mark"]["type"] == "point" and dots["mark"]["filled"]
     filters = json.dumps(dots["transform"])
     assert "datum.data === 'real'" in filters or 'datum.data === "real"' in filters
+    # one colour per platform whatever the kind: the palette's, on the lines and the dots
+    colour = line["encoding"]["color"]
+    assert dots["encoding"]["color"] == colour and colour["field"] == "platform"
+    assert colour["scale"]["range"] == [platform_colour(p) for p in colour["scale"]["domain"]]
     tips = {t["field"]: t["title"] for t in dots["encoding"]["tooltip"]}
     assert tips["origin_whole"] == "出处（完整）" and tips["origin"] == "出处"
     # the subtitle says what the kinds look like
