@@ -130,7 +130,7 @@ def default_start(options: pl.DataFrame) -> tuple[date, bool]:
     simulated prices and keeps the last 90 days, however far its history goes back."""
     first, last = options["first_day"].min(), options["last_day"].max()
     window = max(first, last - timedelta(days=DEFAULT_DAYS - 1))
-    real = options["first_real_day"].min() if "first_real_day" in options.columns else None
+    real = options["first_real_day"].min()
     if options["simulated"].any() and real is not None and real < window:
         return real, True
     return window, False
