@@ -15,9 +15,15 @@ nine market quotes an hour. Timed, median of ``--rounds``:
   `gpuprice backfill` runs the Dagster job over the demo market into the same warehouse
   (one run per day: scrape, load, derive, serving copy, alerts), as the first start's
   history seeding does, and every page is opened cold meanwhile (target: < 2 s each);
-* each query function the page calls, over the default view and the whole history.
+* each query function the page calls, over the default view and the whole history;
+* the Trends page over the demo's first start (issue 28): the real history `make up` imports
+  (RunPod's and Lambda's pricing pages 2023–2026, SkyPilot's Lambda catalog 2023, a
+  tracker's CSV: tests/dashboard/real_history.py, the test suite's builder) beside 90
+  SIMULATED days of every demo platform, whose default view reaches back to 2023; cold, in
+  both languages, and its "Last 90 days" view.
 
-Run: `.venv/bin/python bench/dashboard_render.py [--years 1 5] [--rounds 3] [--no-writing]`.
+Run: `.venv/bin/python bench/dashboard_render.py [--years 1 5] [--rounds 3] [--no-writing]
+[--no-real-history]`.
 """
 
 from __future__ import annotations
@@ -336,7 +342,10 @@ def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
         }
         calls: dict[str, Callable[[], object]] = {
             "price_trend": lambda f=filters, g=grain: dashboard_queries.price_trend(
-                warehouse, g, OfferFilter(**f)
+                warehouse,
+                g,
+                OfferFilter(**f),
+                apart=True,  # as the page asks: kinds apart
             ),
             "price_band": lambda f=filters, g=grain: dashboard_queries.price_band(
                 warehouse, g, OfferFilter(**f)
@@ -366,6 +375,69 @@ def query_figures(path: Path, rounds: int) -> list[tuple[str, float, int]]:
     return out
 
 
+REAL_HISTORY_END = date(2026, 12, 1)
+
+
+def real_history_figures(rounds: int) -> None:
+    """The Trends page's first render over real history beside 90 SIMULATED days."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.data import _cached, _settings_of
+
+    with tempfile.TemporaryDirectory(prefix="gpuprice-bench-real-") as tmp:
+        # The history job's definitions load the settings as they are imported.
+        os.environ.update(GPUPRICE_HOME=tmp, GPUPRICE_CONFIG=str(ROOT / "gpuprice.toml"))
+        from tests.dashboard.real_history import build as build_real_history
+
+        started = time.perf_counter()
+        days = tuple(REAL_HISTORY_END - timedelta(days=n) for n in range(89, -1, -1))
+        settings = build_real_history(Path(tmp), days, None, strict=False)
+        rows = read_frame(
+            settings.warehouse,
+            "SELECT count(*) FILTER (WHERE NOT simulated) AS real, "
+            "count(*) FILTER (WHERE simulated) AS simulated, min(observed_at)::DATE AS first "
+            "FROM offer",
+        ).row(0, named=True)
+        print(
+            f"\n== the demo's first start: real history from {rows['first']} "
+            f"({rows['real']:,} real offer rows) beside 90 SIMULATED days of every demo "
+            f"platform to {REAL_HISTORY_END} ({rows['simulated']:,} rows), built in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
+        os.environ.update(
+            GPUPRICE_HOME=str(settings.home),
+            GPUPRICE_CONFIG=str(settings.config_path),
+            GPUPRICE_PROFILE="demo",
+        )
+        _settings_of.clear()
+
+        def render(english: bool, recent: bool) -> float:
+            app = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
+            app.session_state["lang_en"] = english
+            _cached.clear()
+            began = time.perf_counter()
+            app.run()
+            if recent:  # the "Last 90 days" button, its run timed alone, nothing cached
+                _cached.clear()
+                began = time.perf_counter()
+                app.button(key="tr_recent").click().run()
+            elapsed = time.perf_counter() - began
+            assert not app.exception, [e.value for e in app.exception]
+            return elapsed
+
+        render(False, False)  # imports and Streamlit's first-run setup, not timed
+        for label, english, recent in (
+            ("default view (from the first real price, daily), Chinese", False, False),
+            ("default view, English", True, False),
+            ("'Last 90 days' (the button), Chinese", False, True),
+        ):
+            times = [render(english, recent) for _ in range(rounds)]
+            print(
+                f"first render, Trends page, {label}: median {statistics.median(times):.3f} s, "
+                f"max {max(times):.3f} s"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--years", type=int, nargs="+", default=[1, 5])
@@ -375,6 +447,12 @@ def main() -> None:
         dest="writing",
         action="store_false",
         help="Leave out the renders while the pipeline writes (they need the demo market).",
+    )
+    parser.add_argument(
+        "--no-real-history",
+        dest="real_history",
+        action="store_false",
+        help="Leave out the Trends page over real history beside 90 SIMULATED days (~5 min).",
     )
     args = parser.parse_args()
     from dashboard.data import _cached
@@ -406,6 +484,8 @@ def main() -> None:
                 writing_figures(home, args.rounds)
             for name, seconds, rows in query_figures(home / "gpuprice.duckdb", args.rounds):
                 print(f"  {name}: {seconds * 1000:.1f} ms ({rows:,} rows)")
+    if args.real_history:
+        real_history_figures(args.rounds)
     print(f"\n(as of {date.today()}; median of {args.rounds} rounds; figures only)")
 
 

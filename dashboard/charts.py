@@ -124,24 +124,40 @@ def heat_colour(ratio: float) -> str:
     return HEAT_COLOURS[-1]
 
 
-@_unchecked
-def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChart:
-    """One panel per card with its own y-axis (a 4090 at ¥2 and an H100 at ¥15 each get a
-    readable scale): a line per platform (colour) and billing mode (dash), the platforms'
-    min–max band in grey with its median dotted, market quotes dashed with triangles.
-    ``subtitle``: one line each (a chart title does not wrap).
+# Real prices and SIMULATED ones in every trend panel: real lines solid with a dot at each
+# point (hover it for where the price comes from), simulated lines pale without dots; the
+# band of each kind as pale.
+KINDS = ("real", "SIMULATED")
+KIND_OPACITY = (1.0, 0.4)
+BAND_OPACITY = (0.16, 0.07)
 
-    ``table``: the page's chart table (period, layer = price | band | market quote, card
-    and card_id, platform, billing and billing_id, value, min, max, n, data), one data set
-    the panels share; ``drawn`` marks the price lines to draw (the others are in the band).
-    """
-    unit = t("unit.card_hour")
-    frame = plain_numbers(table).with_columns(
-        series=pl.col("card_id") + " · " + pl.col("platform") + " · " + pl.col("billing_id")
+
+def _kind(legend: bool = True) -> alt.Opacity:
+    """The real / SIMULATED channel of a trend layer (the ``data`` column); its legend draws
+    each kind's line and names it in the page's language."""
+    names = f"datum.value == '{KINDS[0]}' ? '{t('legend.real')}' : '{t('legend.simulated')}'"
+    # One kind under the other: in a row beside the platforms' and the billing legends, the
+    # second ran past the chart's right edge.
+    guide = alt.Legend(
+        title=header("data"),
+        orient="bottom",
+        columns=1,
+        labelLimit=0,
+        symbolType="stroke",
+        symbolStrokeColor="#444444",
+        symbolStrokeWidth=2.5,
+        labelExpr=names,
     )
-    x = alt.X("period:T", title=t("axis.date"))
-    y = _money_y("value:Q", unit, scale=alt.Scale(zero=False))
-    tooltip = [
+    return alt.Opacity(
+        "data:N",
+        title=header("data"),
+        scale=alt.Scale(domain=list(KINDS), range=list(KIND_OPACITY)),
+        legend=guide if legend else None,
+    )
+
+
+def _trend_tooltip(unit: str) -> list[alt.Tooltip]:
+    return [
         alt.Tooltip("card:N", title=header("card")),
         alt.Tooltip("platform:N", title=header("platform")),
         alt.Tooltip("billing:N", title=header("billing")),
@@ -152,34 +168,74 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
         alt.Tooltip("max:Q", format=PRICE_FORMAT, title=header("max")),
         alt.Tooltip("n:Q", title=header("n")),
         alt.Tooltip("data:N", title=header("data")),
+        alt.Tooltip("origin:N", title=header("origin")),
+        alt.Tooltip("origin_whole:N", title=header("origin (whole)")),
     ]
+
+
+@_unchecked
+def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChart:
+    """One panel per card with its own y-axis (a 4090 at ¥2 and an H100 at ¥15 each get a
+    readable scale): a line per platform (colour) and billing mode (dash), real prices solid
+    with a dot per point and SIMULATED ones pale (``KIND_OPACITY``, the legend ``data``),
+    the platforms' min–max band in grey with its median dotted (one band per kind), market
+    quotes dashed with triangles. ``subtitle``: one line each (a chart title does not wrap).
+
+    ``table``: the page's chart table (period, layer = price | band | market quote, card
+    and card_id, platform, billing and billing_id, value, min, max, n, data, origin and
+    origin_whole), one data set the panels share; ``drawn`` marks the price lines to draw
+    (the others are in the band). A real point's tooltip says where its price comes from.
+    """
+    unit = t("unit.card_hour")
+    ids = pl.col("card_id") + " · " + pl.col("platform") + " · " + pl.col("billing_id")
+    frame = plain_numbers(table).with_columns(
+        series=ids,
+        line=ids + " · " + pl.col("data"),  # real and simulated never joined by one line
+        band=pl.col("billing_id") + " · " + pl.col("data"),
+        origin=pl.col("origin").fill_null("—"),
+        origin_whole=pl.col("origin_whole").fill_null("—"),
+    )
+    # Dated ticks: over years, month names alone ("April", "October") did not say which year.
+    x = alt.X("period:T", title=t("axis.date"), axis=alt.Axis(format="%Y-%m-%d"))
+    y = _money_y("value:Q", unit, scale=alt.Scale(zero=False))
+    tooltip = _trend_tooltip(unit)
     lines = frame.filter(pl.col("layer") != "band")
     colour = _platform_colour(lines, "platform") if not lines.is_empty() else alt.Undefined
     base = alt.Chart()
     band = base.transform_filter(alt.datum.layer == "band")
+    band_opacity = alt.condition(
+        alt.datum.data == KINDS[0], alt.value(BAND_OPACITY[0]), alt.value(BAND_OPACITY[1])
+    )
+    price = base.transform_filter((alt.datum.layer == "price") & alt.datum.drawn)
     layers = [
-        band.mark_area(opacity=0.15, color="gray").encode(
-            x=x, y=alt.Y("min:Q", title=unit), y2="max:Q", detail="billing:N"
+        band.mark_area(color="gray").encode(
+            x=x, y=alt.Y("min:Q", title=unit), y2="max:Q", detail="band:N", opacity=band_opacity
         ),
         band.mark_line(strokeDash=[1, 3], color="gray").encode(
-            x=x, y=y, detail="billing:N", tooltip=tooltip
+            x=x, y=y, detail="band:N", tooltip=tooltip
         ),
-        # No points: with them the billing legend shows dots instead of its dashes.
-        base.transform_filter((alt.datum.layer == "price") & alt.datum.drawn)
-        .mark_line(strokeWidth=1.8)
-        .encode(
+        # No points on this layer: with them the billing legend shows dots, not its dashes.
+        price.mark_line(strokeWidth=1.8).encode(
             x=x,
             y=y,
             color=colour,
             strokeDash=alt.StrokeDash(
                 "billing:N", title=header("billing"), legend=_legend(header("billing"))
             ),
-            detail="series:N",
+            opacity=_kind(),
+            detail="line:N",
             tooltip=tooltip,
         ),
+        price.transform_filter(alt.datum.data == KINDS[0])
+        # Every dot is real: no opacity scale here, whose filled symbol would take over the
+        # kinds' legend (merged, it hid the line symbols).
+        .mark_point(filled=True, size=40, opacity=1)
+        .encode(x=x, y=y, color=colour, tooltip=tooltip),
         base.transform_filter(alt.datum.layer == "market quote")
         .mark_line(strokeDash=[6, 4], point=alt.OverlayMarkDef(shape="triangle"))
-        .encode(x=x, y=y, color=colour, detail="series:N", tooltip=tooltip),
+        .encode(
+            x=x, y=y, color=colour, opacity=_kind(legend=False), detail="line:N", tooltip=tooltip
+        ),
     ]
     return (
         alt.layer(*layers, data=frame)

@@ -37,6 +37,8 @@ HEADERS: dict[str, str] = {
     "day (UTC)": "日 (UTC)",
     "layer": "图层",
     "data": "数据",
+    "origin": "出处",
+    "origin (whole)": "出处（完整）",
     "n": "数量",
     "min": "最低 元/卡时",
     "max": "最高 元/卡时",
@@ -190,9 +192,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "lang.toggle": ("English", "English"),
     "simulated": (
         "**模拟数据 SIMULATED** — 演示配置：价格来自内置的演示市场（以种子文章 2026-09-04 "
-        "公布价为锚）。`*-published` 来源的行是真实公布价。",
+        "公布价为锚）。`*-published` 来源的行是真实公布价；从公开存档导入的历史（data = real，"
+        "注明出处）也是真实价格。",
         "**SIMULATED** — demo profile: prices come from the bundled demo market (anchored on "
-        "the seeds' published 2026-09-04 prices). Rows from `*-published` sources are real.",
+        "the seeds' published 2026-09-04 prices). Rows from `*-published` sources are real, and "
+        "so is the history imported from public archives (data = real, its origin cited).",
     ),
     "simulated.rows": (
         "所示数据含模拟行（data = SIMULATED）。",
@@ -310,6 +314,49 @@ STRINGS: dict[str, tuple[str, str]] = {
         "最新挂牌价（最新观测 {at} UTC）",
         "Latest listed prices (newest observation {at} UTC)",
     ),
+    "trends.kinds": (
+        "实线加圆点 = 真实价格（悬停圆点看出处：存档快照、提交或引文），浅色线 = SIMULATED 模拟价格",
+        "solid line with dots = real prices (hover a dot for its origin: archived capture, "
+        "commit or citation), pale line = SIMULATED prices",
+    ),
+    "trends.range.all": ("全部历史", "All history"),
+    "trends.range.recent": ("最近 {days} 天", "Last {days} days"),
+    "trends.range.real": (
+        "默认从第一条真实价格（{day}）开始，让导入的真实历史和 SIMULATED 模拟数据并排显示；"
+        "「最近 90 天」只看近期。",
+        "The range starts at the first real price ({day}) so the imported real history shows "
+        "beside the SIMULATED days; 'Last 90 days' narrows it.",
+    ),
+    "trends.kpi.mixes": (
+        "混合真实与 SIMULATED 价格：{what}；",
+        "mixes real and SIMULATED prices: {what}; ",
+    ),
+    "trends.kpi.mixed": (
+        "本月两种都有（环比、同比也因此混合）",
+        "this month holds both (so do its month-over-month and year-over-year changes)",
+    ),
+    "list.sep": ("；", "; "),
+    "trends.kpi.mom_mixed": (
+        "环比一边真实一边模拟",
+        "month over month compares one kind with the other",
+    ),
+    "trends.kpi.yoy_mixed": (
+        "同比一边真实一边模拟",
+        "year over year compares one kind with the other",
+    ),
+    "trends.kpi.mixed_note": (
+        "{mark} 标记的指标混合了真实价格与 SIMULATED 模拟价格（悬停看是哪一项）。",
+        "{mark} marks a figure that mixes real and SIMULATED prices (hover it to see which).",
+    ),
+    "trends.changes.kinds": (
+        "同一平台的真实价格与 SIMULATED 模拟价格各占一行，只与同类比较。",
+        "A platform's real and SIMULATED prices are rows of their own, each compared only "
+        "with its own kind.",
+    ),
+    "legend.real": ("real 真实（圆点）", "real (dots)"),
+    "legend.simulated": ("SIMULATED 模拟（浅色）", "SIMULATED (pale)"),
+    "origin.simulated": ("演示市场（SIMULATED）", "demo market (SIMULATED)"),
+    "origin.live": ("实时抓取（页面存于 raw_page）", "live scrape (its page in raw_page)"),
     "trends.facets": (
         "每张卡一幅小图，各自的纵轴；颜色 = 平台，线型 = 计费方式；悬停看完整名称",
         "one panel per card, each with its own y-axis; colour = platform, dash = billing "

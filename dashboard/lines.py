@@ -2,9 +2,13 @@
 platforms and two billing modes is not a tangle of two dozen lines.
 
 Per panel the lines kept are, in this order: the platforms the user picked, then the
-cheapest and the dearest line of each billing mode at its newest point, then the next
-cheapest. The rest stay in the table and in the min–max band the trend page draws across
-every platform; the page says how many were left out and where to pick them.
+cheapest and the dearest line of each billing mode at its newest point, then the lines with
+real prices (imported history, live scrapes, published prices: in the demo they are few
+among the SIMULATED platforms, and they are what the panel is for), then the next
+cheapest. A platform's real and simulated prices are one line here (one colour; the chart
+draws the two kinds differently). The rest stay in the table and in the min–max band the
+trend page draws across every platform; the page says how many were left out and where to
+pick them.
 """
 
 from __future__ import annotations
@@ -26,16 +30,19 @@ def pick_lines(
     period: str,
     chosen: Sequence[str] = (),
     limit: int = MAX_LINES,
+    real: str | None = None,
 ) -> pl.DataFrame:
     """``frame`` (one row per period and line; a line is a platform and billing mode in a
-    ``panel``) with a boolean column ``drawn``."""
+    ``panel``) with a boolean column ``drawn``. ``real``: a boolean column, true where a
+    point is a real price."""
     if frame.is_empty():
         return frame.with_columns(drawn=pl.lit(True))
     line = [panel, platform, billing]
+    has_real = pl.col(real).any() if real is not None else pl.lit(False)
     newest = (
         frame.sort(period)
         .group_by(line, maintain_order=True)
-        .agg(pl.col(value).drop_nulls().last().alias("_last"))
+        .agg(pl.col(value).drop_nulls().last().alias("_last"), has_real.alias("_real"))
     )
     extreme = (pl.col("_last") == pl.col("_last").min().over(panel, billing)) | (
         pl.col("_last") == pl.col("_last").max().over(panel, billing)
@@ -46,7 +53,9 @@ def pick_lines(
             .then(0)
             .when(extreme)
             .then(1)
-            .otherwise(2)
+            .when(pl.col("_real"))
+            .then(2)
+            .otherwise(3)
         )
         .sort(panel, "_priority", "_last", platform, nulls_last=True)
         .with_columns(_order=pl.int_range(1, pl.len() + 1).over(panel))

@@ -5,7 +5,8 @@ cards, and an export of exactly the table the chart draws."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
+from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -16,6 +17,7 @@ from dashboard.export import export_buttons
 from dashboard.formatting import money, percent
 from dashboard.i18n import billing_both, billing_label, both, card_label, labels, named, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
+from dashboard.origin import origin_columns
 from dashboard.page_start import open_page
 from dashboard.tables import show
 from warehouse.read.dashboard import GRAINS, Grain
@@ -45,6 +47,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         return sorted(options[column].unique().to_list())
 
     first, last = options["first_day"].min(), options["last_day"].max()
+    start, extended = default_start(options)
     billing_all = values("billing")
     billing_default = [b for b in DEFAULT_BILLING if b in billing_all] or billing_all
     with st.expander(t("filters"), expanded=True):
@@ -82,11 +85,14 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         e, f, g, h = st.columns([2, 2, 1, 2])
         span = e.date_input(
             t("f.dates"),
-            value=(max(first, last - timedelta(days=DEFAULT_DAYS - 1)), last),
+            value=chosen_span(first, last) or (start, last),
             min_value=first,
             max_value=last,
             key="tr_dates",
         )
+        span_buttons(e, first, last)
+        if extended:
+            e.caption(t("trends.range.real", day=f"{start:%Y-%m-%d}"))
         grain = f.radio(
             t("f.grain"),
             GRAINS,
@@ -116,6 +122,48 @@ def filters(options: pl.DataFrame) -> Chosen | None:
     return Chosen(offers, grain, quotes, tuple(lines))
 
 
+def default_start(options: pl.DataFrame) -> tuple[date, bool]:
+    """The date range's default start, and whether it reaches back for real history: the
+    last ``DEFAULT_DAYS`` days, or from the first real price when the warehouse also holds
+    SIMULATED prices and its real history begins before them (the demo: real captures of
+    2023–2026 beside 90 simulated days, which alone would hide them). A live install has no
+    simulated prices and keeps the last 90 days, however far its history goes back."""
+    first, last = options["first_day"].min(), options["last_day"].max()
+    window = max(first, last - timedelta(days=DEFAULT_DAYS - 1))
+    real = options["first_real_day"].min()
+    if options["simulated"].any() and real is not None and real < window:
+        return real, True
+    return window, False
+
+
+SPAN_KEY = "tr_span"  # the range a button chose
+
+
+def chosen_span(first: date, last: date) -> tuple[date, date] | None:
+    """The range a button chose, while the data still spans it."""
+    span = st.session_state.get(SPAN_KEY)
+    return span if span and first <= span[0] and span[1] <= last else None
+
+
+def span_buttons(column: Any, first: date, last: date) -> None:
+    """Two buttons under the date range: the whole history, and the last 90 days."""
+    whole, recent = column.columns(2)
+
+    def choose(start: date) -> None:
+        # The widget takes the button's range as its default: set into its own state, the
+        # range would be a value given twice (Streamlit warns, with a stack, in the log).
+        st.session_state.pop("tr_dates", None)
+        st.session_state[SPAN_KEY] = (start, last)
+
+    whole.button(t("trends.range.all"), on_click=choose, args=(first,), key="tr_all")
+    recent.button(
+        t("trends.range.recent", days=DEFAULT_DAYS),
+        on_click=choose,
+        args=(max(first, last - timedelta(days=DEFAULT_DAYS - 1)),),
+        key="tr_recent",
+    )
+
+
 def compared(row: dict) -> str:
     """What a month-over-month figure compares, in words: whole months, or month to date
     against the same days of the month before."""
@@ -132,6 +180,20 @@ def compared(row: dict) -> str:
     )
 
 
+MIXED = " ◐"  # a KPI that mixes real and SIMULATED prices
+
+
+def kind_note(row: dict) -> str:
+    """What a KPI is made of: SIMULATED, real, or which of its figures mix the two (a month
+    holding both mixes its changes too; otherwise a change may compare one kind with the
+    other)."""
+    whats = ("mixed",) if row["mixed"] else ("mom_mixed", "yoy_mixed")
+    mixes = [t(f"trends.kpi.{what}") for what in whats if row[what]]
+    if mixes:
+        return t("trends.kpi.mixes", what=t("list.sep").join(mixes))
+    return "SIMULATED; " if row["simulated"] else ""
+
+
 def kpis(offers: OfferFilter) -> None:
     changes = data.card_changes(offers)
     if changes is None or changes.is_empty():
@@ -139,17 +201,22 @@ def kpis(offers: OfferFilter) -> None:
     newest = changes.sort("last_day").row(-1, named=True)
     st.caption(t("trends.kpi", compared=compared(newest)))
     rows = changes.to_dicts()
+    if any(row["mixed"] or row["mom_mixed"] or row["yoy_mixed"] for row in rows):
+        st.caption(t("trends.kpi.mixed_note", mark=MIXED.strip()))
     for at in range(0, len(rows), KPI_COLUMNS):
         for column, row in zip(st.columns(KPI_COLUMNS), rows[at : at + KPI_COLUMNS], strict=False):
-            sim = "SIMULATED; " if row["simulated"] else ""
+            mixed = row["mixed"] or row["mom_mixed"] or row["yoy_mixed"]
+            # A card whose prices end earlier (imported history only) names its own month.
+            month = "" if row["month"] == newest["month"] else f" · {row['month']:%Y-%m}"
             column.metric(
-                f"{card_label(row['gpu'])} · {billing_label(row['billing'])}",
+                f"{card_label(row['gpu'])} · {billing_label(row['billing'])}{month}"
+                + (MIXED if mixed else ""),
                 money(row["cny_per_card_hour"]),
                 delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
                 delta_color="inverse",  # a dearer card-hour is bad news for the renter
                 delta_description=t("trends.kpi.yoy", yoy=percent(row["yoy"])),
                 chart_data=row["last_12_months"],
-                help=sim
+                help=kind_note(row)
                 + t(
                     "trends.kpi.help",
                     compared=compared(row),
@@ -164,8 +231,11 @@ def kpis(offers: OfferFilter) -> None:
 def chart_table(
     series: pl.DataFrame, band: pl.DataFrame | None, quotes: pl.DataFrame | None
 ) -> pl.DataFrame:
-    """Everything the chart draws, as one table: this is what is shown and exported. Cards
-    and billing modes by name, their ids in the last two columns."""
+    """Everything the chart draws, as one table: this is what is shown and exported. A
+    platform's real and SIMULATED prices are rows of their own (``data``), each real one
+    with where it comes from (``origin``, short; whole in the last column). Cards and
+    billing modes by name, their ids after them."""
+    no_origin = [pl.lit(None, dtype=pl.String).alias(c) for c in ("origin", "origin (whole)")]
     parts = [
         series.select(
             "period",
@@ -178,6 +248,7 @@ def chart_table(
             pl.col("high").alias("max"),
             pl.col("observations").alias("n"),
             data_label(),
+            *origin_columns(series),
         )
     ]
     if band is not None and not band.is_empty():
@@ -193,6 +264,7 @@ def chart_table(
                 pl.col("band_max").alias("max"),
                 pl.col("platforms").alias("n"),
                 data_label(),
+                *no_origin,
             )
         )
     if quotes is not None and not quotes.is_empty():
@@ -208,11 +280,12 @@ def chart_table(
                 pl.lit(None, dtype=pl.Float64).alias("max"),
                 pl.col("regions").cast(pl.Int64).alias("n"),
                 data_label(),
+                *origin_columns(quotes),
             )
         )
     table = pl.concat([p.with_columns(pl.col("n").cast(pl.Int64)) for p in parts])
     table = named(table.with_columns(pl.col(pl.Float64).round(4))).sort(
-        "period", "layer", "gpu", "platform", "billing"
+        "period", "layer", "gpu", "platform", "billing", "data"
     )
     return table.select(
         "period",
@@ -225,8 +298,10 @@ def chart_table(
         "max",
         "n",
         "data",
+        "origin",
         pl.col("gpu").alias("card id"),
         pl.col("billing").alias("billing id"),
+        "origin (whole)",
     )
 
 
@@ -241,8 +316,13 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
     """The chart's one data set: ``table`` with ``drawn`` marking the price lines each panel
     draws (dashboard.lines), and how many it leaves to the band."""
     frame = table.rename(
-        {f"{UNIT} (mean)": "value", "card id": "card_id", "billing id": "billing_id"}
-    )
+        {
+            f"{UNIT} (mean)": "value",
+            "card id": "card_id",
+            "billing id": "billing_id",
+            "origin (whole)": "origin_whole",
+        }
+    ).with_columns(real=pl.col("data") == "real")
     prices = pick_lines(
         frame.filter(pl.col("layer") == "price"),
         panel="card_id",
@@ -251,6 +331,7 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
         value="value",
         period="period",
         chosen=chosen.lines,
+        real="real",
     )
     others = frame.filter(pl.col("layer") != "price").with_columns(drawn=pl.lit(True))
     hidden = hidden_lines(prices, "card_id", "platform", "billing_id")
@@ -259,7 +340,7 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
 
 def trend_chart(chosen: Chosen) -> None:
     offers, grain = chosen.offers, chosen.grain
-    series = data.price_trend(grain, offers)
+    series = data.price_trend(grain, offers, apart=True)
     if series is None:
         return
     if series.is_empty():
@@ -280,7 +361,7 @@ def trend_chart(chosen: Chosen) -> None:
     )
     table = chart_table(series, band, quotes)
     frame, hidden = chart_frame(table, chosen)
-    subtitle = [t("trends.facets"), t("trends.band")]
+    subtitle = [t("trends.facets"), t("trends.kinds"), t("trends.band")]
     subtitle += [t("trends.quotes.note")] if quotes is not None and not quotes.is_empty() else []
     subtitle += [t("trends.hidden", n=hidden, limit=MAX_LINES)] if hidden else []
     st.altair_chart(charts.unchecked(charts.trend(frame, title, subtitle)), width="content")
@@ -290,7 +371,10 @@ def trend_chart(chosen: Chosen) -> None:
     shown = shown_table(table)
     show(
         shown,
-        column_config={"period": st.column_config.DateColumn(format="YYYY-MM-DD")},
+        column_config={
+            "period": st.column_config.DateColumn(format="YYYY-MM-DD"),
+            "origin (whole)": st.column_config.TextColumn(width="small"),
+        },
         translate=True,
     )
     span = f"{offers.start:%Y%m%d}-{offers.end:%Y%m%d}"
@@ -304,6 +388,7 @@ def changes_table(offers: OfferFilter) -> None:
     if changes is None or changes.is_empty():
         return
     st.subheader(t("trends.changes", end=f"{offers.end:%Y-%m-%d}"))
+    st.caption(t("trends.changes.kinds"))
     # In words, made here: the page's language is not readable on a polars worker thread.
     said = [
         compared(row) for row in changes.select("month", "last_day", "whole").iter_rows(named=True)

@@ -74,8 +74,16 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
     assert f"趋势数据截至 {newest.item():%Y-%m-%d %H:%M} UTC" in shown
     # KPI cards: one per card and billing mode, median across platforms, MoM delta
     kpi = {m.label: m for m in app.metric}
-    m4090 = kpi["RTX 4090 24GB · 按时计费"]
-    assert m4090.proto.help.startswith("SIMULATED; ") and "rtx4090-24g · hourly" in m4090.proto.help
+    # September holds jygpu-published's real 09-04 price beside the SIMULATED platforms: the
+    # KPI says it mixes them (◐, and which figure in its help)
+    m4090 = kpi["RTX 4090 24GB · 按时计费 ◐"]
+    assert m4090.proto.help.startswith(
+        "混合真实与 SIMULATED 价格：本月两种都有（环比、同比也因此混合）；"
+    )
+    assert "rtx4090-24g · hourly" in m4090.proto.help
+    assert "◐ 标记的指标混合了真实价格与 SIMULATED 模拟价格" in shown
+    h20 = kpi["H20 96GB · 按时计费 ◐"]  # published real too
+    assert h20.proto.help.startswith("混合")
     # Month to date (September 1-10) against the same days of August, never against all
     # of August: testcloud starts on 08-12, so only jygpu quotes on August 1-10.
     sep = [
@@ -200,11 +208,20 @@ def test_band_spans_the_platforms_and_quotes_can_be_hidden(use_seeded: Seeded) -
     data = shown(app)
     prices = data.filter(pl.col("layer") == PRICE)
     band = data.filter(pl.col("layer") == BAND)
-    shared = prices.group_by("period").len().filter(pl.col("len") >= 2)["period"]
-    # testcloud's last 30 days, and 2026-07-01 where seed 002's published price meets jygpu
-    assert sorted(band["period"]) == sorted(shared) and band.height == 31
+    # a band per kind of data, never across: testcloud's last 30 days meet jygpu (both
+    # SIMULATED); seed 002's real published price of 2026-07-01 and seed 003's of 09-04
+    # stand alone among the real ones, so they make no band
+    shared = prices.group_by("period", "data").len().filter(pl.col("len") >= 2)
+    assert sorted(band["period"]) == sorted(shared["period"]) and band.height == 30
+    assert set(band["data"]) == {"SIMULATED"}
+    assert prices.filter(pl.col("data") == "real")["period"].to_list() == [
+        date(2026, 7, 1),
+        date(2026, 9, 4),
+    ]
     for row in band.iter_rows(named=True):
-        same_day = prices.filter(pl.col("period") == row["period"])[UNIT]
+        same_day = prices.filter(pl.col("period") == row["period"], pl.col("data") == row["data"])[
+            UNIT
+        ]
         assert row["min"] == pytest.approx(same_day.min())
         assert row["max"] == pytest.approx(same_day.max())
         assert row["n"] == same_day.len() >= 2

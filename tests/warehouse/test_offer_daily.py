@@ -23,16 +23,17 @@ from warehouse.store.db import read_frame, write_connection
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import remove, serving_path
 
-KEYS = ["day", "source", "gpu", "billing", "region"]
+KEYS = ["day", "source", "gpu", "billing", "region", "simulated"]
 COLUMNS = [
     *KEYS,
     "observations",
     "sum_cny_per_card_hour",
     "min_cny_per_card_hour",
     "max_cny_per_card_hour",
-    "simulated",
     "first_observed_at",
     "last_observed_at",
+    "origin",
+    "origins",
 ]
 
 
@@ -53,7 +54,7 @@ def monthly(path: Path) -> pl.DataFrame:
     return (
         read_frame(warehouse_at(path), "SELECT * FROM offer_monthly")
         .select(MONTH_COLUMNS)
-        .sort(MONTH_COLUMNS[:5])
+        .sort(MONTH_COLUMNS[:6])
     )
 
 
@@ -68,13 +69,18 @@ def monthly_from_raw(path: Path) -> pl.DataFrame:
                    sum(cny_per_card_hour)::DECIMAL(38, 6) AS sum_cny_per_card_hour,
                    min(cny_per_card_hour) AS min_cny_per_card_hour,
                    max(cny_per_card_hour) AS max_cny_per_card_hour,
-                   bool_or(simulated) AS simulated, min(observed_at) AS first_observed_at,
-                   max(observed_at) AS last_observed_at
+                   simulated, min(observed_at) AS first_observed_at,
+                   max(observed_at) AS last_observed_at,
+                   arg_min(citation, observed_at) FILTER (WHERE citation IS NOT NULL
+                                                          AND NOT simulated) AS origin,
+                   -- a month's origins: its days' distinct citations, summed
+                   count(DISTINCT (observed_at::DATE, citation))
+                       FILTER (WHERE citation IS NOT NULL AND NOT simulated)::INTEGER AS origins
             FROM offer WHERE gpu <> 'unknown' GROUP BY ALL
             """,
         )
         .select(MONTH_COLUMNS)
-        .sort(MONTH_COLUMNS[:5])
+        .sort(MONTH_COLUMNS[:6])
     )
 
 
@@ -148,9 +154,9 @@ def test_migration_rolls_up_offers_loaded_before_it(warehouse: Warehouse) -> Non
     with write_connection(warehouse) as con:
         con.execute("DROP TABLE offer_daily")
         con.execute("DROP TABLE offer_monthly")
-        con.execute("DELETE FROM schema_migration WHERE version = 5")
+        con.execute("DELETE FROM schema_migration WHERE version IN (5, 12)")
     with write_connection(warehouse):
-        pass  # migrates again
+        pass  # migrates again: 005 rolls the offers up, 012 adds the origins
     assert_rollups_match(warehouse)
 
 
@@ -241,7 +247,8 @@ def test_trend_options_from_rollup_equal_raw(warehouse: Warehouse) -> None:
         """
         SELECT gpu, source, billing, coalesce(region, '(none)') AS region,
                min(observed_at)::DATE AS first_day, max(observed_at)::DATE AS last_day,
-               count(*) AS observations, bool_or(simulated) AS simulated
+               count(*) AS observations, bool_or(simulated) AS simulated,
+               min(observed_at) FILTER (WHERE NOT simulated)::DATE AS first_real_day
         FROM offer WHERE gpu <> 'unknown'
         GROUP BY ALL ORDER BY gpu, source, billing, region
         """,

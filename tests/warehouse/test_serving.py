@@ -90,6 +90,10 @@ def all_queries(path: Path) -> dict[str, Callable[[], pl.DataFrame]]:
         for name, fn in (("trend", dq.price_trend), ("band", dq.price_band))
         for grain in ("day", "week", "month")
     }
+    found |= {
+        f"trend apart {grain}": (lambda g=grain: dq.price_trend(path, g, filters, apart=True))
+        for grain in ("day", "week", "month")
+    }
     return found | {
         "trend_options": lambda: dq.trend_options(warehouse_at(path)),
         "monthly_changes": lambda: dq.monthly_changes(warehouse_at(path), filters),

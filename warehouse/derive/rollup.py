@@ -1,6 +1,16 @@
 """The pre-aggregated offer tables ``offer_daily`` and ``offer_monthly`` (migration 005),
 kept incrementally.
 
+A row aggregates one day (month) of one platform, card, billing mode and region, and of one
+kind of data: real and SIMULATED rows of the same source and day are two rows (``simulated``
+is part of the key since migration 012), so a trend never averages an imported real capture
+with the demo's simulated price of that day. A real row also keeps where its prices come
+from: ``origin``, the citation of its earliest cited observation (the Internet Archive URL
+of a capture, the GitHub URL of a catalog commit, a tracker file's or a seed's citation),
+and ``origins``, how many distinct citations it holds (a month: the days' counts summed).
+Simulated rows and real rows without a citation (a live scrape: its page is in raw_page)
+have no origin and ``origins = 0``.
+
 ``refresh_offer_daily`` runs inside the derive step's transaction: for every (day, source)
 that holds a pending offer snapshot it deletes that day's rows and aggregates the day again
 from ``offer``, then each (month, source) of those days again from ``offer_daily``. Its
@@ -31,8 +41,11 @@ DAILY_SELECT = f"""
            sum(cny_per_card_hour)::DECIMAL(38, 6) AS sum_cny_per_card_hour,
            min(cny_per_card_hour) AS min_cny_per_card_hour,
            max(cny_per_card_hour) AS max_cny_per_card_hour,
-           bool_or(simulated) AS simulated,
-           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
+           simulated,
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+           arg_min(citation, observed_at) FILTER (WHERE citation IS NOT NULL AND NOT simulated)
+               AS origin,
+           (count(DISTINCT citation) FILTER (WHERE NOT simulated))::INTEGER AS origins
     FROM offer
     WHERE gpu <> 'unknown' AND {{where}}
     GROUP BY ALL
@@ -45,8 +58,10 @@ MONTHLY_SELECT = """
            sum(sum_cny_per_card_hour)::DECIMAL(38, 6) AS sum_cny_per_card_hour,
            min(min_cny_per_card_hour) AS min_cny_per_card_hour,
            max(max_cny_per_card_hour) AS max_cny_per_card_hour,
-           bool_or(simulated) AS simulated,
-           min(first_observed_at) AS first_observed_at, max(last_observed_at) AS last_observed_at
+           simulated,
+           min(first_observed_at) AS first_observed_at, max(last_observed_at) AS last_observed_at,
+           arg_min(origin, first_observed_at) FILTER (WHERE origin IS NOT NULL) AS origin,
+           sum(origins)::INTEGER AS origins
     FROM offer_daily
     WHERE {where}
     GROUP BY ALL

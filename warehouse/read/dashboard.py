@@ -35,6 +35,15 @@ Grain = Literal["day", "week", "month"]
 GRAINS: tuple[Grain, ...] = ("day", "week", "month")
 
 
+# The columns of the ``daily`` CTE a rollup row gives; the origin's come after them.
+_ROLLED = (
+    "observations AS n, sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low, "
+    "max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen"
+)
+# A warehouse from before migration 012 has no origin in its rollups.
+_NO_ORIGIN = "NULL::VARCHAR AS origin, 0 AS origins"
+
+
 def _daily_sql(
     offers: OfferFilter,
     watermark: object,
@@ -42,19 +51,23 @@ def _daily_sql(
     start: bool,
     months: bool = False,
     tail: bool = True,
+    origin: bool = True,
 ) -> str:
-    """A CTE ``daily``: per day, card, platform, billing and region the observations, their
-    sum, low, high and newest time: offer_daily up to its watermark, raw offers after it.
+    """A CTE ``daily``: per day, card, platform, billing, region and kind of data (real or
+    simulated) the observations, their sum, low, high, newest time and origin (the first
+    citation, and how many): offer_daily up to its watermark, raw offers after it.
 
     ``start``: whether the rows begin at the filter's start (the changes queries need the
     months before it). ``months``: whole calendar months in [$month_low, $month_high) come
     from offer_monthly as one row dated the 1st (only for callers that group by month).
-    ``tail``: False on the serving copy, which holds no raw offers (warehouse.store.serving)."""
+    ``tail``: False on the serving copy, which holds no raw offers (warehouse.store.serving).
+    ``origin``: False on a warehouse whose rollups predate migration 012."""
     start = start and offers.start is not None
     since = " AND observed_at >= $start::TIMESTAMP" if start else ""
     until = " AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY" if offers.end is not None else ""
     tail_after = "observed_at > $watermark::TIMESTAMP AND " if watermark is not None else ""
     rolled = offers.where(region="region", at=None)  # the rollups' region is never NULL
+    cited = "origin, origins" if origin else _NO_ORIGIN
     parts = []
     if rollup and watermark is not None:
         day_since = " AND day >= $start::DATE" if start else ""
@@ -62,9 +75,7 @@ def _daily_sql(
         day_not_in_months = " AND (day < $month_low OR day >= $month_high)" if months else ""
         parts.append(
             f"""
-            SELECT day, gpu, source, billing, region, observations AS n,
-                   sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low,
-                   max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen
+            SELECT day, gpu, source, billing, region, {_ROLLED}, {cited}
             FROM offer_daily
             WHERE {rolled}{day_until}{day_since}{day_not_in_months}
             """
@@ -72,9 +83,7 @@ def _daily_sql(
         if months:
             parts.append(
                 f"""
-                SELECT month AS day, gpu, source, billing, region, observations AS n,
-                       sum_cny_per_card_hour AS total, min_cny_per_card_hour AS low,
-                       max_cny_per_card_hour AS high, simulated, last_observed_at AS last_seen
+                SELECT month AS day, gpu, source, billing, region, {_ROLLED}, {cited}
                 FROM offer_monthly
                 WHERE {rolled} AND month >= $month_low AND month < $month_high
                 """
@@ -89,8 +98,10 @@ def _tail_sql(tail_after: str, where: str) -> str:
         SELECT observed_at::DATE AS day, gpu, source, billing,
                coalesce(region, '{NO_REGION}') AS region, count(*) AS n,
                sum(cny_per_card_hour)::DECIMAL(38, 6) AS total, min(cny_per_card_hour) AS low,
-               max(cny_per_card_hour) AS high, bool_or(simulated) AS simulated,
-               max(observed_at) AS last_seen
+               max(cny_per_card_hour) AS high, simulated, max(observed_at) AS last_seen,
+               arg_min(citation, observed_at)
+                   FILTER (WHERE citation IS NOT NULL AND NOT simulated) AS origin,
+               (count(DISTINCT citation) FILTER (WHERE NOT simulated))::INTEGER AS origins
         FROM offer
         WHERE {tail_after}gpu <> 'unknown' AND {where}
         GROUP BY ALL
@@ -129,12 +140,21 @@ def _read_daily(
                 con, sql, offers, params, state.watermark, start, by_month, tail=False
             )
     with read_connection(warehouse) as con:
-        try:
-            watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
-            watermark, rollup = watermark[0][0], True
-        except duckdb.CatalogException:  # a warehouse from before migration 005
-            watermark, rollup = None, False
-        return _run_daily(con, sql, offers, params, watermark, start, by_month, rollup=rollup)
+        watermark, rollup, origin = _rollup_state(con)
+        return _run_daily(
+            con, sql, offers, params, watermark, start, by_month, rollup=rollup, origin=origin
+        )
+
+
+def _rollup_state(con: duckdb.DuckDBPyConnection) -> tuple[object, bool, bool]:
+    """The warehouse's rollup watermark, whether it has rollups at all (migration 005) and
+    whether they keep real and simulated apart with their origin (migration 012)."""
+    try:
+        watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
+    except duckdb.CatalogException:  # a warehouse from before migration 005
+        return None, False, False
+    columns = {d[0] for d in con.execute("SELECT * FROM offer_daily LIMIT 0").description}
+    return watermark[0][0], True, "origin" in columns
 
 
 def _run_daily(
@@ -148,6 +168,7 @@ def _run_daily(
     *,
     rollup: bool = True,
     tail: bool = True,
+    origin: bool = True,
 ) -> pl.DataFrame:
     if watermark is not None and tail:
         params = params | {"watermark": watermark}
@@ -156,7 +177,7 @@ def _run_daily(
     if months:
         low, high = _whole_months(offers.start if start else None, offers.end)
         params = params | {"month_low": low, "month_high": high}
-    daily = _daily_sql(offers, watermark, rollup, start, months, tail)
+    daily = _daily_sql(offers, watermark, rollup, start, months, tail, origin)
     return con.sql(sql.format(daily=daily), params=params).pl()
 
 
@@ -168,7 +189,8 @@ def _grain(grain: str) -> str:
 
 def trend_options(warehouse: Warehouse) -> pl.DataFrame:
     """What the trend filters can offer: each (card, platform, billing, region) present,
-    with its first and last day (from offer_daily plus the offers newer than it)."""
+    with its first and last day, and the first day of its real (not simulated) prices
+    (from offer_daily plus the offers newer than it)."""
     raw = f"""
         SELECT gpu, source, billing, coalesce(region, '{NO_REGION}') AS region,
                observed_at AS first_at, observed_at AS last_at, 1 AS n, simulated
@@ -181,18 +203,15 @@ def trend_options(warehouse: Warehouse) -> pl.DataFrame:
     options = """
         SELECT gpu, source, billing, region,
                min(first_at)::DATE AS first_day, max(last_at)::DATE AS last_day,
-               sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
+               sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated,
+               (min(first_at) FILTER (WHERE NOT simulated))::DATE AS first_real_day
         FROM ({rows}) GROUP BY ALL ORDER BY gpu, source, billing, region
     """
     with serving_connection(warehouse) as served:
         if served is not None:
             return served[0].sql(options.format(rows=daily)).pl()
     with read_connection(warehouse) as con:
-        try:
-            watermark = con.execute("SELECT max(last_observed_at) FROM offer_daily").fetchall()
-            watermark = watermark[0][0]
-        except duckdb.CatalogException:  # a warehouse from before migration 005
-            watermark = None
+        watermark = _rollup_state(con)[0]
         if watermark is None:
             rows, params = raw.format(after=""), None
         else:
@@ -216,15 +235,20 @@ def serving_freshness(warehouse: Warehouse) -> pl.DataFrame:
 
 
 def price_trend(
-    warehouse: Warehouse,
-    grain: Grain,
-    offers: OfferFilter,
+    warehouse: Warehouse, grain: Grain, offers: OfferFilter, apart: bool = False
 ) -> pl.DataFrame:
     """Mean CNY per card-hour per period (day, week from Monday, or month), card, platform
-    and billing mode, with the period's low and high and how many observations it holds."""
-    return _read_daily(
-        warehouse,
-        """
+    and billing mode, with the period's low and high and how many observations it holds.
+
+    ``apart``: real and simulated prices of a line are two series (a row each per period,
+    ``simulated`` saying which), and a real row says where its prices come from: ``origin``,
+    the first citation of the period (a capture's archive URL, a commit, a file's or a
+    seed's citation; NULL for a live scrape), and ``origins``, how many citations it holds
+    (per day the most any one region holds, summed over the period's days: the regions of
+    one catalog version share its commit). Without it, one row per line and period,
+    ``simulated`` when any of its prices is (the comparison page's daily prices)."""
+    if not apart:
+        sql = """
         WITH {daily}
         SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing,
                (sum(total) / sum(n))::DOUBLE AS cny_per_card_hour,
@@ -232,11 +256,26 @@ def price_trend(
                sum(n)::BIGINT AS observations, bool_or(simulated) AS simulated
         FROM daily
         GROUP BY ALL ORDER BY period, gpu, source, billing
-        """,
-        offers,
-        start=True,
-        by_month=grain == "month",
-        grain=_grain(grain),
+        """
+    else:
+        sql = """
+        WITH {daily}, per_day AS (
+            SELECT day, gpu, source, billing, simulated, sum(total) AS total, sum(n) AS n,
+                   min(low) AS low, max(high) AS high, min(origin) AS origin,
+                   max(origins) AS origins
+            FROM daily GROUP BY ALL
+        )
+        SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing, simulated,
+               (sum(total) / sum(n))::DOUBLE AS cny_per_card_hour,
+               min(low)::DOUBLE AS low, max(high)::DOUBLE AS high,
+               sum(n)::BIGINT AS observations,
+               arg_min(origin, day) FILTER (WHERE origin IS NOT NULL) AS origin,
+               sum(origins)::BIGINT AS origins
+        FROM per_day
+        GROUP BY ALL ORDER BY period, gpu, source, billing, simulated
+        """
+    return _read_daily(
+        warehouse, sql, offers, start=True, by_month=grain == "month", grain=_grain(grain)
     )
 
 
@@ -245,21 +284,22 @@ def price_band(
     grain: Grain,
     offers: OfferFilter,
 ) -> pl.DataFrame:
-    """Per period, card and billing mode: min, median and max across platforms of each
-    platform's period mean (the band finance reads the market's spread from). Only where
-    at least two platforms quote: a band of one is that platform's line again."""
+    """Per period, card, billing mode and kind of data (real or simulated: never one band
+    over both): min, median and max across platforms of each platform's period mean (the
+    band finance reads the market's spread from). Only where at least two platforms of
+    that kind quote: a band of one is that platform's line again."""
     return _read_daily(
         warehouse,
         """
         WITH {daily}, series AS (
-            SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing,
-                   (sum(total) / sum(n))::DOUBLE AS v, bool_or(simulated) AS simulated
+            SELECT date_trunc($grain, day)::DATE AS period, gpu, source, billing, simulated,
+                   (sum(total) / sum(n))::DOUBLE AS v
             FROM daily
             GROUP BY ALL
         )
-        SELECT period, gpu, billing, min(v) AS band_min, median(v) AS band_median,
-               max(v) AS band_max, count(*) AS platforms, bool_or(simulated) AS simulated
-        FROM series GROUP BY ALL HAVING count(*) >= 2 ORDER BY period, gpu, billing
+        SELECT period, gpu, billing, simulated, min(v) AS band_min, median(v) AS band_median,
+               max(v) AS band_max, count(*) AS platforms
+        FROM series GROUP BY ALL HAVING count(*) >= 2 ORDER BY period, gpu, billing, simulated
         """,
         offers,
         start=True,
@@ -269,9 +309,11 @@ def price_band(
 
 
 def quote_trend(warehouse: Warehouse, grain: Grain, offers: OfferFilter) -> pl.DataFrame:
-    """Market quotes (spot_quote) per period and card: the mean over regions of each
-    region's period mean, so a region quoted more often does not weigh more. Quotes have
-    no billing mode (their basis says what was quoted): a filter on it is refused."""
+    """Market quotes (spot_quote) per period, card, platform and kind of data (real or
+    simulated): the mean over regions of each region's period mean, so a region quoted more
+    often does not weigh more, and for real quotes their first citation (``origin``) and how
+    many distinct ones (``origins``). Quotes have no billing mode (their basis says what was
+    quoted): a filter on it is refused."""
     if offers.billing is not None:
         raise ValueError("market quotes have no billing mode to filter on")
     return read_served(
@@ -279,15 +321,20 @@ def quote_trend(warehouse: Warehouse, grain: Grain, offers: OfferFilter) -> pl.D
         f"""
         WITH per_region AS (
             SELECT date_trunc($grain, observed_at)::DATE AS period, gpu, source, region, basis,
-                   avg(cny_per_card_hour)::DOUBLE AS v, bool_or(simulated) AS simulated
+                   simulated, avg(cny_per_card_hour)::DOUBLE AS v,
+                   arg_min(citation, observed_at)
+                       FILTER (WHERE citation IS NOT NULL AND NOT simulated) AS origin,
+                   list(DISTINCT citation) FILTER (WHERE NOT simulated) AS cited
             FROM spot_quote
             WHERE gpu <> 'unknown' AND {offers.where()}
             GROUP BY ALL
         )
-        SELECT period, gpu, source, string_agg(DISTINCT basis, ', ') AS basis,
+        SELECT period, gpu, source, simulated, string_agg(DISTINCT basis, ', ') AS basis,
                avg(v) AS cny_per_card_hour, count(DISTINCT region) AS regions,
-               bool_or(simulated) AS simulated
-        FROM per_region GROUP BY period, gpu, source ORDER BY period, gpu, source
+               min(origin) AS origin,
+               coalesce(len(list_distinct(flatten(list(cited)))), 0)::BIGINT AS origins
+        FROM per_region GROUP BY period, gpu, source, simulated
+        ORDER BY period, gpu, source, simulated
         """,
         offers.params() | {"grain": _grain(grain)},
     )
@@ -297,9 +344,20 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
     """Per ``keys``, its newest month in [start, end] against the month before and the same
     month a year before: whole months when the newest month's data reaches its last day,
     else month to date against the same days (1 to the newest day's day of the month) of
-    the earlier months. ``monthly`` turns ``series`` (per month, card, platform, billing:
-    ``v`` over the compared days, ``v_all`` over the whole month) into the rows compared."""
-    on = " AND ".join(f"{{t}}.{k} = c.{k}" for k in keys.split(", "))
+    the earlier months. ``monthly`` turns ``series`` (per month, card, platform, billing and
+    kind of data: ``v`` over the compared days, ``v_all`` over the whole month, ``simulated``
+    and ``real``) into the rows compared. ``mixed``, ``mom_mixed`` and ``yoy_mixed`` say
+    when a figure mixes real and simulated prices: the month itself, or the month against
+    the month before or the year-ago month (only when ``simulated`` is not a key)."""
+    names = keys.split(", ")
+    on = " AND ".join(f"{{t}}.{k} = c.{k}" for k in names)
+    kind = "" if "simulated" in names else "cur.simulated,"
+
+    def mixes(other: str) -> str:
+        return (
+            f"coalesce((cur.simulated OR {other}.simulated) AND (cur.real OR {other}.real), false)"
+        )
+
     # Braces doubled: the caller fills {daily} in (_read_daily).
     return f"""
         WITH {{daily}}, d AS (
@@ -312,18 +370,19 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
                    last_day = last_day(last_day) AS whole
             FROM newest
         ), series AS (
-            SELECT d.month, d.gpu, d.source, d.billing,
+            SELECT d.month, d.gpu, d.source, d.billing, d.simulated, NOT d.simulated AS real,
                    (sum(d.total) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day))
                     / sum(d.n) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day)))::DOUBLE
                        AS v,
-                   (sum(d.total) / sum(d.n))::DOUBLE AS v_all,
-                   bool_or(d.simulated) AS simulated, max(d.last_seen) AS last_seen
+                   (sum(d.total) / sum(d.n))::DOUBLE AS v_all, max(d.last_seen) AS last_seen
             FROM d JOIN cut c ON {on.format(t="d")}
             GROUP BY ALL
         ), m AS ({monthly})
-        SELECT c.*, cur.v AS cny_per_card_hour, prev.v AS previous_month,
+        SELECT {", ".join(f"c.{k}" for k in names)}, c.last_day, c.month, c.whole,
+               cur.v AS cny_per_card_hour, prev.v AS previous_month,
                year_ago.v AS year_ago, cur.v / prev.v - 1 AS mom, cur.v / year_ago.v - 1 AS yoy,
-               cur.simulated, cur.last_seen, {extra}
+               {kind} cur.last_seen, cur.simulated AND cur.real AS mixed,
+               {mixes("prev")} AS mom_mixed, {mixes("year_ago")} AS yoy_mixed, {extra}
                (SELECT list(h.v_all ORDER BY h.month) FROM m h
                 WHERE {on.format(t="h")} AND h.month > c.month - INTERVAL 12 MONTH
                   AND h.month <= c.month) AS last_12_months
@@ -332,7 +391,7 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
         LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = c.month - INTERVAL 1 MONTH
         LEFT JOIN m year_ago
           ON {on.format(t="year_ago")} AND year_ago.month = c.month - INTERVAL 12 MONTH
-        ORDER BY {", ".join(f"c.{k}" for k in keys.split(", "))}
+        ORDER BY {", ".join(f"c.{k}" for k in names)}
     """
 
 
@@ -355,13 +414,15 @@ def monthly_changes(
     warehouse: Warehouse,
     offers: OfferFilter,
 ) -> pl.DataFrame:
-    """Per card, platform and billing mode: its newest month's mean CNY per card-hour (the
-    newest month in [start, end]), month over month and year over year, each over the same
-    days (``whole``: whole months; else month to date, 1 to ``last_day``'s day of the month,
-    against the same days of the earlier months). A previous or year-ago month with no
-    observation in those days gives NULL, never 0."""
+    """Per card, platform, billing mode and kind of data (real and simulated prices of one
+    platform are two rows, each compared with its own kind, never with the other): its
+    newest month's mean CNY per card-hour (the newest month in [start, end]), month over
+    month and year over year, each over the same days (``whole``: whole months; else month
+    to date, 1 to ``last_day``'s day of the month, against the same days of the earlier
+    months). A previous or year-ago month with no observation in those days gives NULL,
+    never 0."""
     return _read_changes(
-        warehouse, _changes_sql("gpu, source, billing", "SELECT * FROM series"), offers
+        warehouse, _changes_sql("gpu, source, billing, simulated", "SELECT * FROM series"), offers
     )
 
 
@@ -370,15 +431,18 @@ def card_changes(
     offers: OfferFilter,
 ) -> pl.DataFrame:
     """Per card and billing mode: the median across platforms of their means over the
-    compared days (as ``monthly_changes`` chooses them, from the card's newest day), its
-    month over month, year over year and the last twelve whole months (KPI cards)."""
+    compared days (as ``monthly_changes`` chooses them, from the card's newest day; a
+    platform's real and simulated prices count as two), its month over month, year over
+    year and the last twelve whole months (KPI cards); ``simulated`` when any price of the
+    month is, and ``mixed`` / ``mom_mixed`` / ``yoy_mixed`` when a figure mixes real and
+    simulated prices."""
     return _read_changes(
         warehouse,
         _changes_sql(
             "gpu, billing",
             "SELECT month, gpu, billing, median(v) AS v, median(v_all) AS v_all, "
-            "bool_or(simulated) AS simulated, max(last_seen) AS last_seen, "
-            "count(v) AS platforms FROM series GROUP BY ALL",
+            "bool_or(simulated) AS simulated, bool_or(real) AS real, "
+            "max(last_seen) AS last_seen, count(v) AS platforms FROM series GROUP BY ALL",
             extra="cur.platforms,",
         ),
         offers,

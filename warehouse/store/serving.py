@@ -6,8 +6,9 @@ query's whole budget, and the dashboard opens a file for every query so it never
 lock the pipeline needs. The serving file holds only what those queries read, a few hundred
 MB at most, and opens in a few milliseconds:
 
-- ``offer_daily`` and ``offer_monthly`` (the rollups, warehouse.derive.rollup) and ``spot_quote``
-  (market quotes, a few dozen a day), copied per (source, day) the derive step changed;
+- ``offer_daily`` and ``offer_monthly`` (the rollups, warehouse.derive.rollup: real and
+  simulated apart, real rows with their origin) and ``spot_quote`` (market quotes, a few
+  dozen a day, with their citations), copied per (source, day) the derive step changed;
 - ``offer_latest``, ``card_value_latest`` and ``breakeven_latest``: the newest row of each
   listing, card value line and breakeven line, merged from the rows since the oldest
   changed day and the copy's own rows before it (so the work grows with the new data);
@@ -50,8 +51,9 @@ from warehouse.store.faults import WarehouseCorrupt
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import sql_string
 
-# Bump when the serving tables change shape: a file of another layout is rebuilt whole.
-LAYOUT = 2
+# Bump when the serving tables change shape: a file of another layout is rebuilt whole (3:
+# the rollups keep real and simulated apart and carry their origin, migration 012).
+LAYOUT = 3
 ALIAS = "serving"
 # How long a sync waits for dashboard readers to let go of the file (each holds it for one
 # query, milliseconds); past it the days stay queued for the next run.

@@ -1,0 +1,210 @@
+"""The trends page over real imported history beside SIMULATED days (AppTest), on a warehouse
+built as the demo's first start builds it (tests/dashboard/real_history.py): real captures of
+RunPod's and Lambda's pricing pages, SkyPilot's catalog versions and a tracker's CSV, and
+simulated demo days under the same source names.
+
+Each point of the chart's data says whether it is real or SIMULATED, a real one says where its
+price comes from (whole, and short), the two kinds are drawn differently, the default range
+reaches back to the first real price, and the KPIs say when they mix the kinds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import date
+
+import pandas as pd
+import pytest
+import vl_convert
+from streamlit.testing.v1 import AppTest
+
+from configuration.settings import Settings
+from dashboard.charts import KIND_OPACITY, KINDS
+from dashboard.i18n import LANG_KEY
+from dashboard.origin import short_origin
+from dashboard.palette import platform_colour
+from tests.dashboard.conftest import APP, assert_clean, chart_data, charts, table, texts
+from tests.dashboard.real_history import build
+from tests.dashboard.test_i18n import untranslated, visible
+from warehouse.store.db import read_frame
+
+FIRST_REAL = date(2023, 1, 17)  # SkyPilot's first Lambda catalog version
+LAST = date(2026, 9, 10)  # the newest SIMULATED day
+BOTH = date(2026, 8, 10)  # RunPod: a real capture and SIMULATED prices
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return build(tmp_path_factory.mktemp("real-history"))
+
+
+@pytest.fixture
+def page(home: Settings, use: Callable[..., None]) -> Callable[..., AppTest]:
+    use(home.home, home.config_path)
+
+    def render(english: bool = False) -> AppTest:
+        app = AppTest.from_file(APP, default_timeout=120)
+        app.session_state[LANG_KEY] = english
+        app.run()
+        assert_clean(app)
+        return app
+
+    return render
+
+
+def points(app: AppTest) -> pd.DataFrame:
+    (drawn,) = chart_data(app, 0)
+    return drawn[drawn["layer"] == "price"]
+
+
+def test_real_points_carry_their_origin_and_simulated_ones_say_so(
+    home: Settings, page: Callable[..., AppTest]
+) -> None:
+    app = page()
+    # The default range reaches back to the first real price, and says why.
+    assert app.date_input(key="tr_dates").value == (FIRST_REAL, LAST)
+    assert "默认从第一条真实价格（2023-01-17）开始" in texts(app)
+    drawn = points(app)
+    assert set(drawn["data"]) == {"real", "SIMULATED"}
+    real, simulated = drawn[drawn["data"] == "real"], drawn[drawn["data"] == "SIMULATED"]
+    assert {"runpod", "lambda", "skypilot"} <= set(real["platform"])
+    assert {"runpod", "lambda", "skypilot"} <= set(simulated["platform"])
+    assert real["period"].min() == FIRST_REAL
+    # Every real point cites where it comes from, whole and shortened; no simulated one does.
+    captures = read_frame(
+        home.warehouse,
+        "SELECT source, observed_at::DATE AS day, origin FROM history_capture WHERE status = 'ok'",
+    )
+    imported = {(s, d): o for s, d, o in captures.iter_rows()}
+    cited = real[real["platform"].isin(["runpod", "lambda", "skypilot"])]
+    assert not cited.empty
+    for row in cited.itertuples():
+        whole = imported[row.platform, row.period]
+        assert row.origin_whole == whole, row
+        assert row.origin.startswith(short_origin(whole)), row
+    assert set(simulated["origin"]) == {"演示市场（SIMULATED）"}
+    assert set(simulated["origin_whole"].fillna("—")) == {"—"}
+    skypilot = cited[cited["platform"] == "skypilot"].iloc[0]
+    assert skypilot.origin.startswith("skypilot-org/skypilot-catalog@")
+    wayback = cited[cited["platform"] == "runpod"].iloc[0]
+    assert wayback.origin_whole.startswith("https://web.archive.org/web/")
+    assert wayback.origin.startswith("web.archive.org 20") and "runpod.io" in wayback.origin
+    # The table (and so the export) says the same, the origin whole in its last column.
+    shown = table(app, "tr_table")
+    assert list(shown.columns[-3:]) == ["card id", "billing id", "origin (whole)"]
+    assert set(shown[shown["data"] == "real"]["origin (whole)"]) >= set(cited["origin_whole"])
+
+
+def test_the_kinds_are_drawn_differently(page: Callable[..., AppTest]) -> None:
+    app = page()
+    (spec,) = charts(app)
+    layers = spec["spec"]["layer"]
+    line = layers[2]  # the price lines
+    kinds = line["encoding"]["opacity"]
+    assert kinds["field"] == "data"
+    assert kinds["scale"] == {"domain": list(KINDS), "range": list(KIND_OPACITY)}
+    assert KIND_OPACITY[0] > KIND_OPACITY[1]  # real solid, simulated pale
+    # the legend names both kinds in the page's language
+    assert "真实（圆点）" in kinds["legend"]["labelExpr"]
+    assert "SIMULATED 模拟（浅色）" in kinds["legend"]["labelExpr"]
+    # real and simulated are never one line: the line key holds the kind
+    assert line["encoding"]["detail"]["field"] == "line"
+    (drawn,) = chart_data(app, 0)
+    assert all(r.line.endswith(f" · {r.data}") for r in drawn.itertuples())
+    # a dot on every real point, and only there, whose tooltip gives the whole origin
+    dots = layers[3]
+    assert dots["mark"]["type"] == "point" and dots["mark"]["filled"]
+    filters = json.dumps(dots["transform"])
+    assert "datum.data === 'real'" in filters or 'datum.data === "real"' in filters
+    # one colour per platform whatever the kind: the palette's, on the lines and the dots
+    colour = line["encoding"]["color"]
+    assert dots["encoding"]["color"] == colour and colour["field"] == "platform"
+    assert colour["scale"]["range"] == [platform_colour(p) for p in colour["scale"]["domain"]]
+    tips = {t["field"]: t["title"] for t in dots["encoding"]["tooltip"]}
+    assert tips["origin_whole"] == "出处（完整）" and tips["origin"] == "出处"
+    # the subtitle says what the kinds look like
+    assert any("实线加圆点 = 真实价格" in str(s) for s in spec["title"]["subtitle"])
+    # and the chart is one Vega-Lite compiles
+    spec["datasets"] = {
+        d.name: json.loads(
+            pd.DataFrame(chart_data(app, 0)[0]).to_json(orient="records", date_format="iso")
+        )
+        for d in app.get("vega_lite_chart")[0].proto.datasets
+    }
+    vl_convert.vegalite_to_vega(json.dumps(spec))
+
+
+def test_a_day_with_both_kinds_of_one_source_is_two_points(
+    home: Settings, page: Callable[..., AppTest]
+) -> None:
+    app = page()
+    drawn = points(app)
+    day = drawn[
+        (drawn["period"] == BOTH)
+        & (drawn["platform"] == "runpod")
+        & (drawn["card_id"] == "h100-80g")
+        & (drawn["billing_id"] == "hourly")
+    ].set_index("data")
+    assert sorted(day.index) == ["SIMULATED", "real"]
+    means = read_frame(
+        home.warehouse,
+        "SELECT simulated, avg(cny_per_card_hour)::DOUBLE AS v FROM offer WHERE source = 'runpod' "
+        "AND gpu = 'h100-80g' AND billing = 'hourly' AND observed_at::DATE = $d GROUP BY ALL",
+        {"d": BOTH},
+    )
+    expected = {("SIMULATED" if s else "real"): v for s, v in means.iter_rows()}
+    assert day.loc["real", "value"] == pytest.approx(expected["real"], abs=1e-4)
+    assert day.loc["SIMULATED", "value"] == pytest.approx(expected["SIMULATED"], abs=1e-4)
+    assert day.loc["real", "value"] != pytest.approx(day.loc["SIMULATED", "value"], abs=0.01)
+    # the rollup holds them apart too
+    rollup = read_frame(
+        home.warehouse,
+        "SELECT simulated, origin FROM offer_daily WHERE source = 'runpod' AND day = $d "
+        "AND gpu = 'h100-80g' AND billing = 'hourly' ORDER BY simulated",
+        {"d": BOTH},
+    )
+    assert rollup["simulated"].to_list() == [False, True]
+    assert rollup["origin"][0].startswith("https://web.archive.org/web/20260810")
+
+
+def test_kpis_say_when_they_mix_real_and_simulated(page: Callable[..., AppTest]) -> None:
+    app = page()
+    kpi = {m.label: m for m in app.metric}
+    # September is SIMULATED only, August held RunPod's real capture beside simulated prices
+    h100 = kpi["H100 80GB · 按时计费 ◐"]
+    assert h100.proto.help.startswith("混合真实与 SIMULATED 价格：环比一边真实一边模拟")
+    assert "◐ 标记的指标混合了真实价格与 SIMULATED 模拟价格" in texts(app)
+    v100 = kpi["V100 16GB · 按时计费"]  # no real V100 in August or a year before
+    assert v100.proto.help.startswith("SIMULATED; ")
+    # a card listed only in RunPod's 2023 capture names its own month
+    old = kpi["RTX 3080 Ti 12GB · 按时计费 · 2023-09"]
+    assert "月初至今 2023-09-01 至 2023-09-29" in old.proto.help
+    changes = table(app, "tr_changes")
+    runpod = changes[(changes["platform"] == "runpod") & (changes["card id"] == "h100-80g")]
+    assert set(runpod["data"]) == {"real", "SIMULATED"}  # a row each, never compared across
+    assert "同一平台的真实价格与 SIMULATED 模拟价格各占一行" in texts(app)
+
+
+def test_two_buttons_switch_between_all_history_and_the_last_90_days(
+    page: Callable[..., AppTest],
+) -> None:
+    app = page()
+    app.button(key="tr_recent").click().run()
+    assert_clean(app)
+    assert app.date_input(key="tr_dates").value == (date(2026, 6, 13), LAST)
+    assert points(app)["period"].min() >= date(2026, 6, 13)
+    app.button(key="tr_all").click().run()
+    assert app.date_input(key="tr_dates").value == (FIRST_REAL, LAST)
+
+
+@pytest.mark.parametrize("english", [False, True], ids=["zh", "en"])
+def test_no_untranslated_string(page: Callable[..., AppTest], english: bool) -> None:
+    app = page(english)
+    wrong = sorted(
+        {(where, text) for where, text in visible(app) if untranslated(text, english, where)}
+    )
+    assert not wrong, "\n".join(f"{where}: {text!r}" for where, text in wrong)
+    if english:
+        assert [b.label for b in app.button] == ["All history", "Last 90 days"]
+        (drawn,) = chart_data(app, 0)
+        assert "demo market (SIMULATED)" in set(drawn["origin"])
