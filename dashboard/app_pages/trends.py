@@ -25,6 +25,9 @@ from warehouse.read.filters import OfferFilter
 
 DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
 DEFAULT_DAYS = 90
+# Cards a first view selects: the ones the most platforms quote. A real RunPod page lists
+# some 30 cards; all of them at once would bury the few finance compares.
+DEFAULT_CARDS = 8
 KPI_COLUMNS = 4
 UNIT = "CNY per card-hour"
 
@@ -38,6 +41,16 @@ class Chosen:
     grain: Grain
     quotes: bool
     lines: tuple[str, ...] = ()
+
+
+def default_cards(options: pl.DataFrame) -> list[str]:
+    """The :data:`DEFAULT_CARDS` cards quoted by the most platforms (ties by name)."""
+    ranked = (
+        options.group_by("gpu")
+        .agg(pl.col("source").n_unique().alias("platforms"))
+        .sort(["platforms", "gpu"], descending=[True, False])
+    )
+    return sorted(ranked["gpu"].head(DEFAULT_CARDS).to_list())
 
 
 def filters(options: pl.DataFrame) -> Chosen | None:
@@ -55,7 +68,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         cards = a.multiselect(
             t("f.cards"),
             values("gpu"),
-            default=values("gpu"),
+            default=default_cards(options),
             format_func=card_label,
             placeholder=t("choose"),
             key="tr_cards",
