@@ -24,11 +24,16 @@ from pipelines.backfill_days import Backfill, BackfillProgress, QuietProgress
 from pipelines.derived import SERVING_ASSET
 from pipelines.resources import GpupriceResource, resource_from_environment
 from warehouse.derive.metrics import DERIVED_TABLES
+from warehouse.ingest.load import LoadSummary
 
 BACKFILL_JOB = "backfill_job"
 PROGRESS_RESOURCE = "backfill_progress"
 # What the run's metadata quotes of a source-day's error (the run log has it whole).
 ERROR_CHARS = 300
+# The most source-days the run's outcome table lists (~400 days of 12 sources; a metadata
+# entry is one event record): every failed one first, then the others in day order;
+# scrape_run has them all.
+TABLE_ROWS = 5000
 
 
 class BackfillRequest(dg.Config):
@@ -90,13 +95,25 @@ def backfill_days(
             "rows_added": sum(o.rows_added for o in loaded),
             "derives": work.derived.derives,
             "failed_source_days": "\n".join(failed),
-            "outcomes": outcomes_table(work),
+            "outcomes": outcomes_table(loaded_days(work)),
+            "outcomes_shown": f"{min(len(loaded), TABLE_ROWS)} of {len(loaded)} source-day(s)"
+            + (" (every failed one; scrape_run has all)" if len(loaded) > TABLE_ROWS else ""),
         },
     )
 
 
-def outcomes_table(work: Backfill) -> dg.TableMetadataValue:
-    """Every source-day's outcome, as the run's metadata shows it."""
+def loaded_days(work: Backfill) -> list[tuple[date, LoadSummary]]:
+    """The source-days the outcome table lists: at most TABLE_ROWS, every failed one."""
+    every = [(day.day, outcome) for day in work.days for outcome in day.sources]
+    if len(every) <= TABLE_ROWS:
+        return every
+    failed = [(d, o) for d, o in every if o.status != "ok"][:TABLE_ROWS]
+    ok = [(d, o) for d, o in every if o.status == "ok"][: TABLE_ROWS - len(failed)]
+    return sorted(failed + ok, key=lambda entry: (entry[0], entry[1].source))
+
+
+def outcomes_table(entries: list[tuple[date, LoadSummary]]) -> dg.TableMetadataValue:
+    """Source-days' outcomes, as the run's metadata shows them."""
     columns = [
         dg.TableColumn("day", "string"),
         dg.TableColumn("source", "string"),
@@ -109,7 +126,7 @@ def outcomes_table(work: Backfill) -> dg.TableMetadataValue:
     records = [
         dg.TableRecord(
             {
-                "day": day.day.isoformat(),
+                "day": day.isoformat(),
                 "source": o.source,
                 "status": o.status,
                 "reason": o.reason or "",
@@ -118,8 +135,7 @@ def outcomes_table(work: Backfill) -> dg.TableMetadataValue:
                 "error": (o.error or "")[:ERROR_CHARS],
             }
         )
-        for day in work.days
-        for o in day.sources
+        for day, o in entries
     ]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
 

@@ -18,10 +18,12 @@ about a past day is dated by it and not sent.
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
@@ -43,7 +45,14 @@ from scrapers.redaction import Redactor
 from warehouse.derive.alerts import evaluate
 from warehouse.derive.metrics import DeriveSummary
 from warehouse.derive.notify import DeliverySummary
-from warehouse.ingest.bulk import BulkOptions, BulkSnapshot, NotLoaded, bulk_loader, derive_loaded
+from warehouse.ingest.bulk import (
+    BulkLoader,
+    BulkOptions,
+    BulkSnapshot,
+    NotLoaded,
+    bulk_loader,
+    derive_loaded,
+)
 from warehouse.ingest.load import LoadSummary
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import utcnow, write_connection
@@ -51,6 +60,15 @@ from warehouse.store.db import utcnow, write_connection
 # Derive (and evaluate the watch rules) after the first day and then every this many days:
 # the dashboard fills in as the backfill goes, for ~0.3 s a derive.
 DERIVE_EVERY_DAYS = 10
+# DuckDB lets one process write or others read, never both, and a reader that finds the
+# file taken tries again after a random back-off of up to 1 s (warehouse.store.db,
+# lock_retrying). Days loaded back to back, a connection each, left it free for milliseconds
+# between two: a dashboard page waited up to 8 s. So the days of one spell of this many
+# seconds share one write connection (opening, reading the rates and closing cost ~80 ms a
+# day), then the file is left free for READERS_S, longer than the longest back-off: every
+# waiting reader gets in (~1 s in 7; the next day is being fetched meanwhile).
+WRITE_SPELL_S = 6.0
+READERS_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +147,9 @@ class Backfill:
         self.prepared: dict[str, dict] = {}
         self.clients: dict[str, PoliteClient] = {}  # one per source, for all its days
         self._said = 0  # days the run's log has told of
+        self._spell = 0.0  # seconds written since the file was last left to readers
+        self._held = ExitStack()  # the spell's write connection, while it is open
+        self._spell_loader: BulkLoader | None = None
 
     def run(self, days: Sequence[date], progress: BackfillProgress) -> bool:
         """Load ``days`` in this order; True when all of them were, False when ``progress``
@@ -142,20 +163,44 @@ class Backfill:
                 for n, day in enumerate(days, 1):
                     fetched = upcoming.result() if upcoming else self.fetch_day(day)
                     upcoming = pool.submit(self.fetch_day, days[n]) if n < len(days) else None
+                    started = time.monotonic()
                     self.days.append(self.load_day(day, fetched))
                     if n == 1 or n % DERIVE_EVERY_DAYS == 0:
                         self.derive(final=False)
+                    self._spell += time.monotonic() - started
                     if not progress.day(self.days[-1]):
                         stopped = n < len(days)
                         if upcoming is not None:
                             upcoming.cancel()
                         break
+                    self._let_readers_in()
         finally:
+            self._release()
             for client in self.clients.values():
                 client.close()
         self.derive(final=True)
         self.derived.delivery = deliver(self.settings, self.log)
         return not stopped
+
+    def _loader(self) -> BulkLoader:
+        """The write connection of this spell of days (opened by its first day)."""
+        if self._spell_loader is None:
+            self._spell_loader = self._held.enter_context(
+                bulk_loader(self.settings.warehouse, self.options)
+            )
+        return self._spell_loader
+
+    def _release(self) -> None:
+        self._held.close()
+        self._spell_loader = None
+
+    def _let_readers_in(self) -> None:
+        """Past WRITE_SPELL_S of writing: close the spell's connection and leave the file
+        to readers for READERS_S."""
+        if self._spell >= WRITE_SPELL_S:
+            self._release()
+            time.sleep(READERS_S)
+            self._spell = 0.0
 
     def prepare(self) -> None:
         """What a run's `reference_data` and `fx_rate` assets do before its snapshots."""
@@ -166,12 +211,11 @@ class Backfill:
             self.prepared["fx_rate"] = store_fx_rates(self.settings, self.log.warning)
 
     def load_day(self, day: date, fetched: _Fetched) -> DayLoaded:
-        """Load the day's snapshots in one transaction of the bulk path (the connection
-        held for that alone: a dashboard reads between two days)."""
+        """Load the day's snapshots in one transaction of the bulk path, on the spell's
+        connection."""
         for level, line in fetched.notes:  # said here: the run's log is written by this thread
             getattr(self.log, level)(line)
-        with bulk_loader(self.settings.warehouse, self.options) as loader:
-            summaries = loader.load_all(fetched.items)
+        summaries = self._loader().load_all(fetched.items)
         for summary in summaries:
             if summary.status in ("failed", "partial"):
                 self.log.warning(f"{day} {summary.line()}")

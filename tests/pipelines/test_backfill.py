@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import dagster as dg
 import pytest
@@ -16,18 +17,18 @@ from configuration.settings import Settings
 from demo.market import PLATFORM_SOURCES, DemoMarket
 from gpuprice.jobs import NO_DAEMON_RETRY, JobRunner, RunResult
 from gpuprice.run_summary import DELIBERATE, failure_line
-from pipelines import backfill_days
+from pipelines import backfill, backfill_days
 from pipelines.backfill import BACKFILL_JOB
+from pipelines.backfill_days import DayLoaded
 from tests.support.demo_days import reference_warehouse
 from tests.support.demo_settings import SHIFT_RULE, demo_settings
 from tests.support.webhook_receiver import running_receiver
 from warehouse.derive.notify import pending_signature
+from warehouse.ingest.load import LoadSummary
 from warehouse.store.backup import backup
 from warehouse.store.db import read_frame
 from warehouse.store.lease import WarehouseInUse
 from warehouse.store.restore import restore
-
-pytestmark = pytest.mark.e2e
 
 # SHIFT_RULE's breakeven shifts and its cheaper mode flips on 2026-09-19.
 SHIFT_DAYS = [date(2026, 9, 17), date(2026, 9, 18), date(2026, 9, 19), date(2026, 9, 20)]
@@ -79,6 +80,7 @@ def output_metadata(settings: Settings, run_id: str) -> dict:
     return entry.dagster_event.step_output_data.metadata
 
 
+@pytest.mark.e2e
 def test_a_backfill_loads_what_a_run_per_day_loads_in_one_dagster_run(
     market: DemoMarket, tmp_path: Path
 ) -> None:
@@ -104,6 +106,7 @@ def test_a_backfill_loads_what_a_run_per_day_loads_in_one_dagster_run(
     assert [len(r.sources) for r in results] == [2 + len(PLATFORM_SOURCES)] * len(days)
 
 
+@pytest.mark.e2e
 def test_a_layout_change_day_is_recorded_per_source_day_with_its_line(
     market: DemoMarket, tmp_path: Path
 ) -> None:
@@ -134,6 +137,7 @@ def test_a_layout_change_day_is_recorded_per_source_day_with_its_line(
     assert set(health.values()) == {"ok"}  # the day after loaded: resolved
 
 
+@pytest.mark.e2e
 def test_backfilling_the_same_days_again_adds_nothing(market: DemoMarket, tmp_path: Path) -> None:
     settings = demo_settings(market, tmp_path)
     runner = JobRunner(settings)
@@ -150,6 +154,7 @@ def test_backfilling_the_same_days_again_adds_nothing(market: DemoMarket, tmp_pa
     assert len(runs(settings, BACKFILL_JOB)) == 2
 
 
+@pytest.mark.e2e
 def test_the_run_is_in_the_instance_with_what_it_materialised(
     market: DemoMarket, tmp_path: Path
 ) -> None:
@@ -182,6 +187,7 @@ def test_the_run_is_in_the_instance_with_what_it_materialised(
     assert len(metadata["outcomes"].records) == 8
 
 
+@pytest.mark.e2e
 def test_alerts_about_the_days_are_dated_by_them_and_not_delivered(
     market: DemoMarket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -206,6 +212,7 @@ def test_alerts_about_the_days_are_dated_by_them_and_not_delivered(
     assert alert.asset_materialization.metadata["new_alerts"].value == 2
 
 
+@pytest.mark.e2e
 def test_a_restore_is_refused_while_the_backfill_runs(market: DemoMarket, tmp_path: Path) -> None:
     settings = demo_settings(market, tmp_path)
     saved = tmp_path / "backup"
@@ -231,6 +238,7 @@ class Stop(Exception):
     pass
 
 
+@pytest.mark.e2e
 def test_a_day_callback_that_raises_stops_after_that_day_and_what_loaded_is_derived(
     market: DemoMarket, tmp_path: Path
 ) -> None:
@@ -256,6 +264,7 @@ def test_a_day_callback_that_raises_stops_after_that_day_and_what_loaded_is_deri
     assert output_metadata(settings, run.run_id)["stopped"].value == "stopped after 2 of 4 days"
 
 
+@pytest.mark.e2e
 def test_a_source_day_that_breaks_the_code_is_recorded_and_the_others_load(
     market: DemoMarket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -282,3 +291,24 @@ def test_a_source_day_that_breaks_the_code_is_recorded_and_the_others_load(
         datetime(2026, 9, 19, 0, 0)
         <= read_frame(settings.warehouse, "SELECT max(observed_at) FROM breakeven").item()
     )
+
+
+def test_the_outcome_table_keeps_every_failed_source_day_when_it_is_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(backfill, "TABLE_ROWS", 4)
+
+    def summary(source: str, status: str) -> LoadSummary:
+        return LoadSummary("r", source, status, 1, 0, None if status == "ok" else "x", None)
+
+    days = [
+        DayLoaded("run", date(2026, 9, d), [summary("jygpu", "ok"), summary("smm", status)])
+        for d, status in ((1, "ok"), (2, "failed"), (3, "ok"), (4, "partial"), (5, "ok"))
+    ]
+    shown = backfill.loaded_days(SimpleNamespace(days=days))  # type: ignore[arg-type]
+    assert [(d.day, o.source, o.status) for d, o in shown] == [
+        (1, "jygpu", "ok"),
+        (1, "smm", "ok"),
+        (2, "smm", "failed"),
+        (4, "smm", "partial"),
+    ]
