@@ -88,8 +88,9 @@ def backfill(
     ] = None,
     verbose: VerboseOption = False,
 ) -> None:
-    """Fill N days of history through the same Dagster job, one run per day; one line per
-    failed source-day (exit 1 when there was one)."""
+    """Fill N days of history in one Dagster run (backfill_job: every source-day fetched as a
+    run fetches it, loaded in bulk, derived and alerted every few days); one line per failed
+    source-day (exit 1 when there was one)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,

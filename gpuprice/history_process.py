@@ -21,8 +21,8 @@ def start_in_background(settings: Settings) -> subprocess.Popen:
 
 
 def seed_with_jobs(settings: Settings, days: int = HISTORY_DAYS) -> int:
-    """Seed the history, one backfill job run a day (Dagster: only this process pays for it),
-    each in the instance the Dagster UI reads."""
+    """Seed the history in one run of the backfill job (Dagster: only this process pays for
+    it), in the instance the Dagster UI reads; it reports each day as it is loaded."""
     from gpuprice.jobs import JobRunner
     from gpuprice.run_summary import failure_line
 

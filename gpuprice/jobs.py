@@ -1,5 +1,6 @@
 """Running the Dagster jobs in this process, for `gpuprice run`, `backfill`, `up`'s first
-scrape and the history seeding, in the instance the Dagster UI reads."""
+scrape and the history seeding, in the instance the Dagster UI reads: a run is one run of
+``scrape_job``, a backfill of any number of days one run of ``backfill_job``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from configuration.settings import Settings
 from demo.autostart import private_demo_market
 from gpuprice.dagster_instance import instance_for
 from gpuprice.run_log import RunLog
+from pipelines.backfill import BACKFILL_JOB, PROGRESS_RESOURCE
+from pipelines.backfill_days import DayLoaded
 from pipelines.definitions import SCRAPE_JOB, build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
@@ -64,6 +67,41 @@ class RunResult:
         return self.dagster_success and not self.failed
 
 
+class BackfillFailed(RuntimeError):
+    """The backfill's run stopped before its end for something other than a source (each
+    source-day's failure is in its outcome): the warehouse, the home, a bug."""
+
+
+class _Days:
+    """The backfill job's progress resource: each loaded day as a :class:`RunResult`,
+    handed to the command's ``on_done``. What ``on_done`` raises (the seeding's stop, a
+    Ctrl-C) stops the backfill after that day and is kept, to be raised after the run."""
+
+    def __init__(self, on_done: Callable[[RunResult], None] | None) -> None:
+        self.on_done = on_done
+        self.results: list[RunResult] = []
+        self.stop: BaseException | None = None
+
+    def day(self, loaded: DayLoaded) -> bool:
+        result = RunResult(
+            loaded.run_id,
+            True,
+            loaded.day,
+            [
+                SourceResult(s.source, s.status, s.pages, s.rows_added, s.error, s.reason)
+                for s in loaded.sources
+            ],
+        )
+        self.results.append(result)
+        if self.on_done is not None:
+            try:
+                self.on_done(result)
+            except BaseException as exc:  # raised again by JobRunner.backfill after the run
+                self.stop = exc
+                return False
+        return True
+
+
 class JobRunner:
     """Executes the scrape job in this process against the home's Dagster instance (the one
     `gpuprice up`'s webserver and daemon read), then what the daemon would do after it:
@@ -104,14 +142,37 @@ class JobRunner:
     def backfill(
         self, days: Iterable[date], on_done: Callable[[RunResult], None] | None = None
     ) -> list[RunResult]:
-        results = []
+        """Fill ``days`` (in this order, each once) in one run of ``backfill_job``;
+        ``on_done`` gets each day's outcome as soon as the day is loaded. Raises what
+        ``on_done`` raised (the backfill stopped after that day, what it loaded derived), or
+        BackfillFailed when the run stopped for another reason."""
+        span = list(dict.fromkeys(days))
+        if not span:
+            return []
+        reports = _Days(on_done)
+        config = {"days": [day.isoformat() for day in span]}
+        tags = self.tags | {
+            "gpuprice/first_day": min(span).isoformat(),
+            "gpuprice/last_day": max(span).isoformat(),
+            "gpuprice/days": str(len(span)),
+        }
         with self._serving() as resource:
-            for day in days:
-                result = self._run_day(day, resource)
-                results.append(result)
-                if on_done:
-                    on_done(result)
-        return results
+            result = self.defs.resolve_job_def(BACKFILL_JOB).execute_in_process(
+                run_config={"ops": {"backfill_days": {"config": config}}} | self.quiet,
+                instance=self.instance,
+                raise_on_error=False,
+                resources={"gpuprice": resource, PROGRESS_RESOURCE: reports},
+                tags=tags,
+            )
+            self._after(result, resource)
+        if reports.stop is not None:
+            raise reports.stop
+        if not result.success:
+            raise BackfillFailed(
+                f"the backfill stopped after {len(reports.results)} of {len(span)} day(s): "
+                f"{_failure(result)}"
+            )
+        return reports.results
 
     @contextmanager
     def _serving(self) -> Iterator[GpupriceResource]:
@@ -139,13 +200,18 @@ class JobRunner:
             resources={"gpuprice": resource},
             tags=tags,
         )
+        self._after(result, resource)
+        return RunResult(result.run_id, result.success, as_of, source_results(result, self.sources))
+
+    def _after(self, result: dg.ExecuteInProcessResult, resource: GpupriceResource) -> None:
+        """What the daemon would do after a run: its warnings and errors into the run log,
+        pending alerts delivered when its `alert` step did not run, retention."""
         self.log.record(self.instance, result.run_id)
         delivered = ALERT_ASSET in {e.asset_key for e in result.get_asset_materialization_events()}
         if not delivered:
             self._deliver_pending(resource)
         if self.settings.file.retention.raw_page_days:
             self._run(RETENTION_JOB, resource)
-        return RunResult(result.run_id, result.success, as_of, source_results(result, self.sources))
 
     def _deliver_pending(self, resource: GpupriceResource) -> None:
         """When the run's `alert` step did not run (a step before it failed), a
@@ -171,6 +237,21 @@ class JobRunner:
             tags=self.tags,
         )
         self.log.record(self.instance, result.run_id)
+
+
+def _failure(result: dg.ExecuteInProcessResult) -> str:
+    """Why a run failed, in one line (its step failure's message; the run log has the
+    stack trace)."""
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data.error is not None:
+            data = event.step_failure_data
+            failure = data.user_failure_data
+            cause = data.error.cause
+            message = (failure.description if failure else None) or (
+                cause.message if cause is not None else data.error.message
+            )
+            return " ".join(str(message).split())
+    return "see Dagster logs (Runs page) and $GPUPRICE_HOME/logs/gpuprice.log"
 
 
 def source_results(result: dg.ExecuteInProcessResult, sources: list[str]) -> list[SourceResult]:

@@ -9,6 +9,8 @@ Assets stay thin: fetching and parsing live in ``scrapers``, loading and SQL in
 # annotations at definition time and cannot resolve them from strings.
 
 import traceback
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -76,8 +78,13 @@ def needs_fx(adapter: SourceAdapter) -> bool:
 def fx_rate_asset(
     context: dg.AssetExecutionContext, gpuprice: GpupriceResource
 ) -> dg.MaterializeResult:
-    settings = gpuprice.settings()
-    warehouse = gpuprice.warehouse()
+    return dg.MaterializeResult(metadata=store_fx_rates(gpuprice.settings(), context.log.warning))
+
+
+def store_fx_rates(settings: Settings, warn: Callable[[str], None]) -> dict[str, str]:
+    """The ``fx_rate`` asset's work (a run's, or a backfill's before its days): the
+    configured default and, when [fx].source_url is set, the day's rate; its metadata."""
+    warehouse = settings.warehouse
     defaults = settings.fx_defaults()
     url = settings.file.fx.source_url
     fetched = "no [fx].source_url configured"
@@ -93,18 +100,16 @@ def fx_rate_asset(
                 fetched = ", ".join(f"{r.currency} {r.cny_per_unit} on {r.day}" for r in rates)
             except (FetchError, ParseError) as exc:
                 fetched = f"not fetched: {exc}"
-                context.log.warning(f"fx rate {fetched}; conversions use the latest known rate")
+                warn(f"fx rate {fetched}; conversions use the latest known rate")
     # One write connection for the step, opened after the fetch: the defaults first, so that
     # a fetched rate of the same day replaces its default.
     with write_connection(warehouse) as con:
         store_rates(con, [*defaults, *rates])
     default = defaults[0]
-    return dg.MaterializeResult(
-        metadata={
-            "configured_default": f"USD {default.cny_per_unit} from {default.day}",
-            "source": fetched,
-        }
-    )
+    return {
+        "configured_default": f"USD {default.cny_per_unit} from {default.day}",
+        "source": fetched,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,42 +239,64 @@ def take_snapshot(
 ) -> LoadSummary:
     """Fetch, mask, archive, parse and load one snapshot of ``snapshot.source``; its outcome
     (scrape_run, source health and any scraper-broken alert are recorded by the load)."""
+    fetched = fetch_snapshot(settings, redactor, snapshot, context.log.info)
+    if isinstance(fetched, str):
+        return record_skipped(settings.warehouse, snapshot, settings.profile, run_id, fetched)
+    return load_snapshot(
+        settings.warehouse,
+        fetched,
+        profile=settings.profile,
+        run_id=run_id,
+        quarantine=settings.file.quarantine.policy(),
+        fx_defaults=settings.fx_defaults(),
+    )
+
+
+def snapshot_client(settings: Settings, source: str, redactor: Redactor) -> PoliteClient:
+    """The client a snapshot of ``source`` fetches with. It masks secrets in the errors it
+    builds (redact_snapshot masks the bodies, rows and errors of the whole snapshot). Live,
+    it honours robots.txt and refuses a redirect to an internal address unless the source
+    allows it ([sources.X] allow_private_redirects)."""
+    live = settings.profile == "live"
+    private = not live or settings.file.sources[source].allow_private_redirects
+    return PoliteClient(
+        settings.fetch_http(), respect_robots=live, redactor=redactor, private_redirects=private
+    )
+
+
+def fetch_snapshot(
+    settings: Settings,
+    redactor: Redactor,
+    snapshot: Snapshot,
+    say: Callable[[str], None],
+    client: PoliteClient | None = None,
+) -> Snapshot | str:
+    """Fetch and parse one snapshot of ``snapshot.source`` (its ``as_of`` day from a dated
+    market), every secret masked; or why the source is not configured (nothing fetched).
+    A snapshot run loads it at once; a backfill loads its days in bulk (pipelines.backfill)
+    and hands in the source's ``client`` (one for all its days: building one costs ~30 ms,
+    its TLS context)."""
     source, as_of = snapshot.source, snapshot.as_of
     current = source_adapter(settings, source)
     access = source_access(settings, source, current, as_of)
     if access.not_configured is not None:
-        return record_skipped(
-            settings.warehouse, snapshot, settings.profile, run_id, access.not_configured
-        )
+        return access.not_configured
     if access.note:
-        context.log.info(access.note)
+        say(access.note)
     market = settings.dated_market()
     reader = DatedMarketAdapter(current, market, as_of) if market else current
-    live = settings.profile == "live"
-    # The client masks secrets in the errors it builds; redact_snapshot below masks the
-    # bodies, rows and errors of the whole snapshot. Live, a redirect to an internal address
-    # is refused unless the source allows it ([sources.X] allow_private_redirects).
-    private = not live or settings.file.sources[source].allow_private_redirects
-    with PoliteClient(
-        settings.fetch_http(), respect_robots=live, redactor=redactor, private_redirects=private
-    ) as client:
+    own = snapshot_client(settings, source, redactor) if client is None else nullcontext(client)
+    with own as http:
         fetched = collect(
             reader,
-            client,
+            http,
             settings.source_url(source),
             snapshot.started_at,
             as_of,
             headers=access.headers,
             plan=access.plan,
         )
-    return load_snapshot(
-        settings.warehouse,
-        redact_snapshot(fetched, redactor),
-        profile=settings.profile,
-        run_id=run_id,
-        quarantine=settings.file.quarantine.policy(),
-        fx_defaults=settings.fx_defaults(),
-    )
+    return redact_snapshot(fetched, redactor)
 
 
 def _internal_error(

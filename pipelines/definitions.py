@@ -12,6 +12,7 @@ from pipelines.assets import (
     snapshot_asset,
     source_adapter,
 )
+from pipelines.backfill import backfill_job
 from pipelines.derived import (
     alert_asset,
     asset_checks,
@@ -68,7 +69,7 @@ def build_defs(
             alert_asset,
         ],
         asset_checks=asset_checks,
-        jobs=[job, deliver_alerts_job, retention_job, history_import_job],
+        jobs=[job, deliver_alerts_job, retention_job, history_import_job, backfill_job],
         schedules=[schedule, retention_schedule(settings)],
         sensors=[delivery_sensor(settings)],
         resources={"gpuprice": resource or resource_from_environment()},

@@ -12,6 +12,7 @@ import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import dagster as dg
 import pytest
 from typer.testing import CliRunner
 
@@ -137,6 +138,12 @@ def test_a_demo_backfill_prints_one_line_per_failed_source_day(tmp_path: Path) -
     said = {(date.fromisoformat(line[:10]), line[11:].split(":")[0]) for line in lines}
     assert said == deliberate
     assert f"{len(deliberate)} failed source-day(s)" in done.stdout.replace("\n", " ")
+    # the 30 days are one Dagster run, its failed source-days in the run log once each
+    with dg.DagsterInstance.from_config(str(tmp_path / "dagster")) as instance:
+        assert [r.job_name for r in instance.get_runs()] == ["backfill_job"]
+    log = (tmp_path / "logs" / "gpuprice.log").read_text(encoding="utf-8")
+    for day, source in deliberate:
+        assert log.count(f"{day} {source}: failed (drift)") == 1, log
 
 
 @pytest.mark.e2e

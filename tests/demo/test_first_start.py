@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import dagster as dg
 import pytest
 
 from configuration.first_start import read_status
@@ -121,6 +122,10 @@ def test_seeding_fills_past_days_and_records_its_progress(tmp_path: Path) -> Non
     assert status.first_day == history_days(datetime.now(UTC).date(), 3)[0].isoformat()
     assert days_of_history(settings) == 3
     assert not needs_history(settings)  # seeded once: never again
+    with dg.DagsterInstance.from_config(str(settings.dagster_home)) as instance:
+        (run,) = instance.get_runs()  # the 3 days in one run of the backfill job
+    assert (run.job_name, run.tags["gpuprice/command"]) == ("backfill_job", "history-seed")
+    assert run.status == dg.DagsterRunStatus.SUCCESS
 
 
 def test_seeding_records_failed_days_for_the_dashboard(

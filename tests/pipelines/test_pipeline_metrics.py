@@ -17,22 +17,14 @@ from pipelines.assets import LOADED_CHECK
 from pipelines.definitions import build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
-from tests.support.demo_settings import demo_settings
+from tests.support.demo_settings import SHIFT_RULE, demo_settings
 from tests.support.webhook_receiver import Receiver, running_receiver
 from warehouse.read.dashboard import serving_freshness
 from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 
-RULE = """
-[[alerts.rules]]
-name = "4090 inference box"
-gpu = "rtx4090-24g"
-source = "jygpu"
-usage_hours = 450
-threshold_hours = 30
-hysteresis_hours = 10
-"""
+RULE = SHIFT_RULE
 
 
 @pytest.fixture

@@ -53,23 +53,24 @@ def test_command_runs_and_their_assets_are_in_the_home_instance(
 
     # A second instance on the same directory: what the webserver and the daemon read.
     with dg.DagsterInstance.from_config(str(settings.dagster_home)) as instance:
-        runs = instance.get_runs(filters=dg.RunsFilter(job_name="scrape_job"))
-        assert len(runs) == 3
+        # the run is a run of scrape_job, the backfill of its two days one of backfill_job
+        runs = instance.get_runs()
+        assert sorted(r.job_name for r in runs) == ["backfill_job", "scrape_job"]
         assert all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
         assert all(NO_DAEMON_RETRY.items() <= r.tags.items() for r in runs)
-        assert sorted(r.tags["gpuprice/command"] for r in runs) == ["backfill", "backfill", "run"]
-        assert sorted(r.tags["gpuprice/as_of"] for r in runs) == [
-            "2026-09-10",
-            "2026-09-11",
-            "2026-09-12",
-        ]
+        tags = {r.job_name: r.tags for r in runs}
+        assert tags["scrape_job"]["gpuprice/command"] == "run"
+        assert tags["scrape_job"]["gpuprice/as_of"] == "2026-09-10"
+        assert tags["backfill_job"]["gpuprice/command"] == "backfill"
+        assert tags["backfill_job"]["gpuprice/first_day"] == "2026-09-11"
+        assert tags["backfill_job"]["gpuprice/last_day"] == "2026-09-12"
         run_ids = {r.run_id for r in runs}
         for asset in ("jygpu_snapshot", "smm_snapshot", "card_value", "serving_copy", "alert"):
             records = instance.fetch_materializations(dg.AssetKey(asset), limit=10).records
             assert {r.run_id for r in records} == run_ids, asset
         check = dg.AssetCheckKey(dg.AssetKey("jygpu_snapshot"), LOADED_CHECK)
         executions = instance.event_log_storage.get_asset_check_execution_history(check, limit=10)
-        assert len(executions) == 3
+        assert len(executions) == 1  # the run's; the backfill's outcomes are its metadata
 
         # The webserver's own GraphQL schema over that instance: its Runs page and assets.
         with WorkspaceProcessContext(instance, EmptyWorkspaceTarget()) as process:

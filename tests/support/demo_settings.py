@@ -17,6 +17,19 @@ backoff_s = 0.05
 min_interval_s = 0
 """
 
+# A watch rule on the demo 4090 of jygpu, whose bare metal drops from ¥7,920 to ¥6,840 on
+# 2026-09-19: its breakeven vs hourly goes 505.1 h → 436.2 h, past the 30 h threshold and
+# below 450 h − 10 h, so it raises a breakeven shift and a mode flip that day.
+SHIFT_RULE = """
+[[alerts.rules]]
+name = "4090 inference box"
+gpu = "rtx4090-24g"
+source = "jygpu"
+usage_hours = 450
+threshold_hours = 30
+hysteresis_hours = 10
+"""
+
 # The demo market's generic-extractor platform, configured as gpuprice.toml configures it.
 GENERIC_SOURCE = "cloudgrid"
 GENERIC_EXTRACT = """[sources.cloudgrid.extract]

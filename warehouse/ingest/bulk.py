@@ -2,15 +2,20 @@
 
 A scheduled run loads one snapshot per source (warehouse.ingest.load.load_snapshot: a
 connection, the rates read, a transaction). History imports load hundreds of snapshots of
-days long past, and a backfill dozens of days: opening the warehouse, reading every stored
-rate and deriving after each one is what makes that slow, not the rows. Here:
+days long past, and a backfill (pipelines.backfill) a dozen sources a day for up to years of
+days: opening the warehouse, reading every stored rate, deriving and alerting after each
+one is what makes that slow, not the rows. Both come here:
 
 * :func:`bulk_loader` opens the one write connection and reads the rates once;
 * :meth:`BulkLoader.load` loads one :class:`BulkSnapshot` in its own transaction with the
   load's page steps (``validate_page``: each row priced in CNY at the ``fx_rate`` of its own
   day; ``load_pages``: archive in ``raw_page``, quarantine, insert; held jumps confirmed),
-  optionally its ``scrape_run`` and its drift check, and whatever the caller records in the
-  same transaction (the history ledger);
+  optionally its ``scrape_run`` and its drift check (source health, one scraper-broken alert
+  per break: a backfill's), and whatever the caller records in the same transaction (the
+  history ledger); a snapshot with nothing to load (its fetch failed, its source is not
+  configured: :class:`NotLoaded`) is recorded as such;
+* :meth:`BulkLoader.load_all` loads many in one transaction (a backfill's day), again one
+  by one should a DuckDB error break it;
 * :func:`derive_loaded` derives every new snapshot in one incremental call
   (warehouse.derive.metrics) and brings the serving copy up to date.
 
@@ -32,7 +37,7 @@ from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from warehouse.derive.metrics import DeriveSummary, derive
 from warehouse.ingest.drift import record_health
 from warehouse.ingest.load import LoadSummary, insert_run, load_pages, validate_page
-from warehouse.ingest.money import PricedOffer, PricedQuote, day_rates
+from warehouse.ingest.money import PricedOffer, PricedQuote, day_rates, default_note
 from warehouse.ingest.quarantine import QuarantinePolicy, confirm
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import write_connection
@@ -43,6 +48,7 @@ __all__ = [
     "BulkOptions",
     "BulkSnapshot",
     "FxUse",
+    "NotLoaded",
     "bulk_loader",
     "derive_loaded",
     "load_many",
@@ -50,6 +56,17 @@ __all__ = [
 
 # Runs inside a snapshot's transaction once its rows are in (the history ledger's row).
 AfterLoad = Callable[[duckdb.DuckDBPyConnection, LoadSummary], None]
+
+
+@dataclass(frozen=True, slots=True)
+class NotLoaded:
+    """A snapshot with nothing to load, as its ``scrape_run`` records it: ``skipped``
+    (``not_configured``: its secret is missing) or ``failed`` (``internal_error``: something
+    other than the source failed). A snapshot whose fetch failed says so itself."""
+
+    status: str
+    reason: str
+    error: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +79,7 @@ class BulkSnapshot:
     observed_at: datetime
     run_id: str
     origin: str | None = None
+    not_loaded: NotLoaded | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,15 +187,52 @@ class BulkLoader:
                 after(self.con, summary)
         return summary
 
+    def load_all(self, items: Sequence[BulkSnapshot]) -> list[LoadSummary]:
+        """Every snapshot of ``items`` in one transaction (one commit for a backfill's day);
+        should a DuckDB error break it, again one by one, each in its own: a snapshot whose
+        load fails is rolled back and recorded as failed (``load_error``) when
+        ``record_runs``, and the others load."""
+        try:
+            with self.transaction():
+                return [self._load(item) for item in items]
+        except duckdb.Error:
+            return [self._load_alone(item) for item in items]
+
+    def _load_alone(self, item: BulkSnapshot) -> LoadSummary:
+        try:
+            return self.load(item)
+        except duckdb.Error as exc:
+            failure = f"load failed and was rolled back: {type(exc).__name__}: {exc}"
+            refused = NotLoaded("failed", "load_error", failure)
+            return self._not_loaded(item, refused, pages=len(item.snapshot.pages))
+
+    def _not_loaded(self, item: BulkSnapshot, refused: NotLoaded, pages: int = 0) -> LoadSummary:
+        """Record a snapshot that loads nothing (its own transaction, or the batch's)."""
+        snapshot, options = item.snapshot, self.options
+        if options.record_runs:
+            self.record(
+                lambda con: insert_run(
+                    con, snapshot, options.profile, item.run_id, refused.status, 0,
+                    refused.error, refused.reason,
+                )
+            )  # fmt: skip
+        return LoadSummary(
+            item.run_id, snapshot.source, refused.status, pages, 0, refused.error, refused.reason
+        )
+
     def _load(self, item: BulkSnapshot) -> LoadSummary:
         con, options, snapshot = self.con, self.options, item.snapshot
+        refused = item.not_loaded or _fetch_failed(snapshot)
+        if refused is not None:  # as load_snapshot: no page to judge the parser on
+            return self._not_loaded(item, refused)
         pages = [validate_page(p, self.rates) for p in snapshot.pages]
         errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
         status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
         problem = "; ".join(errors) or None
         policy = options.quarantine
         loaded = load_pages(con, snapshot, pages, policy, item.run_id, citation=item.origin)
-        added = loaded.added + confirm(con, loaded.held, policy)
+        released = confirm(con, loaded.held, policy)
+        added = loaded.added + released
         reason = "drift" if errors else None
         if options.record_runs:
             insert_run(con, snapshot, options.profile, item.run_id, status, added, problem, reason)
@@ -190,7 +245,7 @@ class BulkLoader:
         self.fx.add(loaded.priced)
         return LoadSummary(
             item.run_id, snapshot.source, status, len(pages), added, problem, reason, alert,
-            quarantined=len(loaded.held),
+            quarantined=len(loaded.held), released=released, fx_note=default_note(loaded.priced),
         )  # fmt: skip
 
     def record(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
@@ -207,31 +262,20 @@ def bulk_loader(warehouse: Warehouse, options: BulkOptions) -> Iterator[BulkLoad
         yield BulkLoader(con, options)
 
 
+def _fetch_failed(snapshot: Snapshot) -> NotLoaded | None:
+    if not snapshot.fetch_error:
+        return None
+    return NotLoaded("failed", snapshot.fetch_failure or "http_error", snapshot.fetch_error)
+
+
 def load_many(
     warehouse: Warehouse, items: Iterable[BulkSnapshot], options: BulkOptions
 ) -> list[LoadSummary]:
-    """Every snapshot of ``items`` through one connection (no derive: :func:`derive_loaded`
-    once afterwards). A snapshot whose load fails is rolled back, recorded as a failed run
-    when ``record_runs``, and the others go on."""
-    done: list[LoadSummary] = []
+    """Every snapshot of ``items`` through one connection, in one transaction (no derive:
+    :func:`derive_loaded` once afterwards). A snapshot whose load fails is rolled back,
+    recorded as a failed run when ``record_runs``, and the others go on."""
     with bulk_loader(warehouse, options) as loader:
-        for item in items:
-            try:
-                done.append(loader.load(item))
-            except duckdb.Error as exc:
-                failure = f"load failed and was rolled back: {type(exc).__name__}: {exc}"
-                if options.record_runs:
-                    loader.record(
-                        lambda con, item=item, failure=failure: insert_run(
-                            con, item.snapshot, options.profile, item.run_id, "failed", 0,
-                            failure, "load_error",
-                        )
-                    )  # fmt: skip
-                done.append(
-                    LoadSummary(item.run_id, item.snapshot.source, "failed", 0, 0, failure,
-                                "load_error")
-                )  # fmt: skip
-    return done
+        return loader.load_all(list(items))
 
 
 def derive_loaded(warehouse: Warehouse) -> DeriveSummary:
