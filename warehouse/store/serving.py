@@ -171,7 +171,9 @@ def _copy(con: duckdb.DuckDBPyConnection, full: bool) -> None:
 
 def _attach(con: duckdb.DuckDBPyConnection, target: Path, wait_s: float) -> None:
     """Attach the serving file for writing, waiting while dashboard readers hold it; a file
-    DuckDB cannot open (damaged, not a database) is a cache: it is removed and rebuilt."""
+    DuckDB cannot open (damaged, not a database) is a cache: it is removed and rebuilt.
+    On a DuckLake nothing else writes to the home, so its folder may not be there yet."""
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         lock_retrying(wait_s)(con.execute, f"ATTACH {sql_string(str(target))} AS {ALIAS}")
     except duckdb.Error as exc:
