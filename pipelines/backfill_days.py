@@ -257,6 +257,9 @@ class Backfill:
         rules over the new breakeven points. Between days a failure only warns (the next
         derive takes the same snapshots); at the end it is the run's failure."""
         self._say_loaded()
+        # The derive opens its own connection: a second one beside the spell's is refused
+        # by a DuckLake with a DuckDB-file catalog ("unique file handle conflict").
+        self._release()
         try:
             self.derived.add(derive_loaded(self.settings.warehouse))
             evaluation = evaluate(self.settings.warehouse, watch_rules(self.settings))

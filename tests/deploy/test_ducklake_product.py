@@ -10,12 +10,13 @@ and, shorter, on a DuckDB-file catalog; the rows are Parquet files in a local da
 A lake costs ~2 s to create and migrate and every transaction a few catalog round trips, so
 ``make test`` runs a selection (QUICK: loading, the Dagster pipeline, which derives, with
 alerts and delivery, a writer killed mid-transaction, `gpuprice sql`, the serving copy's
-answers, backup) and
-``make test-ducklake`` every warehouse module (FULL, ~7 min). Deselected in both, for
-reasons that are the lake's: restoring a backup (`gpuprice restore` refuses a lake:
-tests/warehouse/test_lake_config.py), and the readers-during-writes test (its readers start
-when the warehouse file appears, which on a lake it never does; a second process reading
-while a writer holds a PostgreSQL-catalog lake is checked by test_ducklake.py).
+answers, backup; on a DuckDB-file catalog, loading and a backfill) and ``make test-ducklake``
+every warehouse module and the backfill (FULL, ~10 min). Deselected in both, for reasons that
+are the lake's: restoring a backup (`gpuprice restore` refuses a lake:
+tests/warehouse/test_lake_config.py), upgrading a warehouse file of an older schema, and the
+readers-during-writes test (its readers start when the warehouse file appears, which on a
+lake it never does; a second process reading while a writer holds a PostgreSQL-catalog lake
+is checked by test_ducklake.py).
 """
 
 from __future__ import annotations
@@ -47,20 +48,34 @@ FULL = [
     "tests/warehouse/test_backup_retention.py",
     "tests/warehouse/test_concurrency.py",
     "tests/warehouse/test_crash_safety.py",
+    "tests/warehouse/test_history_bulk.py",
+    "tests/warehouse/test_fx_at_load.py",
+    "tests/warehouse/test_rollup_real_apart.py",
+    "tests/warehouse/derive/test_history_alerts.py",
+    "tests/pipelines/test_backfill.py",
 ]
 QUICK = [  # test_derive.py's cases run in FULL; the pipeline and serving tests derive here
     "tests/warehouse/test_warehouse_load.py",
-    "tests/pipelines/test_pipeline_metrics.py",
+    # the Dagster job end to end (the sensor's retries are the instance's, not the lake's)
+    "tests/pipelines/test_pipeline_metrics.py::test_scrape_job_derives_alerts_and_delivers_once",
     "tests/warehouse/test_crash_safety.py",
     "tests/warehouse/test_safe_sql.py",
     "tests/warehouse/test_serving.py::test_served_queries_equal_warehouse_queries",
     "tests/warehouse/test_backup_retention.py::test_backup_holds_every_table_with_its_rows",
 ]
-ON_DUCKDB_FILE = ["tests/warehouse/test_warehouse_load.py"]
+ON_DUCKDB_FILE = [
+    "tests/warehouse/test_warehouse_load.py",
+    # a backfill's derive beside its open write connection: a DuckDB-file catalog refuses a
+    # second attach of the lake in one process
+    "tests/pipelines/test_backfill.py::test_alerts_about_the_days_are_dated_by_them_and_not_delivered",
+]
 DESELECTED = [
     "tests/warehouse/test_serving.py::test_restore_drops_the_copy_of_the_replaced_warehouse",
     "tests/warehouse/test_backup_retention.py::test_backup_during_writes_is_consistent_and_restores",
     "tests/warehouse/test_concurrency.py::test_readers_during_writes_see_no_lock_errors_and_the_writer_finishes",
+    "tests/pipelines/test_backfill.py::test_a_restore_is_refused_while_the_backfill_runs",
+    # upgrades a warehouse file of the schema before 012 (a lake is created at the newest)
+    "tests/warehouse/test_rollup_real_apart.py::test_migration_012_upgrades_a_warehouse_of_the_previous_schema",
 ]
 FULL_RUN = os.environ.get("GPUPRICE_DUCKLAKE_FULL") == "1"  # make test-ducklake
 
