@@ -18,8 +18,9 @@ def coverage_table(found: pl.DataFrame) -> pl.DataFrame:
     return found.select(
         "source",
         data_label(),
-        pl.col("first_day").alias("first day (UTC)"),
-        pl.col("last_day").alias("last day (UTC)"),
+        # a day, not a midnight: Streamlit draws a date column with its time
+        pl.col("first_day").cast(pl.Date).dt.strftime("%Y-%m-%d").alias("first day (UTC)"),
+        pl.col("last_day").cast(pl.Date).dt.strftime("%Y-%m-%d").alias("last day (UTC)"),
         pl.col("days").alias("days with data"),
         pl.col("imported_days").alias("of which imported history"),
         "rows",
@@ -34,7 +35,7 @@ def strip(weeks: pl.DataFrame) -> alt.Chart:
         alt.Chart(frame)
         .mark_square(opacity=0.8)
         .encode(
-            x=alt.X("week:T", title=t("cov.axis_week")),
+            x=alt.X("week:T", title=t("cov.axis_week"), axis=alt.Axis(format="%Y-%m-%d")),
             y=alt.Y("source:N", title=header("source")),
             color=alt.Color(
                 "data:N",
@@ -46,7 +47,7 @@ def strip(weeks: pl.DataFrame) -> alt.Chart:
             tooltip=[
                 alt.Tooltip("source:N", title=header("source")),
                 alt.Tooltip("data:N", title=header("data")),
-                alt.Tooltip("week:T", title=header("week from (UTC)")),
+                alt.Tooltip("week:T", title=header("week from (UTC)"), format="%Y-%m-%d"),
                 alt.Tooltip("days:Q", title=header("days with data")),
             ],
         )

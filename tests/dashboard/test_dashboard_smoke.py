@@ -54,6 +54,7 @@ PAGES = [
     ),
     ("alerts", "alerts", "采购预警", "Procurement alerts", 0),
     ("health", "health", "数据健康", "Data health", 1),
+    ("coverage", "coverage", "数据覆盖", "Data coverage", 1),
     ("recommend", "recommend", "选卡推荐", "GPU recommender", 0),
 ]
 VIEWPORT = {"width": 1440, "height": 2400}

@@ -65,13 +65,7 @@ def test_coverage_per_source_real_and_simulated(home: Path, use: Callable[..., N
     table = _table(app, "days with data")
     rows = {(r["source"], r["data"]): r for r in table.to_dict("records")}
     runpod = rows[("runpod", "real")]
-    assert (runpod["first day (UTC)"], runpod["last day (UTC)"]) == (
-        date(2023, 9, 29),
-        date(2026, 8, 10),
-    ) or (str(runpod["first day (UTC)"])[:10], str(runpod["last day (UTC)"])[:10]) == (
-        "2023-09-29",
-        "2026-08-10",
-    )
+    assert (runpod["first day (UTC)"], runpod["last day (UTC)"]) == ("2023-09-29", "2026-08-10")
     assert runpod["days with data"] == 3 and runpod["of which imported history"] == 3
     jygpu = rows[("jygpu", "SIMULATED")]
     assert jygpu["days with data"] == 2 and jygpu["of which imported history"] == 0
