@@ -43,7 +43,12 @@ def strip(weeks: pl.DataFrame) -> alt.Chart:
                 scale=alt.Scale(domain=["real", "SIMULATED"], range=["#1f77b4", "#ff7f0e"]),
                 legend=alt.Legend(orient="bottom"),
             ),
-            size=alt.Size("days:Q", title=t("cov.axis_days"), scale=alt.Scale(domain=[1, 7])),
+            size=alt.Size(
+                "days:Q",
+                title=t("cov.axis_days"),
+                # a week of one day must still show: one capture is often all a year has
+                scale=alt.Scale(domain=[1, 7], range=[40, 220]),
+            ),
             tooltip=[
                 alt.Tooltip("source:N", title=header("source")),
                 alt.Tooltip("data:N", title=header("data")),
