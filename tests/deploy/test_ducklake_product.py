@@ -11,7 +11,7 @@ A lake costs ~2 s to create and migrate and every transaction a few catalog roun
 ``make test`` runs a selection (QUICK: loading, the Dagster pipeline, which derives, with
 alerts and delivery, a writer killed mid-transaction, `gpuprice sql`, the serving copy's
 answers, backup; on a DuckDB-file catalog, loading and a backfill) and ``make test-ducklake``
-every warehouse module and the backfill (FULL, ~10 min). Deselected in both, for reasons that
+every warehouse module and the backfill (FULL, ~11 min). Deselected in both, for reasons that
 are the lake's: restoring a backup (`gpuprice restore` refuses a lake:
 tests/warehouse/test_lake_config.py), upgrading a warehouse file of an older schema, and the
 readers-during-writes test (its readers start when the warehouse file appears, which on a
