@@ -6,6 +6,7 @@ harming it."""
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -66,10 +67,16 @@ def test_a_backfill_outlives_the_run_it_started_beside(tmp_path: Path) -> None:
     run_log, backfill_log = tmp_path / "run.log", tmp_path / "backfill.log"
     run = start(["run"], env, run_log)
     wait_for(run_log, "serving the demo market", run)  # the run's market is up
-    # 20 days: a backfill is one Dagster run now, ~0.5 s a day; it must outlive the run
     backfill = start(["backfill", "--days", "20", "--end", "2026-09-20"], env, backfill_log)
-    assert run.wait(timeout=300) == 0, run_log.read_text(encoding="utf-8")
-    assert backfill.poll() is None, "the backfill must still be running when the run ends"
+    # The backfill's market is up and it has fetched nothing yet (its Dagster run starts
+    # after): held there until the run and its market are gone, so that every one of its
+    # fetches comes after them, however fast the two are (20 days take ~10 s).
+    wait_for(backfill_log, "serving the demo market", backfill)
+    os.kill(backfill.pid, signal.SIGSTOP)
+    try:
+        assert run.wait(timeout=300) == 0, run_log.read_text(encoding="utf-8")
+    finally:
+        os.kill(backfill.pid, signal.SIGCONT)
     assert backfill.wait(timeout=600) == 0, backfill_log.read_text(encoding="utf-8")
     said = backfill_log.read_text(encoding="utf-8")
     assert "failed" not in said and "backfilled 20 day(s)" in said, said
