@@ -175,14 +175,19 @@ def test_a_restore_during_a_backfill_is_refused_and_loses_nothing(
         while not lease_path(home / "gpuprice.duckdb").exists() and writer.poll() is None:
             time.sleep(0.05)
         assert writer.poll() is None, "the backfill ended before the restore could be tried"
-        refused = subprocess.run(
-            [sys.executable, "-m", "gpuprice.cli", "restore", str(tmp_path / "bk")],
-            cwd=ROOT,
-            env=os.environ | {"GPUPRICE_HOME": str(home)},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        # Held while the restore is tried: 4 days can load before a process starts.
+        os.kill(writer.pid, signal.SIGSTOP)
+        try:
+            refused = subprocess.run(
+                [sys.executable, "-m", "gpuprice.cli", "restore", str(tmp_path / "bk")],
+                cwd=ROOT,
+                env=os.environ | {"GPUPRICE_HOME": str(home)},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+        finally:
+            os.kill(writer.pid, signal.SIGCONT)
     finally:
         assert writer.wait(180) == 0, writer.stderr.read() if writer.stderr else ""
     assert refused.returncode == 1, refused.stderr
