@@ -5,7 +5,6 @@ each source-day recorded, one run in the instance with what it materialised."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -53,12 +52,6 @@ TABLES = {
     "regexp_replace(resolution, ' [(]run [^)]*[)]', '') FROM alert",
     "quarantine": "SELECT * EXCLUDE (quarantine_id, run_id, created_at) FROM quarantine",
 }
-
-
-@pytest.fixture
-def market() -> Iterator[DemoMarket]:
-    with DemoMarket(jygpu_port=0, smm_port=0, platforms_port=0).start() as running:
-        yield running
 
 
 def contents(settings: Settings) -> dict[str, Counter]:

@@ -4,7 +4,6 @@ derive, the serving copy and the alerts run on what the other sources loaded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from gpuprice.jobs import NO_DAEMON_RETRY, JobRunner
 from pipelines.assets import LOADED_CHECK
 from tests.support.demo_settings import FAST_HTTP, GENERIC_SOURCE, demo_settings
 from tests.support.loopback import LoopbackServer, reply
-from tests.support.webhook_receiver import Receiver, running_receiver
+from tests.support.webhook_receiver import Receiver
 from warehouse.read.dashboard import serving_freshness
 from warehouse.store.db import read_frame
 
@@ -30,20 +29,6 @@ pytestmark = pytest.mark.e2e
 
 DAY = date(2026, 9, 10)
 POOLS = "/api/machine_pools"  # matpool's one page
-
-
-@pytest.fixture
-def market() -> Iterator[DemoMarket]:
-    with DemoMarket(jygpu_port=0, smm_port=0).start() as running:
-        yield running
-
-
-@pytest.fixture
-def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
-    with running_receiver() as running:
-        monkeypatch.setenv("GPUPRICE_NOTIFY_URLS", running.url())
-        monkeypatch.delenv("GPUPRICE_NOTIFY_URLS_FILE", raising=False)
-        yield running
 
 
 def broken_matpool(market: DemoMarket, loopback: LoopbackServer, tmp_path: Path) -> Settings:

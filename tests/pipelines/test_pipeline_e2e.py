@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -17,12 +16,6 @@ from tests.support.demo_settings import demo_settings
 from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def market() -> Iterator[DemoMarket]:
-    with DemoMarket(jygpu_port=0, smm_port=0).start() as running:
-        yield running
 
 
 def settings_for(market: DemoMarket, tmp_path: Path) -> Settings:

@@ -3,7 +3,6 @@ derive → checks → alert → apprise), the delivery sensor and job, a loopbac
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -18,27 +17,13 @@ from pipelines.definitions import build_defs
 from pipelines.derived import DELIVER_JOB
 from pipelines.resources import GpupriceResource
 from tests.support.demo_settings import SHIFT_RULE, demo_settings
-from tests.support.webhook_receiver import Receiver, running_receiver
+from tests.support.webhook_receiver import Receiver
 from warehouse.read.dashboard import serving_freshness
 from warehouse.store.db import read_frame
 
 pytestmark = pytest.mark.e2e
 
 RULE = SHIFT_RULE
-
-
-@pytest.fixture
-def market() -> Iterator[DemoMarket]:
-    with DemoMarket(jygpu_port=0, smm_port=0).start() as running:
-        yield running
-
-
-@pytest.fixture
-def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
-    with running_receiver() as running:
-        monkeypatch.setenv("GPUPRICE_NOTIFY_URLS", running.url())
-        monkeypatch.delenv("GPUPRICE_NOTIFY_URLS_FILE", raising=False)
-        yield running
 
 
 def settings_for(market: DemoMarket, tmp_path: Path) -> Settings:

@@ -5,7 +5,6 @@ here through a second instance and through the webserver's GraphQL schema."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -36,12 +35,6 @@ query ($path: [String!]!) {
   }
 }
 """
-
-
-@pytest.fixture
-def market() -> Iterator[DemoMarket]:
-    with DemoMarket(jygpu_port=0, smm_port=0).start() as running:
-        yield running
 
 
 def test_command_runs_and_their_assets_are_in_the_home_instance(
