@@ -54,24 +54,12 @@ def specs_table(board: pl.DataFrame) -> pl.DataFrame:
 
 
 def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
-    """Each card a row (labelled with its VRAM, or its TFLOPS), each platform a dot."""
+    """Each card a row (labelled with its VRAM, or its TFLOPS), each platform a dot. The two
+    charts one above the other, each as wide as the page: side by side, their titles and
+    legends were cut."""
     priced = shown.with_columns(data_label())
-    # One above the other, each as wide as the page: side by side, their titles and
-    # legends were cut.
-    left = right = st
     by_vram = priced.filter(pl.col("vram_gb").is_not_null()).with_columns(
         row=pl.format("{} · {} GB", pl.col("card_name"), pl.col("vram_gb"))
-    )
-    left.altair_chart(
-        charts.unchecked(
-            charts.value_dots(
-                by_vram,
-                "cny_per_card_hour",
-                t("unit.card_hour"),
-                t("value.vram", billing=billing_label(billing), at=at),
-            )
-        ),
-        width="stretch",
     )
     by_tflops = priced.filter(pl.col("fp16_tflops_dense").is_not_null()).with_columns(
         row=pl.format(
@@ -80,17 +68,14 @@ def dots(shown: pl.DataFrame, billing: str, at: str) -> None:
             pl.col("fp16_tflops_dense").round(0).cast(pl.Int64),
         )
     )
-    right.altair_chart(
-        charts.unchecked(
-            charts.value_dots(
-                by_tflops,
-                "cny_per_tflop_hour",
-                t("axis.tflop_hour"),
-                t("value.tflops", billing=billing_label(billing), at=at),
-            )
-        ),
-        width="stretch",
-    )
+    for rows, price, axis, title in (
+        (by_vram, "cny_per_card_hour", t("unit.card_hour"), "value.vram"),
+        (by_tflops, "cny_per_tflop_hour", t("axis.tflop_hour"), "value.tflops"),
+    ):
+        chart = charts.value_dots(
+            rows, price, axis, t(title, billing=billing_label(billing), at=at)
+        )
+        st.altair_chart(charts.unchecked(chart), width="stretch")
 
 
 def main() -> None:
