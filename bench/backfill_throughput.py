@@ -20,7 +20,7 @@ from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
 from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
-from scrapers.sources import get_adapter
+from scrapers.sources import build_adapter
 from warehouse.ingest.load import load_snapshot
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
@@ -58,7 +58,7 @@ def main() -> None:
 
         pages = read_frame(settings.warehouse, "SELECT source, url, body, fetched_at FROM raw_page")
         for source in sorted(set(pages["source"])):
-            adapter = get_adapter(source)
+            adapter = build_adapter(source)
             subset = pages.filter(pages["source"] == source).rows()
             count = 0
             parse_started = time.perf_counter()
@@ -78,7 +78,7 @@ def _load_only(pages: pl.DataFrame, target: Path) -> None:
     """The load step alone: every archived page, parsed, loaded into a fresh warehouse."""
     snapshots = []
     for source, url, body, fetched_at in pages.rows():
-        adapter = get_adapter(source)
+        adapter = build_adapter(source)
         snapshot = Snapshot(source, adapter.kind, fetched_at, None)
         snapshot.pages.append(
             parse_page(adapter, FetchedPage(url, 200, body, "text/html", fetched_at))

@@ -23,7 +23,7 @@ import polars as pl
 from demo.market.server import render_page
 from scrapers.collect import parse_page
 from scrapers.http import FetchedPage
-from scrapers.sources import get_adapter
+from scrapers.sources import build_adapter
 from warehouse.derive.metrics import derive_with
 from warehouse.ingest.reference import load_reference
 from warehouse.store.db import read_frame, write_connection
@@ -36,7 +36,7 @@ def day_rows(day: date) -> dict[str, list[dict]]:
     """The demo market's rows of one day, as the adapters parse them."""
     out: dict[str, list[dict]] = {"offer": [], "spot_quote": []}
     for source, paths in PAGES.items():
-        adapter = get_adapter(source)
+        adapter = build_adapter(source)
         for path in paths:
             page = FetchedPage(
                 f"http://demo.invalid{path}?as_of={day}",

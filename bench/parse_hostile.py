@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scrapers.limits import MAX_HTML_DEPTH, MAX_PAGE_BYTES, html_depth  # noqa: E402
 from scrapers.rows import ParseError  # noqa: E402
 from scrapers.sources import SourceAdapter, build_adapter  # noqa: E402
-from scrapers.sources._limits import MAX_HTML_DEPTH, MAX_PAGE_BYTES, html_depth  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 WHEN = datetime(2026, 9, 4, 2, 0)

@@ -474,7 +474,7 @@ def bench_parsing(rounds: int) -> None:
     from selectolax.lexbor import LexborHTMLParser
 
     from demo.market.server import render_page
-    from scrapers.sources import get_adapter
+    from scrapers.sources import build_adapter
 
     day = date(2026, 9, 10)
     fixtures = ROOT / "tests" / "fixtures"
@@ -496,7 +496,7 @@ def bench_parsing(rounds: int) -> None:
         "smm": [("http://demo.invalid/compute/quotes", render_page("smm", "/compute/quotes", day))],
     }
     for source, bodies in (pages | live).items():
-        adapter = get_adapter(source) if source in pages else live_adapter(source)
+        adapter = build_adapter(source) if source in pages else live_adapter(source)
         size = sum(len(b) for _, b in bodies)
 
         def ours(a=adapter, bodies=bodies) -> None:

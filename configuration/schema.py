@@ -339,11 +339,16 @@ class QuarantineConfig(StrictModel):
     # held jumps released when this many consecutive snapshots agree on the new level
     confirm_snapshots: Annotated[int, Field(ge=1, le=1000)] = 3
 
-    def policy(self) -> QuarantinePolicy:
-        """The policy the load screens rows with (warehouse.ingest.quarantine)."""
-        from warehouse.ingest.quarantine import QuarantinePolicy
 
-        return QuarantinePolicy(self.jump_factor, self.confirm_snapshots)
+
+class ParseConfig(StrictModel):
+    """``[parse]``: how much of a page may be rejected before the page itself fails
+    (scrapers.parse: each listing that does not parse, or that the load refuses, is kept as a
+    rejected row and the rest of the page loads)."""
+
+    # a page whose share of rejected listings is above this fails whole (zero rows) and
+    # counts for the drift detector: that many odd rows means the layout changed
+    max_rejected_share: Annotated[float, Field(ge=0, le=1)] = 0.2
 
 
 class RetentionConfig(StrictModel):
@@ -537,12 +542,21 @@ class FileConfig(StrictModel):
     thresholds: Thresholds = Thresholds()
     sql: SqlConfig = SqlConfig()
     quarantine: QuarantineConfig = QuarantineConfig()
+    parse: ParseConfig = ParseConfig()
     retention: RetentionConfig = RetentionConfig()
     sources: dict[str, SourceConfig] = Field(default_factory=dict)
     alerts: AlertsConfig = AlertsConfig()
     notify: NotifyConfig = NotifyConfig()
     fx: FxConfig = FxConfig()
     history: HistoryConfig = HistoryConfig()
+
+    def load_policy(self) -> QuarantinePolicy:
+        """How the load screens a page's rows: ``[quarantine]`` and ``[parse]``
+        (warehouse.ingest.quarantine, warehouse.ingest.load)."""
+        from warehouse.ingest.quarantine import QuarantinePolicy
+
+        q = self.quarantine
+        return QuarantinePolicy(q.jump_factor, q.confirm_snapshots, self.parse.max_rejected_share)
 
     @field_validator("sources")
     @classmethod

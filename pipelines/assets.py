@@ -27,13 +27,13 @@ from scrapers.http import FetchError, PoliteClient, Request
 from scrapers.redaction import Redactor
 from scrapers.rows import ParseError
 from scrapers.sources import (
-    GenericAdapter,
     SourceAdapter,
     build_adapter,
     produces_offers,
     produces_quotes,
     public_fetch_plan,
 )
+from scrapers.sources.generic.adapter import GenericAdapter
 from warehouse.ingest.fx_rates import has_recent_rate, store_rates
 from warehouse.ingest.load import LoadSummary, load_snapshot, record_run, record_skipped
 from warehouse.ingest.reference import load_reference
@@ -247,7 +247,7 @@ def take_snapshot(
         fetched,
         profile=settings.profile,
         run_id=run_id,
-        quarantine=settings.file.quarantine.policy(),
+        quarantine=settings.file.load_policy(),
         fx_defaults=settings.fx_defaults(),
     )
 

@@ -137,7 +137,7 @@ class Backfill:
         self.sources = list(settings.enabled_sources())
         self.options = BulkOptions(
             profile=settings.profile,
-            quarantine=settings.file.quarantine.policy(),
+            quarantine=settings.file.load_policy(),
             fx_defaults=tuple(settings.fx_defaults()),
             record_runs=True,
             record_health=True,

@@ -191,7 +191,7 @@ class Importer:
         self.summary = ImportSummary(record.import_id, record.kind, label, every, self.counts)
         self.options = BulkOptions(
             profile=settings.profile,
-            quarantine=settings.file.quarantine.policy(),
+            quarantine=settings.file.load_policy(),
             fx_defaults=tuple(settings.fx_defaults()),
             record_runs=False,  # the ledger (history_capture) records each capture instead
         )

@@ -1,7 +1,9 @@
 """One snapshot of one source: fetch every page of its plan, then parse each page.
 
 Fetching and parsing stay separate steps: a fetch failure stops the snapshot (so
-nothing partial is loaded), a parse failure only marks its own page.
+nothing partial is loaded), a parse failure only marks its own page, and a listing that does
+not parse only itself (:mod:`scrapers.parse`: the page keeps its other rows, the listing is
+kept as a :class:`~scrapers.parse.Rejected`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from scrapers.http import FetchedPage, FetchError, FetchFailure, PoliteClient, Request
+from scrapers.parse import Rejected, read_page
 from scrapers.rows import ParseError, Row
 from scrapers.sources.base import SourceAdapter
 
@@ -19,6 +22,8 @@ class ParsedPage:
     page: FetchedPage
     rows: list[Row]
     error: str | None  # set when the page gave zero rows because it could not be parsed
+    rejected: tuple[Rejected, ...] = ()  # its listings that gave no row, and why
+    listings: int = 0  # listings read, rejected ones included
 
 
 @dataclass(slots=True)
@@ -37,16 +42,20 @@ class Snapshot:
 
 
 def parse_page(adapter: SourceAdapter, page: FetchedPage) -> ParsedPage:
-    """Parse one fetched page; any parser failure becomes a recorded error with zero rows."""
+    """Parse one fetched page through the shared parse path: its rows and its rejected
+    listings. A page that cannot be read at all, or gives no row, is a recorded error with
+    zero rows; whether too many rejected listings fail it is the load's to decide, with the
+    configured share (``warehouse.ingest.load.validate_page``)."""
     try:
-        rows = adapter.parse(page.body, page.url, page.fetched_at)
+        read = read_page(adapter, page.body, page.url, page.fetched_at)
     except ParseError as exc:
         return ParsedPage(page, [], f"parse error: {exc}")
     except Exception as exc:  # a parser bug must not take the other pages or sources down
         return ParsedPage(page, [], f"parser crashed: {type(exc).__name__}: {exc}")
-    if not rows:
-        return ParsedPage(page, [], "parse error: page parsed to zero rows")
-    return ParsedPage(page, rows, None)
+    rejected = tuple(read.rejected)
+    if not read.rows:
+        return ParsedPage(page, [], f"parse error: {read.failure()}", rejected, read.listings)
+    return ParsedPage(page, read.rows, None, rejected, read.listings)
 
 
 def collect(

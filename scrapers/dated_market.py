@@ -14,10 +14,12 @@ The demo profile's settings say which market this is (configuration.settings).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, tzinfo
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from scrapers.parse import Item, Page, read_page
 from scrapers.request import Request
 from scrapers.rows import Row
 from scrapers.sources.base import SourceAdapter
@@ -82,11 +84,20 @@ class DatedMarketAdapter:
             for step in plan
         ]
 
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
-        rows = self.adapter.parse(body, url, self.answer_time(fetched_at))
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        return self.adapter.read(body, url, self.answer_time(fetched_at))
+
+    def rows(self, item: Item, page: Page) -> Iterable[Row]:
+        rows = self.adapter.rows(item, page)
         if not self.market.simulated:
             return rows
         return [replace(row, simulated=True) for row in rows]
+
+    def finish(self, rows: list[Row], page: Page) -> list[Row]:
+        return self.adapter.finish(rows, page)
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
+        return read_page(self, body, url, fetched_at).accepted()
 
     def answer_time(self, fetched_at: datetime) -> datetime:
         """The time (naive UTC) the market's answer is of (see the module docstring)."""

@@ -1,15 +1,16 @@
 """Row types every source adapter produces and the warehouse loads.
 
-Parsers are pure: ``parse(body, url, fetched_at) -> list[OfferRow] | list[SpotQuoteRow]``.
-A page that cannot be parsed *completely* raises :class:`ParseError`; a page never
-yields some good rows plus some junk. :func:`check_row` is what a row must be to leave a
-parser: finite, positive and plausible prices and counts, a known billing mode.
+A row checks itself when it is built (``__post_init__``, as gpuhunt's ``CatalogItem`` does):
+finite, positive and plausible prices and counts, a known billing mode and price tier. One
+that is not raises :class:`InvalidRow`, so no invalid row exists to be loaded; the shared
+parse path (:mod:`scrapers.parse`) turns that into a rejected listing, and the rest of the
+page is kept.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
@@ -28,8 +29,23 @@ HOURS_PER_WEEK = 168
 HOURS_PER_YEAR = 8760  # 365 days of full use
 
 
+# The tier a price was listed at: the public list price, a promotional or current price (a
+# 现价 beside a struck-out 原价, an activity price; its dates where the page states them), or
+# a member tier (a VIP or 会员 price, named as listed). The public pays "list" or "promo" (one
+# of the two per listing); metrics, alerts and the dashboard read those, the member tiers
+# are kept beside them.
+Tier = Literal["list", "promo", "member"]
+TIERS: tuple[str, ...] = ("list", "promo", "member")
+PUBLIC_TIERS: tuple[str, ...] = ("list", "promo")
+
+
 class ParseError(ValueError):
-    """The page's layout or content is not what the parser knows; zero rows are taken from it."""
+    """The page's layout or content is not what the parser knows; zero rows are taken from it
+    (raised while reading one listing: that listing only)."""
+
+
+class InvalidRow(ParseError):
+    """A row that would be junk (a price of 0, a count of -1): it is never built."""
 
 
 # Frozen: a row is a fact observed on a page; copy one with a change with
@@ -68,6 +84,13 @@ class OfferRow:
     interconnect: str | None = None
     stock: int | None = None
     simulated: bool = False
+    tier: Tier = "list"
+    tier_name: str | None = None  # the tier's label as listed: "现价", "VIP1 会员价"
+    tier_from: date | None = None  # a promotion's dates, where the page states them
+    tier_to: date | None = None
+
+    def __post_init__(self) -> None:
+        _refuse(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,6 +122,9 @@ class SpotQuoteRow:
     simulated: bool = False
     currency: str = "CNY"
     quote_kind: str = "market_average"
+
+    def __post_init__(self) -> None:
+        _refuse(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,6 +193,7 @@ def row_problem(row: Row) -> str | None:
             if row.stated_discount is None
             or (row.stated_discount.is_finite() and 0 < row.stated_discount <= 1)
             else f"stated_discount {row.stated_discount} is not a ratio in (0, 1]",
+            _tier_problem(row),
         ]
         for name in ("vram_gb", "cpu_cores", "ram_gb", "disk_gb", "stock"):
             problems.append(_count_problem(name, getattr(row, name), 0, MAX_COUNT))
@@ -175,16 +202,19 @@ def row_problem(row: Row) -> str | None:
     return next((p for p in problems if p), None)
 
 
-def check_row(row: Row, where: str) -> None:
-    """``ParseError`` when ``row`` is not plausible (:func:`row_problem`)."""
+def _tier_problem(row: OfferRow) -> str | None:
+    if row.tier not in TIERS:
+        return f"tier {row.tier!r} is not one of {', '.join(TIERS)}"
+    if row.tier == "member" and not row.tier_name:
+        return "a member tier without its name"
+    if row.tier_from and row.tier_to and row.tier_from > row.tier_to:
+        return f"the tier runs from {row.tier_from} to an earlier {row.tier_to}"
+    return None
+
+
+def _refuse(row: Row) -> None:
+    """:class:`InvalidRow` when ``row`` is not plausible (:func:`row_problem`)."""
     problem = row_problem(row)
     if problem:
         name = getattr(row, "offer_id", None) or row.gpu_name_raw
-        raise ParseError(f"{where}: {name}: {problem}; the page is refused, not loaded in part")
-
-
-def check_rows(rows: list[Row], where: str) -> list[Row]:
-    """``rows`` when every one passes :func:`check_row`; the first that does not is an error."""
-    for row in rows:
-        check_row(row, where)
-    return rows
+        raise InvalidRow(f"{name}: {problem}")

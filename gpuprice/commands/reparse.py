@@ -76,7 +76,7 @@ def reparse(
                 moment,
                 progress=advance,
                 run_derive=derive,
-                quarantine=settings.file.quarantine.policy(),
+                quarantine=settings.file.load_policy(),
                 fx_defaults=settings.fx_defaults(),
             )
         except WarehouseBusy as exc:

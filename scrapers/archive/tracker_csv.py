@@ -23,7 +23,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from scrapers.gpu_names import canonical_gpu
-from scrapers.rows import BILLING_MODES, Billing, OfferRow, ParseError, check_row
+from scrapers.rows import BILLING_MODES, Billing, OfferRow, ParseError
 from scrapers.units import decimal_of, nfkc, parse_period, per_card_hour, size_gb
 
 __all__ = ["CsvMapping", "TrackerSnapshot", "read_tracker_csv", "source_name"]
@@ -129,7 +129,7 @@ def _row(record: dict[str, str], mapping: CsvMapping, source: str, where: str) -
     unit, native = per_card_hour(price, currency.strip().upper(), hours, count, mapping.price_per)
     market = record[mapping.market].strip() if mapping.market else ""
     provider = record[mapping.provider].strip()
-    row = OfferRow(
+    return OfferRow(
         observed_at=_moment(record[mapping.time], where),
         source=source,
         offer_id="/".join(part for part in (provider, market, name) if part),
@@ -145,8 +145,6 @@ def _row(record: dict[str, str], mapping: CsvMapping, source: str, where: str) -
         f"(tracker column {mapping.price})",
         per_card_hour=native,
     )
-    check_row(row, where)
-    return row
 
 
 def _records(body: bytes, mapping: CsvMapping, where: str) -> list[tuple[int, dict[str, str]]]:

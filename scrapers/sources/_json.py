@@ -1,7 +1,6 @@
-"""Helpers shared by the JSON-API adapters (vast.ai, 矩池云, AutoDL): loading a document and
-reading typed fields, each failure a :class:`~scrapers.rows.ParseError` naming the field.
-A document is checked against the limits of :mod:`scrapers.sources._limits` (nesting, digit
-runs) before ``json`` reads it."""
+"""Loading a JSON document for the adapters, within the limits of :mod:`scrapers.limits`
+(nesting, digit runs) checked before ``json`` reads it, and one JSON number read exactly.
+The answers' fields are described by pydantic models (:mod:`scrapers.sources._models`)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,9 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from scrapers.limits import check_digits, check_json_depth
 from scrapers.rows import ParseError
-from scrapers.sources._limits import check_digits, check_json_depth
-from scrapers.units import MAX_NUMBER_DIGITS, decimal_of
+from scrapers.units import decimal_of
 
 
 def load_json(body: bytes, url: str) -> Any:
@@ -47,44 +46,6 @@ def looks_like_json(body: bytes) -> bool:
     return start in (b"{", b"[")
 
 
-def obj(value: Any, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ParseError(f"{what}: expected an object, got {type(value).__name__}")
-    return value
-
-
-def field(record: dict[str, Any], key: str, what: str) -> Any:
-    if key not in record or record[key] is None:
-        raise ParseError(f"{what}: field {key!r} missing")
-    return record[key]
-
-
-def data_list(doc: dict[str, Any], url: str) -> list[Any]:
-    """``doc["data"]["list"]``, the envelope several Chinese markets answer in (AutoDL,
-    恒源云); a missing level or a ``list`` that is not a list is an error."""
-    data = obj(field(doc, "data", url), f"{url}: data")
-    items = field(data, "list", f"{url}: data")
-    if not isinstance(items, list):
-        raise ParseError(f"{url}: data.list is not a list")
-    return items
-
-
-def text(record: dict[str, Any], key: str, what: str) -> str:
-    value = field(record, key, what)
-    if not isinstance(value, str) or not value.strip():
-        raise ParseError(f"{what}: {key} is not a non-empty string: {value!r}")
-    return value.strip()
-
-
-def optional_text(record: dict[str, Any], key: str, what: str) -> str | None:
-    value = record.get(key)
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise ParseError(f"{what}: {key} is not a string: {value!r}")
-    return value.strip() or None
-
-
 def number(value: Any, what: str, *, positive: bool = True) -> Decimal:
     """A JSON number (or a numeric string) as an exact Decimal of its printed form."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
@@ -99,20 +60,3 @@ def number(value: Any, what: str, *, positive: bool = True) -> Decimal:
     if not positive and result < 0:
         raise ParseError(f"{what}: must not be negative, got {value!r}")
     return result
-
-
-def integer(value: Any, what: str, *, minimum: int = 0) -> int:
-    if isinstance(value, bool):
-        raise ParseError(f"{what}: not an integer: {value!r}")
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or value < minimum:
-        raise ParseError(f"{what}: expected an integer ≥ {minimum}, got {str(value)[:40]!r}")
-    if value >= 10**MAX_NUMBER_DIGITS:
-        raise ParseError(f"{what}: integer of {len(str(value))} digits is not a real figure")
-    return value
-
-
-def optional_number(record: dict[str, Any], key: str, what: str) -> Decimal | None:
-    value = record.get(key)
-    return None if value is None else number(value, f"{what}: {key}", positive=False)

@@ -15,8 +15,8 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from scrapers.limits import check_json_depth
 from scrapers.rows import ParseError
-from scrapers.sources._limits import check_json_depth
 
 LD_JSON_TYPE = "application/ld+json"
 

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from scrapers.limits import check_digits, check_html_depth
 from scrapers.rows import ParseError
-from scrapers.sources._limits import check_digits, check_html_depth
 from scrapers.units import nfkc
 
 BEIJING = ZoneInfo("Asia/Shanghai")
@@ -57,7 +57,7 @@ _MARKUP_START = re.compile(r"\s*<(?:!--|!doctype|\?xml|[a-z][a-z0-9-]*[\s/>])", 
 def load_html(body: bytes, url: str) -> LexborHTMLParser:
     """Parse ``body`` as HTML in the charset its ``<meta>`` declares (UTF-8 when it declares
     none): a whole document or a fragment of one. An empty, undecodable, binary or non-HTML
-    body is an error, and so is one over the limits of :mod:`scrapers.sources._limits`
+    body is an error, and so is one over the limits of :mod:`scrapers.limits`
     (nesting, digit runs), checked before lexbor builds the tree."""
     if not body or body.isspace():
         raise ParseError(f"{url}: empty body")

@@ -10,17 +10,21 @@ AutoDL's message. The evidence (public clients; the answer is modelled): docs/SO
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
+from pydantic import Field
+
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, OfferRow, ParseError
-from scrapers.sources._json import data_list, field, integer, load_json, obj, optional_text, text
-from scrapers.sources._limits import bounded
+from scrapers.sources._json import load_json
+from scrapers.sources._models import OptionalText, Record, Text, Whole
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import Kind, SecretSpec
+from scrapers.sources.base import Adapter, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 SEARCH_PATH = "/api/v1/machine/search"
@@ -54,109 +58,107 @@ SKU_TYPES: dict[str, tuple[Literal["hourly", "daily", "weekly", "monthly", "year
 }
 
 
-def _gib(machine: dict[str, Any], key: str, what: str) -> int | None:
-    value = machine.get(key)
-    if value is None:
-        return None
-    return round(integer(value, f"{what}: {key}") / BYTES_PER_GIB)
+class Sku(Record):
+    """One term a machine is priced at, in 厘 (1/1000 yuan) per card for the term."""
+
+    type: str
+    current_price: Whole
+    origin_price: Whole | None = None
 
 
-def _optional_int(machine: dict[str, Any], key: str, what: str) -> int | None:
-    value = machine.get(key)
-    return None if value is None else integer(value, f"{what}: {key}")
+class Machine(Record):
+    machine_id: Text
+    gpu_name: Text
+    gpu_memory: Whole | None = None  # bytes
+    payg: bool | None = None
+    payg_price: Whole | None = None
+    machine_sku_info: list[Sku] | None = None
+    region_name: OptionalText = None
+    cpu_per_gpu: Whole | None = None
+    mem_per_gpu: Whole | None = None  # bytes
+    gpu_idle_num: Whole | None = None
 
 
-class AutodlAdapter:
+class _Data(Record):
+    machines: list[Any] = Field(alias="list")
+
+
+class Answer(Record):
+    code: Any = None
+    msg: Any = None
+    data: _Data | None = None
+
+
+def _gib(value: int | None) -> int | None:
+    return None if value is None else round(value / BYTES_PER_GIB)
+
+
+class AutodlAdapter(Adapter):
     name = "autodl"
-    kind: Kind = "offers"
-    currency = "CNY"
     secret = SecretSpec(env="GPUPRICE_AUTODL_TOKEN", header="Authorization", what="login token")
-    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [Request(f"{base_url.rstrip('/')}{SEARCH_PATH}", method="POST", json_body=QUERY)]
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        doc = obj(load_json(body, url), f"{url}: answer")
-        code = doc.get("code")
-        if code not in OK_CODES:
-            raise ParseError(f"{url}: AutoDL answered {code!r}: {doc.get('msg')!r}")
-        machines = data_list(doc, url)
-        observed = naive_utc(fetched_at)
-        rows: list[OfferRow] = []
-        seen: set[str] = set()
-        for n, raw in enumerate(machines, 1):
-            machine = obj(raw, f"{url}: machine {n}")
-            machine_id = text(machine, "machine_id", f"{url}: machine {n}")
-            what = f"{url}: machine {machine_id}"
-            if machine_id in seen:
-                raise ParseError(f"{what}: listed twice")
-            seen.add(machine_id)
-            rows.extend(self._rows(machine, machine_id, what, observed))
-        if machines and not rows:
-            raise ParseError(f"{url}: no machine lists a price")
-        return rows
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        answer = Answer.model_validate(load_json(body, url))
+        if answer.code not in OK_CODES:
+            raise ParseError(f"{url}: AutoDL answered {answer.code!r}: {answer.msg!r}")
+        if answer.data is None:
+            raise ParseError(f"{url}: no data.list in the answer")
+        items = [
+            Item(f"machine {n}", raw, excerpt_of(raw))
+            for n, raw in enumerate(answer.data.machines, 1)
+        ]
+        return Page(url, naive_utc(fetched_at), items)
 
-    def _prices(self, machine: dict[str, Any], what: str) -> list[tuple[str, int, int]]:
-        """(sku type, current price, list price) in 厘 per card for the sku's period."""
-        if "machine_sku_info" not in machine:
-            if machine.get("payg") is False:
-                return []
-            milli = integer(field(machine, "payg_price", what), f"{what}: payg_price", minimum=1)
-            return [("payg", milli, milli)]
-        skus = field(machine, "machine_sku_info", what)
-        if not isinstance(skus, list):
-            raise ParseError(f"{what}: machine_sku_info is not a list")
-        prices = []
-        for k, raw in enumerate(skus, 1):
-            sku = obj(raw, f"{what}: machine_sku_info[{k}]")
-            kind = text(sku, "type", f"{what}: machine_sku_info[{k}]")
-            where = f"{what}: {kind} sku"
-            if kind not in SKU_TYPES:
-                raise ParseError(f"{where}: unknown sku type (known: {', '.join(SKU_TYPES)})")
-            current = integer(field(sku, "current_price", where), f"{where}: current_price")
-            if current == 0:
-                continue  # not on offer at this term
-            origin = integer(sku.get("origin_price") or 0, f"{where}: origin_price")
-            if origin and origin < current:
-                raise ParseError(f"{where}: origin_price {origin} is below current_price {current}")
-            prices.append((kind, current, origin or current))
-        return prices
-
-    def _rows(
-        self, machine: dict[str, Any], machine_id: str, what: str, observed: datetime
-    ) -> list[OfferRow]:
-        prices = self._prices(machine, what)
-        if not prices:
-            return []
-        gpu_name = text(machine, "gpu_name", what)
-        vram = _gib(machine, "gpu_memory", what)
-        rows = []
-        for kind, current, origin in prices:
+    def rows(self, item: Item, page: Page) -> Iterator[OfferRow]:
+        machine = Machine.model_validate(item.data)
+        vram = _gib(machine.gpu_memory)
+        for kind, current, origin in _prices(machine):
             billing, hours, unit_raw = SKU_TYPES[kind]
             price = Decimal(current) / MILLI_PER_YUAN  # exact: three decimals at most
             unit, per_card = per_card_hour(price, "CNY", hours, 1, "card")
-            rows.append(
-                OfferRow(
-                    observed_at=observed,
-                    source=self.name,
-                    offer_id=machine_id,
-                    gpu=canonical_gpu(gpu_name, vram),
-                    gpu_name_raw=gpu_name,
-                    gpu_count=1,
-                    vram_gb=vram,
-                    billing=billing,
-                    price=price,
-                    currency="CNY",
-                    unit=unit,
-                    unit_raw=f"{unit_raw} ({kind} price in 厘 ÷ 1000)",
-                    per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
-                    list_price=Decimal(origin) / MILLI_PER_YUAN,
-                    region=optional_text(machine, "region_name", what),
-                    cpu_cores=_optional_int(machine, "cpu_per_gpu", what),
-                    ram_gb=_gib(machine, "mem_per_gpu", what),
-                    stock=_optional_int(machine, "gpu_idle_num", what),
-                )
+            yield OfferRow(
+                observed_at=page.observed_at,
+                source=self.name,
+                offer_id=machine.machine_id,
+                gpu=canonical_gpu(machine.gpu_name, vram),
+                gpu_name_raw=machine.gpu_name,
+                gpu_count=1,
+                vram_gb=vram,
+                billing=billing,
+                price=price,
+                currency="CNY",
+                unit=unit,
+                unit_raw=f"{unit_raw} ({kind} price in 厘 ÷ 1000)",
+                per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
+                list_price=Decimal(origin) / MILLI_PER_YUAN,
+                region=machine.region_name,
+                cpu_cores=machine.cpu_per_gpu,
+                ram_gb=_gib(machine.mem_per_gpu),
+                stock=machine.gpu_idle_num,
             )
-        return rows
+
+
+def _prices(machine: Machine) -> list[tuple[str, int, int]]:
+    """(sku type, current price, list price) in 厘 per card for the sku's period."""
+    if machine.machine_sku_info is None:
+        if machine.payg is False:
+            return []
+        if not machine.payg_price:
+            raise ParseError("no machine_sku_info and no payg_price")
+        return [("payg", machine.payg_price, machine.payg_price)]
+    prices = []
+    for sku in machine.machine_sku_info:
+        if sku.type not in SKU_TYPES:
+            raise ParseError(f"unknown sku type {sku.type!r} (known: {', '.join(SKU_TYPES)})")
+        if sku.current_price == 0:
+            continue  # not on offer at this term
+        origin = sku.origin_price or sku.current_price
+        if origin < sku.current_price:
+            raise ParseError(
+                f"{sku.type} sku: origin_price {origin} is below current_price {sku.current_price}"
+            )
+        prices.append((sku.type, sku.current_price, origin))
+    return prices

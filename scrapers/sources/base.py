@@ -1,4 +1,10 @@
-"""What a source adapter is: a fetch plan plus a pure parser.
+"""What a source adapter is: a fetch plan plus a pure parser, and :class:`Adapter`, the base
+every adapter is built on (its defaults, and ``parse`` through the shared parse path).
+
+An adapter reads a page in two steps that :func:`scrapers.parse.read_page` runs: ``read``
+splits the page into listings (a failure refuses the page), ``rows`` makes one listing's rows
+(a failure refuses that listing only); ``finish`` may combine the rows of the page (vast.ai's
+floor quotes, the generic extractor's numbering).
 
 An adapter also declares the currency it lists prices in and the secrets its live site needs:
 ``secret`` (one value sent in a header: a login cookie, an API token) or ``key_pair`` (a public
@@ -10,11 +16,12 @@ and adds them to the requests at fetch time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 
+from scrapers.parse import Item, Page, read_page
 from scrapers.request import Request
 from scrapers.rows import Row
 
@@ -81,9 +88,49 @@ class SourceAdapter(Protocol):
         """The requests to send for one snapshot, in order. No I/O."""
         ...
 
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
-        """Rows of one page. Pure; raises ``ParseError`` on anything it does not recognise."""
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        """The page's listings and facts. Pure; ``ParseError`` on a page it does not know."""
         ...
+
+    def rows(self, item: Item, page: Page) -> Iterable[Row]:
+        """The rows of one listing; any failure refuses that listing alone."""
+        ...
+
+    def finish(self, rows: list[Row], page: Page) -> list[Row]: ...
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
+        """Rows of one page through the shared parse path; ``ParseError`` when it fails."""
+        ...
+
+
+class Adapter:
+    """The base of every adapter: what most sources are (offers, listed in CNY, no secret),
+    and ``parse`` through the shared parse path. A subclass sets ``name`` (and what differs)
+    and writes ``fetch_plan``, ``read`` and ``rows``."""
+
+    name: str
+    kind: ClassVar[Kind] = "offers"
+    currency: ClassVar[str] = "CNY"
+    secret: ClassVar[SecretSpec | None] = None
+    key_pair: ClassVar[KeyPairSpec | None] = None
+
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
+        raise NotImplementedError
+
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        raise NotImplementedError
+
+    def rows(self, item: Item, page: Page) -> Iterable[Row]:
+        raise NotImplementedError
+
+    def finish(self, rows: list[Row], page: Page) -> list[Row]:
+        """The page's rows together; as they are unless an adapter combines them."""
+        return rows
+
+    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
+        """The rows of one page the shared path accepts; ``ParseError`` when the page fails
+        (:meth:`scrapers.parse.PageRead.failure`)."""
+        return read_page(self, body, url, fetched_at).accepted()
 
 
 def public_fetch_plan(

@@ -13,7 +13,7 @@ its evidence (one real answer, UCloud's docs and SDKs): docs/SOURCES.md.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -21,12 +21,13 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_YEAR, Billing, OfferRow, ParseError
-from scrapers.sources._json import field, integer, load_json, number, obj, optional_text, text
-from scrapers.sources._limits import bounded
+from scrapers.sources._json import load_json
+from scrapers.sources._models import OptionalText, PositiveAmount, Record, Text, Whole
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import KeyPairSpec, Kind
+from scrapers.sources.base import Adapter, KeyPairSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 API_URL = "https://api.compshare.cn"
@@ -132,11 +133,28 @@ def sign_request(request: Request, public_key: str, private_key: str) -> Request
     return replace(request, json_body=sign(request.json_body, public_key, private_key))
 
 
-class CompshareAdapter:
+class Detail(Record):
+    """One entry of a price array: an instance's price for one ChargeType."""
+
+    ChargeType: Text
+    Instance: PositiveAmount  # yuan per period for the whole instance
+    InstanceDiscountType: Whole | None = None
+
+
+class Answer(Record):
+    RetCode: int
+    Message: OptionalText = None
+    Action: OptionalText = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    asked: dict[str, Any]  # the machine priced, from the request in the URL's fragment
+    listed: dict[str, Any]  # the list price entries, by ChargeType (raw)
+
+
+class CompshareAdapter(Adapter):
     name = "compshare"
-    kind: Kind = "offers"
-    currency = "CNY"
-    secret = None
     key_pair = KeyPairSpec(
         public_env="GPUPRICE_UCLOUD_PUBLIC_KEY",
         private_env="GPUPRICE_UCLOUD_PRIVATE_KEY",
@@ -159,54 +177,53 @@ class CompshareAdapter:
             plan.append(Request(f"{base}/?Action={ACTION}#{asked}", "POST", json_body=params))
         return plan
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        doc = obj(load_json(body, url), url)
-        code = integer(field(doc, "RetCode", url), f"{url}: RetCode")
-        if code != 0:
-            message = optional_text(doc, "Message", url) or "no message"
-            raise ParseError(f"{url}: UCloud API error (RetCode {code}): {message}")
-        action = optional_text(doc, "Action", url)
-        if action is not None and action not in ANSWERS:
-            raise ParseError(f"{url}: not a price answer: Action {action!r}")
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        doc = load_json(body, url)
+        answer = Answer.model_validate(doc)
+        if answer.RetCode != 0:
+            message = answer.Message or "no message"
+            raise ParseError(f"{url}: UCloud API error (RetCode {answer.RetCode}): {message}")
+        if answer.Action is not None and answer.Action not in ANSWERS:
+            raise ParseError(f"{url}: not a price answer: Action {answer.Action!r}")
         asked = _asked(url)
-        paid = _details(doc, ("PriceDetails", "PriceDetail"), url, required=True)
-        listed = _details(doc, ("ListPriceDetails", "ListPriceDetail"), url) or _details(
-            doc, ("OriginalPriceDetails", "OriginalPriceDetail"), url
+        name, paid = _array(doc, ("PriceDetails", "PriceDetail"), url, required=True)
+        listed = (
+            _array(doc, ("ListPriceDetails", "ListPriceDetail"), url)[1]
+            or _array(doc, ("OriginalPriceDetails", "OriginalPriceDetail"), url)[1]
         )
-        observed = naive_utc(fetched_at)
-        return [
-            self._offer(asked, charge, entry, listed.get(charge), url, observed)
-            for charge, entry in paid.items()
-        ]
+        by_charge = {e.get("ChargeType"): e for e in listed if isinstance(e, dict)}
+        items = [Item(f"{name}[{n}]", raw, excerpt_of(raw)) for n, raw in enumerate(paid)]
+        return Page(url, naive_utc(fetched_at), items, facts=_Facts(asked, by_charge))
 
-    def _offer(
-        self,
-        asked: dict[str, Any],
-        charge: str,
-        entry: dict[str, Any],
-        listed: dict[str, Any] | None,
-        url: str,
-        observed: datetime,
-    ) -> OfferRow:
-        what = f"{url}: {charge}"
+    def rows(self, item: Item, page: Page) -> Iterator[OfferRow]:
+        facts: _Facts = page.facts
+        entry = Detail.model_validate(item.data)
+        charge = entry.ChargeType
+        if charge not in CHARGE_TYPES:
+            raise ParseError(f"unknown ChargeType {charge!r}")
         billing, hours = CHARGE_TYPES[charge]
-        price = _instance_price(entry, what)
-        list_price = None if listed is None else _instance_price(listed, f"{what} list price")
+        price = entry.Instance.quantize(CNY_QUANTUM, ROUND_HALF_UP)
+        raw_list = facts.listed.get(charge)
+        list_price = None
+        if raw_list is not None:
+            list_price = Detail.model_validate(raw_list).Instance.quantize(CNY_QUANTUM)
         if list_price is not None and list_price < price:
-            raise ParseError(f"{what}: list price {list_price} is below the price paid {price}")
-        discount = entry.get("InstanceDiscountType")
+            raise ParseError(f"list price {list_price} is below the price paid {price}")
         label = None
-        if discount not in (None, 0):
-            label = DISCOUNT_TYPES.get(integer(discount, f"{what}: InstanceDiscountType"))
+        if entry.InstanceDiscountType not in (None, 0):
+            label = DISCOUNT_TYPES.get(entry.InstanceDiscountType)
             if label is None:
-                raise ParseError(f"{what}: unknown InstanceDiscountType {discount!r}")
+                raise ParseError(f"unknown InstanceDiscountType {entry.InstanceDiscountType!r}")
+        asked = facts.asked
         gpu_type, count = asked["GpuType"], asked["Gpu"]
         card, vram = GPU_TYPES[gpu_type]
         unit, native = per_card_hour(price, "CNY", hours, count, "machine")
         config = f"/{asked['Cpu']}C{asked['ram_gb']}G" if asked["Cpu"] is not None else ""
-        return OfferRow(
-            observed_at=observed,
+        # The price paid below the list price is what the platform shows everyone now (its
+        # discount, or a night or holiday one): a promotional tier, the list price beside it.
+        promo = list_price is not None and price < list_price
+        yield OfferRow(
+            observed_at=page.observed_at,
             source=self.name,
             offer_id=f"{gpu_type}x{count}{config}/{asked['Zone']}/{charge}",
             gpu=canonical_gpu(card, vram),
@@ -224,6 +241,8 @@ class CompshareAdapter:
             region=asked["Zone"],
             cpu_cores=asked["Cpu"],
             ram_gb=asked["ram_gb"],
+            tier="promo" if promo else "list",
+            tier_name=(label or "PriceDetails below ListPriceDetails") if promo else None,
         )
 
 
@@ -243,13 +262,15 @@ def _asked(url: str) -> dict[str, Any]:
     what = f"{url}: request"
     if "GpuType" not in params:
         raise ParseError(f"{what}: the URL does not say which machine was priced (no GpuType)")
-    gpu_type = text(params, "GpuType", what)
+    gpu_type = params["GpuType"].strip()
     if gpu_type not in GPU_TYPES:
         raise ParseError(f"{what}: unknown GpuType {gpu_type!r} (known: {', '.join(GPU_TYPES)})")
+    if not params.get("Zone", "").strip():
+        raise ParseError(f"{what}: no Zone")
     asked: dict[str, Any] = {
         "GpuType": gpu_type,
-        "Gpu": _whole(text(params, "Gpu", what), f"{what}: Gpu", minimum=1),
-        "Zone": text(params, "Zone", what),
+        "Gpu": _whole(params.get("Gpu", ""), f"{what}: Gpu", minimum=1),
+        "Zone": params["Zone"].strip(),
         "Cpu": None,
         "ram_gb": None,
     }
@@ -264,20 +285,21 @@ def _asked(url: str) -> dict[str, Any]:
 
 
 def _whole(value: str, what: str, *, minimum: int) -> int:
-    if not value.strip().isdigit():
-        raise ParseError(f"{what}: not a whole number: {value!r}")
-    return integer(int(value), what, minimum=minimum)
+    # the request's parameters are text in a URL fragment, not JSON: no model to read them
+    if not value.strip().isdigit() or len(value.strip()) > 9 or int(value) < minimum:
+        raise ParseError(f"{what}: not a whole number of at least {minimum}: {value!r}")
+    return int(value)
 
 
-def _details(
+def _array(
     doc: dict[str, Any], names: tuple[str, ...], url: str, *, required: bool = False
-) -> dict[str, dict[str, Any]]:
-    """One of the price arrays, by ChargeType; {} when absent and not required."""
+) -> tuple[str, list[Any]]:
+    """One of the price arrays (its name and entries); none when absent and not required."""
     present = [name for name in names if doc.get(name) is not None]
     if not present:
         if required:
             raise ParseError(f"{url}: no {names[0]} in the answer (fields: {', '.join(doc)})")
-        return {}
+        return names[0], []
     if len(present) > 1:
         raise ParseError(f"{url}: both {present[0]} and {present[1]} in the answer")
     name = present[0]
@@ -286,19 +308,4 @@ def _details(
         raise ParseError(f"{url}: {name} is not a list")
     if required and not entries:
         raise ParseError(f"{url}: {name} is empty")
-    by_charge: dict[str, dict[str, Any]] = {}
-    for index, raw in enumerate(entries):
-        what = f"{url}: {name}[{index}]"
-        entry = obj(raw, what)
-        charge = text(entry, "ChargeType", what)
-        if charge not in CHARGE_TYPES:
-            raise ParseError(f"{what}: unknown ChargeType {charge!r}")
-        if charge in by_charge:
-            raise ParseError(f"{what}: ChargeType {charge} listed twice")
-        by_charge[charge] = entry
-    return by_charge
-
-
-def _instance_price(entry: dict[str, Any], what: str) -> Decimal:
-    value = number(field(entry, "Instance", what), f"{what}: Instance")
-    return value.quantize(CNY_QUANTUM, ROUND_HALF_UP)
+    return name, entries

@@ -17,8 +17,9 @@ from urllib.parse import urlsplit
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Item, Page, excerpt_of
+from scrapers.request import Request
 from scrapers.rows import Billing, OfferRow, ParseError
-from scrapers.sources._limits import bounded
 from scrapers.sources._page import (
     header_index,
     is_simulated,
@@ -30,7 +31,7 @@ from scrapers.sources._page import (
     stated_update_time,
     text_of,
 )
-from scrapers.sources.base import Kind
+from scrapers.sources.base import Adapter
 from scrapers.units import (
     CNY_PER_CARD_HOUR_QUANTUM,
     hours_for,
@@ -49,7 +50,7 @@ BAREMETAL_HEADERS = (
 )  # fmt: skip
 
 
-class JygpuAdapter:
+class JygpuAdapter(Adapter):
     """The demo market's 极智算 pages, and in the ``live`` profile the same fetch plan against
     https://www.jygpu.com: the live pages are *modelled* on the format the demo market serves
     (docs/SOURCES.md); if the real site differs, the pages fail to parse, the source is marked
@@ -57,51 +58,53 @@ class JygpuAdapter:
     parser is fixed."""
 
     name = "jygpu"
-    kind: Kind = "offers"
-    currency = "CNY"
-    secret = None
-    key_pair = None
 
-    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         base = base_url.rstrip("/")
         query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
         return [f"{base}{CONTAINER_PATH}{query}", f"{base}{BAREMETAL_PATH}{query}"]
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        """All offers on one page, or ``ParseError``.
-
-        Which page it is comes from the URL path when it is a market URL; a page saved
-        from a browser (``gpuprice parse jygpu SAVED.html``) is recognised by its content.
-        """
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        """The listings of one page: the product cards of /market/container, or the server
+        rows of /market/baremetal. Which page it is comes from the URL path when it is a
+        market URL; a page saved from a browser is recognised by its content."""
         tree = load_html(body, url)
         path = urlsplit(url).path.rstrip("/")
-        if path.endswith(CONTAINER_PATH):
-            parse_page = _parse_containers
-        elif path.endswith(BAREMETAL_PATH):
-            parse_page = _parse_bare_metal
-        elif tree.css_first("#container-list") is not None:
-            parse_page = _parse_containers
-        elif tree.css_first("table#baremetal-list") is not None:
-            parse_page = _parse_bare_metal
+        if path.endswith(CONTAINER_PATH) or (
+            not path.endswith(BAREMETAL_PATH) and tree.css_first("#container-list") is not None
+        ):
+            items, facts = _container_items(tree, url), None
+        elif path.endswith(BAREMETAL_PATH) or tree.css_first("table#baremetal-list") is not None:
+            items, facts = _bare_metal_items(tree, url)
         else:
             raise ParseError(
                 f"{url}: not a jygpu market page (no {CONTAINER_PATH} URL, no #container-list "
                 "grid, no #baremetal-list table)"
             )
-        page = _Page(
-            url=url,
-            observed_at=stated_update_time(tree, url) or naive_utc(fetched_at),
-            simulated=is_simulated(tree),
-        )
-        return parse_page(tree, page)
+        observed = stated_update_time(tree, url) or naive_utc(fetched_at)
+        return Page(url, observed, items, is_simulated(tree), facts)
+
+    def rows(self, item: Item, page: Page) -> list[OfferRow]:
+        if page.facts is None:
+            return _container_rows(item.data, page)
+        return [_bare_metal_row(item.data, page.facts, page)]
 
 
-@dataclass(frozen=True, slots=True)
-class _Page:
-    url: str
-    observed_at: datetime
-    simulated: bool
+def _container_items(tree: LexborHTMLParser, url: str) -> list[Item]:
+    grid = require(tree.css_first("#container-list"), f"{url}: listing grid #container-list")
+    cards = grid.css(".product-card")
+    if not cards:
+        raise ParseError(f"{url}: listing grid has no .product-card")
+    return [Item(f"card {n}", card, excerpt_of(text_of(card))) for n, card in enumerate(cards, 1)]
+
+
+def _bare_metal_items(tree: LexborHTMLParser, url: str) -> tuple[list[Item], dict[str, int]]:
+    table = require(tree.css_first("table#baremetal-list"), f"{url}: table #baremetal-list")
+    col = header_index(table, BAREMETAL_HEADERS, url)
+    trs = table.css("tbody tr")
+    if not trs:
+        raise ParseError(f"{url}: server table has no rows")
+    return [Item(f"row {n}", tr, excerpt_of(text_of(tr))) for n, tr in enumerate(trs, 1)], col
 
 
 def _yuan_price(text: str) -> tuple[Decimal, str]:
@@ -142,7 +145,7 @@ def _price(text: str, gpu_count: int, what: str) -> _Price:
 
 
 def _offer(
-    page: _Page,
+    page: Page,
     *,
     sku: str,
     billing: Billing,
@@ -191,104 +194,84 @@ def _price_text(card: LexborNode, block: str, label_word: str, what: str) -> str
     return text_of(require(row.css_first(".price-value"), f"{what}: .{block} value"))
 
 
-def _parse_containers(tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
-    grid = require(tree.css_first("#container-list"), f"{page.url}: listing grid #container-list")
-    cards = grid.css(".product-card")
-    if not cards:
-        raise ParseError(f"{page.url}: listing grid has no .product-card")
-    rows: list[OfferRow] = []
-    for n, card in enumerate(cards, 1):
-        what = f"{page.url}: card {n}"
-        sku = _sku(card, what)
-        what = f"{page.url}: card {sku}"
-        gpu_name = text_of(require(card.css_first(".gpu-name"), f"{what}: .gpu-name"))
-        specs: dict[str, str] = {}
-        for item in card.css("li.spec-item"):
-            label = text_of(require(item.css_first(".spec-label"), f"{what}: .spec-label"))
-            specs[label] = text_of(require(item.css_first(".spec-value"), f"{what}: .spec-value"))
-        missing = [s for s in CONTAINER_SPECS if s not in specs]
-        if missing:
-            raise ParseError(f"{what}: spec labels changed: missing {missing}, found {list(specs)}")
+def _container_rows(card: LexborNode, page: Page) -> list[OfferRow]:
+    """A product card's hourly row (挂牌) and monthly row (月付折后, per hour)."""
+    sku = _sku(card, "card")
+    what = f"card {sku}"
+    gpu_name = text_of(require(card.css_first(".gpu-name"), f"{what}: .gpu-name"))
+    specs: dict[str, str] = {}
+    for item in card.css("li.spec-item"):
+        label = text_of(require(item.css_first(".spec-label"), f"{what}: .spec-label"))
+        specs[label] = text_of(require(item.css_first(".spec-value"), f"{what}: .spec-value"))
+    missing = [s for s in CONTAINER_SPECS if s not in specs]
+    if missing:
+        raise ParseError(f"{what}: spec labels changed: missing {missing}, found {list(specs)}")
 
-        gpu_count = parse_count(specs["GPU数量"], "卡", f"{what}: GPU数量")
-        hourly = _price(_price_text(card, "price-hourly", "按小时", what), gpu_count, what)
-        monthly = _price(_price_text(card, "price-monthly", "月付", what), gpu_count, what)
-        # Both container prices are per hour (the monthly one is the prepaid plan's hourly
-        # equivalent); a per-day or per-month figure here means the layout changed.
-        for price in (hourly, monthly):
-            if not price.unit.endswith("-hour"):
-                raise ParseError(f"{what}: container price in {price.unit_raw!r}, expected 元/时")
-        tag = card.css_first(".price-monthly .discount-tag")
-        label = text_of(tag) if tag is not None else ""
-        try:
-            stated = parse_discount(label)
-        except ParseError as exc:
-            raise ParseError(f"{what}: {exc}") from None
-
-        common = dict(
-            sku=sku,
-            gpu_name=gpu_name,
-            vram_gb=parse_gb(specs["显存"], f"{what}: 显存"),
-            gpu_count=gpu_count,
-            list_price=hourly.value,
-            cpu_cores=parse_count(specs["CPU"], "核", f"{what}: CPU"),
-            ram_gb=parse_gb(specs["内存"], f"{what}: 内存"),
-            disk_gb=parse_gb(specs["数据盘"], f"{what}: 数据盘"),
-            interconnect=specs["互联"],
-            region=specs["地域"],
-            stock=parse_stock(specs["库存"], f"{what}: 库存"),
-        )
-        rows.append(_offer(page, billing="hourly", price=hourly, **common))
-        rows.append(
-            _offer(
-                page,
-                billing="monthly",
-                price=monthly,
-                stated_discount=stated,
-                discount_label=label if stated is not None else None,
-                **common,
-            )
-        )
-    return rows
+    gpu_count = parse_count(specs["GPU数量"], "卡", f"{what}: GPU数量")
+    hourly = _price(_price_text(card, "price-hourly", "按小时", what), gpu_count, what)
+    monthly = _price(_price_text(card, "price-monthly", "月付", what), gpu_count, what)
+    # Both container prices are per hour (the monthly one is the prepaid plan's hourly
+    # equivalent); a per-day or per-month figure here means the layout changed.
+    for price in (hourly, monthly):
+        if not price.unit.endswith("-hour"):
+            raise ParseError(f"{what}: container price in {price.unit_raw!r}, expected 元/时")
+    tag = card.css_first(".price-monthly .discount-tag")
+    label = text_of(tag) if tag is not None else ""
+    stated = parse_discount(label)
+    common = dict(
+        sku=sku,
+        gpu_name=gpu_name,
+        vram_gb=parse_gb(specs["显存"], f"{what}: 显存"),
+        gpu_count=gpu_count,
+        list_price=hourly.value,
+        cpu_cores=parse_count(specs["CPU"], "核", f"{what}: CPU"),
+        ram_gb=parse_gb(specs["内存"], f"{what}: 内存"),
+        disk_gb=parse_gb(specs["数据盘"], f"{what}: 数据盘"),
+        interconnect=specs["互联"],
+        region=specs["地域"] or None,
+        stock=parse_stock(specs["库存"], f"{what}: 库存"),
+    )
+    return [
+        _offer(page, billing="hourly", price=hourly, **common),
+        _offer(
+            page,
+            billing="monthly",
+            price=monthly,
+            stated_discount=stated,
+            discount_label=label if stated is not None else None,
+            **common,
+        ),
+    ]
 
 
-def _parse_bare_metal(tree: LexborHTMLParser, page: _Page) -> list[OfferRow]:
-    table = require(tree.css_first("table#baremetal-list"), f"{page.url}: table #baremetal-list")
-    col = header_index(table, BAREMETAL_HEADERS, page.url)
-    trs = table.css("tbody tr")
-    if not trs:
-        raise ParseError(f"{page.url}: server table has no rows")
-    rows: list[OfferRow] = []
-    for n, tr in enumerate(trs, 1):
-        sku = _sku(tr, f"{page.url}: row {n}")
-        what = f"{page.url}: server {sku}"
-        cells = [text_of(td) for td in tr.css("td")]
-        if len(cells) != len(col):
-            raise ParseError(f"{what}: {len(cells)} cells for {len(col)} columns")
+def _bare_metal_row(tr: LexborNode, col: dict[str, int], page: Page) -> OfferRow:
+    """A server row: the whole machine's monthly price."""
+    sku = _sku(tr, "row")
+    what = f"server {sku}"
+    cells = [text_of(td) for td in tr.css("td")]
+    if len(cells) != len(col):
+        raise ParseError(f"{what}: {len(cells)} cells for {len(col)} columns")
 
-        def cell(header: str, cells: list[str] = cells) -> str:
-            return cells[col[header]]
+    def cell(header: str) -> str:
+        return cells[col[header]]
 
-        gpu_count = parse_count(cell("GPU数量"), "卡", f"{what}: GPU数量")
-        price = _price(cell("月付价格"), gpu_count, what)
-        if not price.unit.endswith("-month"):
-            raise ParseError(f"{what}: bare metal priced {price.unit_raw!r}, expected 元/月")
-        rows.append(
-            _offer(
-                page,
-                sku=sku,
-                billing="bare_metal_monthly",
-                gpu_name=cell("GPU型号"),
-                vram_gb=parse_gb(cell("单卡显存"), f"{what}: 单卡显存"),
-                gpu_count=gpu_count,
-                price=price,
-                list_price=price.value,
-                cpu_cores=parse_count(cell("CPU"), "核", f"{what}: CPU"),
-                ram_gb=parse_gb(cell("内存"), f"{what}: 内存"),
-                disk_gb=parse_gb(cell("数据盘"), f"{what}: 数据盘"),
-                interconnect=cell("GPU互联"),
-                region=cell("地域"),
-                stock=parse_stock(cell("库存"), f"{what}: 库存"),
-            )
-        )
-    return rows
+    gpu_count = parse_count(cell("GPU数量"), "卡", f"{what}: GPU数量")
+    price = _price(cell("月付价格"), gpu_count, what)
+    if not price.unit.endswith("-month"):
+        raise ParseError(f"{what}: bare metal priced {price.unit_raw!r}, expected 元/月")
+    return _offer(
+        page,
+        sku=sku,
+        billing="bare_metal_monthly",
+        gpu_name=cell("GPU型号"),
+        vram_gb=parse_gb(cell("单卡显存"), f"{what}: 单卡显存"),
+        gpu_count=gpu_count,
+        price=price,
+        list_price=price.value,
+        cpu_cores=parse_count(cell("CPU"), "核", f"{what}: CPU"),
+        ram_gb=parse_gb(cell("内存"), f"{what}: 内存"),
+        disk_gb=parse_gb(cell("数据盘"), f"{what}: 数据盘"),
+        interconnect=cell("GPU互联"),
+        region=cell("地域") or None,
+        stock=parse_stock(cell("库存"), f"{what}: 库存"),
+    )

@@ -16,7 +16,7 @@ Fields and evidence: docs/SOURCES.md.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -24,12 +24,13 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
-from scrapers.rows import Billing, OfferRow, ParseError
-from scrapers.sources._json import field, load_json, looks_like_json, obj, optional_text, text
-from scrapers.sources._limits import bounded
-from scrapers.sources._page import is_simulated, load_html, naive_utc, text_of
-from scrapers.sources.base import Kind, SecretSpec
+from scrapers.rows import Billing, OfferRow, ParseError, Row
+from scrapers.sources._json import load_json, looks_like_json
+from scrapers.sources._models import OptionalText, Record, Text, Whole
+from scrapers.sources._page import load_html, naive_utc, text_of
+from scrapers.sources.base import Adapter, SecretSpec
 from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
 from scrapers.units import nfkc, parse_money, parse_period, per_card_hour, size_gb
 
@@ -55,32 +56,55 @@ _TERM = re.compile(r"^(\d{1,2})\s*-?\s*(week|month|year)s?$", re.IGNORECASE)
 _TERM_BILLING: dict[str, Billing] = {"week": "weekly", "month": "monthly", "year": "yearly"}
 
 
-def _whole(value: Any, what: str) -> int:
-    """A whole, non-negative JSON number (Lambda's OpenAPI example writes cents as a string
-    of digits, "80"; that is read too)."""
-    if isinstance(value, bool):
-        raise ParseError(f"{what}: expected a whole number, got {value!r}")
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
-        number = int(value.strip())
-    else:
-        raise ParseError(f"{what}: expected a whole number, got {value!r}")
-    if number < 0:
-        raise ParseError(f"{what}: negative: {value!r}")
-    return number
+def _cents(value: Any) -> Any:
+    # Lambda's OpenAPI example writes cents as a string of digits ("80"): read as a number.
+    return int(value.strip()) if isinstance(value, str) and value.strip().isdigit() else value
 
 
-class LambdaAdapter:
+class Specs(Record):
+    gpus: Whole | None = None
+    vcpus: Whole | None = None
+    memory_gib: Whole | None = None
+    storage_gib: Whole | None = None
+
+
+class InstanceType(Record):
+    name: Text
+    description: OptionalText = None
+    gpu_description: OptionalText = None
+    price_cents_per_hour: Whole
+    specs: Specs
+
+    @classmethod
+    def read(cls, raw: Any) -> InstanceType:
+        if isinstance(raw, dict) and "price_cents_per_hour" in raw:
+            raw = raw | {"price_cents_per_hour": _cents(raw["price_cents_per_hour"])}
+        return cls.model_validate(raw)
+
+
+class Entry(Record):
+    instance_type: dict[str, Any]
+    regions_with_capacity_available: list[Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _ApiEntry:
+    key: str
+    entry: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _TermRow:
+    cells: list[str]
+    index: dict[str, int]
+
+
+class LambdaAdapter(Adapter):
     name = "lambda"
-    kind: Kind = "offers"
     currency = "USD"
     secret = SecretSpec(
         env="GPUPRICE_LAMBDA_API_KEY", header="Authorization", what="API key", template="Bearer {}"
     )
-    key_pair = None
 
     def __init__(self) -> None:
         self._page = GenericAdapter(self.name, PAGE_OPTIONS)
@@ -93,12 +117,24 @@ class LambdaAdapter:
         """Without a key: the public pricing page (on lambda.ai, whatever the API's host)."""
         return [PRICING_URL]
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        """The API's instance types, or the pricing page's table rows and term rows."""
         if looks_like_json(body):
-            return self._from_api(load_json(body, url), url, naive_utc(fetched_at))
-        rows = self._page.parse(body, url, fetched_at)
-        return rows + self._term_rows(load_html(body, url), url, naive_utc(fetched_at))
+            return self._api_page(load_json(body, url), url, naive_utc(fetched_at))
+        page = self._page.read(body, url, fetched_at)
+        terms = _term_items(load_html(body, url), url)
+        return Page(page.url, page.observed_at, [*page.items, *terms], page.simulated, page.facts)
+
+    def rows(self, item: Item, page: Page) -> list[OfferRow]:
+        if isinstance(item.data, _ApiEntry):
+            row = self._instance_type(item.data, page.observed_at)
+            return [] if row is None else [row]
+        if isinstance(item.data, _TermRow):
+            return [self._term_row(item.data, page)]
+        return self._page.rows(item, page)
+
+    def finish(self, rows: list[Row], page: Page) -> list[Row]:
+        return self._page.finish(rows, page)
 
     def generation(self, body: bytes, url: str) -> str:
         """Which of Lambda's formats ``body`` is, by what it holds (never by the URL)."""
@@ -117,51 +153,29 @@ class LambdaAdapter:
 
     # -- the 2023 page's clusters under a term -------------------------------------------
 
-    def _term_rows(self, tree: LexborHTMLParser, url: str, observed: datetime) -> list[OfferRow]:
-        """The Reserved / Sprint rows of every table with a Term column; none without one."""
-        rows = []
-        for n, table in enumerate(tree.css("table"), 1):
-            header = [text_of(th).casefold() for th in table.css("thead th")]
-            if "term" not in header:
-                continue
-            missing = [name for name in TERM_COLUMNS if name not in header]
-            if missing:
-                raise ParseError(
-                    f"{url}: table {n} has a Term column but no {', '.join(missing)} "
-                    f"(header: {' | '.join(header)})"
-                )
-            index = {name: header.index(name) for name in TERM_COLUMNS}
-            for r, tr in enumerate(table.css("tbody tr"), 1):
-                cells = [text_of(td) for td in tr.css("td")]
-                if any(cells):
-                    rows.append(self._term_row(cells, index, f"{url}: table {n} row {r}", observed))
-        simulated = is_simulated(tree)
-        return [replace(row, simulated=simulated) for row in rows]
-
-    def _term_row(
-        self, cells: list[str], index: dict[str, int], what: str, observed: datetime
-    ) -> OfferRow:
+    def _term_row(self, term_row: _TermRow, page: Page) -> OfferRow:
+        cells, index = term_row.cells, term_row.index
         if len(cells) <= max(index.values()):
-            raise ParseError(f"{what}: {len(cells)} cells, too few for the header")
+            raise ParseError(f"{len(cells)} cells, too few for the header")
         kind, instance, term = cells[0], cells[index["instance type"]], cells[index["term"]]
         card, listed = cells[index["gpu"]], cells[index["per hour price"]]
         count = _DESCRIPTION_COUNT.match(instance)
         period = _TERM.match(term)
         if not kind or count is None or period is None:
             raise ParseError(
-                f"{what}: expected a cluster kind, an instance type '8x <card>' and a term "
+                "expected a cluster kind, an instance type '8x <card>' and a term "
                 f"such as '3-years'; got {kind!r}, {instance!r}, {term!r}"
             )
         try:
             price, currency, unit = parse_money(listed)
             hours, per = parse_period(unit)
         except ParseError as exc:
-            raise ParseError(f"{what}: {listed!r} is not USD per GPU-hour ({exc})") from None
+            raise ParseError(f"{listed!r} is not USD per GPU-hour ({exc})") from None
         names_card = any(
             part.strip().upper() in card.upper() for part in nfkc(unit).split("/")[1:-1]
         )
         if currency != "USD" or hours != 1 or not (per == "card" or names_card):
-            raise ParseError(f"{what}: {listed!r} is not USD per GPU-hour")
+            raise ParseError(f"{listed!r} is not USD per GPU-hour")
         gpus = int(count[1])
         size = size_gb(cells[index["gpu memory"]])
         vram = int(size) if size is not None and size == size.to_integral_value() else None
@@ -169,7 +183,7 @@ class LambdaAdapter:
         unit_name, native = per_card_hour(price, "USD", 1, gpus, "card")
         vcpus = cells[index["vcpus"]]
         return OfferRow(
-            observed_at=observed,
+            observed_at=page.observed_at,
             source=self.name,
             offer_id=f"{kind}|{instance}|{term}",
             gpu=canonical_gpu(card, vram),
@@ -184,69 +198,56 @@ class LambdaAdapter:
             per_card_hour=native,
             discount_label=f"{kind} ({term})",
             cpu_cores=int(vcpus) if vcpus.isdigit() and len(vcpus) < 7 else None,
+            simulated=page.simulated,
         )
 
     # -- the instance-types API ----------------------------------------------------------
 
-    def _from_api(self, doc: Any, url: str, observed: datetime) -> list[OfferRow]:
-        doc = obj(doc, url)
-        if "error" in doc:
-            error = obj(doc["error"], f"{url}: error")
-            code = optional_text(error, "code", f"{url}: error") or "no code"
-            message = optional_text(error, "message", f"{url}: error") or "no message"
-            suggestion = optional_text(error, "suggestion", f"{url}: error")
-            tail = f" ({suggestion})" if suggestion else ""
+    def _api_page(self, doc: Any, url: str, observed: datetime) -> Page:
+        if not isinstance(doc, dict):
+            raise ParseError(f"{url}: not a Lambda API answer (a JSON {type(doc).__name__})")
+        if isinstance(doc.get("error"), dict):
+            error = doc["error"]
+            code = error.get("code") or "no code"
+            message = error.get("message") or "no message"
+            tail = f" ({error['suggestion']})" if error.get("suggestion") else ""
             raise ParseError(f"{url}: Lambda API error {code}: {message}{tail}")
-        data = obj(field(doc, "data", url), f"{url}: data")
+        data = doc.get("data")
+        if not isinstance(data, dict):
+            raise ParseError(f"{url}: no data object in the answer")
         if not data:
             raise ParseError(f"{url}: the API lists no instance types")
-        rows = []
-        for key, entry in data.items():
-            row = self._instance_type(str(key), obj(entry, f"{url}: {key}"), url, observed)
-            if row is not None:
-                rows.append(row)
-        if not rows:
-            raise ParseError(f"{url}: no instance type has a GPU")
-        return rows
+        items = [Item(str(key), _ApiEntry(str(key), entry), excerpt_of(entry))
+                 for key, entry in data.items()]  # fmt: skip
+        return Page(url, observed, items)
 
-    def _instance_type(
-        self, key: str, entry: dict[str, Any], url: str, observed: datetime
-    ) -> OfferRow | None:
-        what = f"{url}: {key}"
-        it = obj(field(entry, "instance_type", what), f"{what}: instance_type")
-        name = text(it, "name", what)
-        if name != key:
-            raise ParseError(f"{what}: instance_type.name is {name!r}")
-        specs = obj(field(it, "specs", what), f"{what}: specs")
-        description = optional_text(it, "description", what) or ""
-        in_description = _DESCRIPTION_COUNT.match(description)
-        if specs.get("gpus") is not None:
-            gpus = _whole(specs["gpus"], f"{what}: specs.gpus")
+    def _instance_type(self, api: _ApiEntry, observed: datetime) -> OfferRow | None:
+        entry = Entry.model_validate(api.entry)
+        it = InstanceType.read(entry.instance_type)
+        if it.name != api.key:
+            raise ParseError(f"instance_type.name is {it.name!r}")
+        in_description = _DESCRIPTION_COUNT.match(it.description or "")
+        if it.specs.gpus is not None:
+            gpus = it.specs.gpus
         elif in_description:
             gpus = int(in_description[1])
         else:
-            raise ParseError(f"{what}: no specs.gpus and no count in the description")
+            raise ParseError("no specs.gpus and no count in the description")
         if gpus == 0:
             return None  # a CPU-only instance
-        card = optional_text(it, "gpu_description", what) or (
-            in_description[2].strip() if in_description else ""
-        )
+        card = it.gpu_description or (in_description[2].strip() if in_description else "")
         if not card:
-            raise ParseError(f"{what}: no gpu_description")
-        cents = _whole(field(it, "price_cents_per_hour", what), f"{what}: price_cents_per_hour")
-        if cents == 0:
-            raise ParseError(f"{what}: price_cents_per_hour is 0")
-        price = (Decimal(cents) / 100).quantize(USD_QUANTUM, ROUND_HALF_UP)
+            raise ParseError("no gpu_description")
+        if it.price_cents_per_hour == 0:
+            raise ParseError("price_cents_per_hour is 0")
+        price = (Decimal(it.price_cents_per_hour) / 100).quantize(USD_QUANTUM, ROUND_HALF_UP)
         size = size_gb(card)
         vram = int(size) if size is not None and size == size.to_integral_value() else None
-        regions = entry.get("regions_with_capacity_available")
-        if regions is not None and not isinstance(regions, list):
-            raise ParseError(f"{what}: regions_with_capacity_available is not a list")
         unit, native = per_card_hour(price, "USD", 1, gpus, "machine")
         return OfferRow(
             observed_at=observed,
             source=self.name,
-            offer_id=name,
+            offer_id=it.name,
             gpu=canonical_gpu(card, vram),
             gpu_name_raw=card,
             gpu_count=gpus,
@@ -258,14 +259,32 @@ class LambdaAdapter:
             unit_raw=UNIT_RAW,
             per_card_hour=native,
             list_price=price,
-            cpu_cores=_optional_whole(specs, "vcpus", what),
-            ram_gb=_optional_whole(specs, "memory_gib", what),
-            disk_gb=_optional_whole(specs, "storage_gib", what),
+            cpu_cores=it.specs.vcpus,
+            ram_gb=it.specs.memory_gib,
+            disk_gb=it.specs.storage_gib,
             # No region has this type free right now: none in stock (a count is not given).
-            stock=0 if regions == [] else None,
+            stock=0 if entry.regions_with_capacity_available == [] else None,
         )
 
 
-def _optional_whole(specs: dict[str, Any], key: str, what: str) -> int | None:
-    value = specs.get(key)
-    return None if value is None else _whole(value, f"{what}: specs.{key}")
+def _term_items(tree: LexborHTMLParser, url: str) -> list[Item]:
+    """The Reserved / Sprint rows of every table with a Term column (the 2023 page's
+    clusters under a term); none without one."""
+    items = []
+    for n, table in enumerate(tree.css("table"), 1):
+        header = [text_of(th).casefold() for th in table.css("thead th")]
+        if "term" not in header:
+            continue
+        missing = [name for name in TERM_COLUMNS if name not in header]
+        if missing:
+            raise ParseError(
+                f"{url}: table {n} has a Term column but no {', '.join(missing)} "
+                f"(header: {' | '.join(header)})"
+            )
+        index = {name: header.index(name) for name in TERM_COLUMNS}
+        for r, tr in enumerate(table.css("tbody tr"), 1):
+            cells = [text_of(td) for td in tr.css("td")]
+            if any(cells):
+                term = _TermRow(cells, index)
+                items.append(Item(f"table {n} row {r}", term, excerpt_of(" | ".join(cells))))
+    return items

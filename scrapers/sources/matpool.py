@@ -11,17 +11,18 @@ clients (no saved answer exists): docs/SOURCES.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
 from scrapers.rows import OfferRow, ParseError
-from scrapers.sources._json import field, integer, load_json, number, obj, text
-from scrapers.sources._limits import bounded
+from scrapers.sources._json import load_json
+from scrapers.sources._models import Amount, Count, Record, Text, Whole
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import Kind
+from scrapers.sources.base import Adapter
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
 
 POOLS_PATH = "/api/machine_pools?machine_category=0&page=1&per_page=100"
@@ -30,117 +31,106 @@ PRICE_QUANTUM = Decimal("0.0001")
 MB_PER_GB = 1024  # gpuRamMB / ramMB count MiB, as nvidia-smi does
 
 
+class _Total(Record):
+    total: Count
+
+
+class _Cpu(Record):
+    total: Whole | None = None
+
+
+class _Gpu(Record):
+    gpuRamMB: Amount | None = None
+
+
+class _Resources(Record):
+    ramMB: Amount | None = None
+    diskGB: Whole | None = None
+
+
+class _Hardware(Record):
+    gpu: _Gpu
+    machine: _Resources | None = None
+    priceMillicent: Count
+    discountPriceMillicent: Count | None = None
+
+
+class _Machine(Record):
+    hardware: _Hardware
+    gpu: _Total
+    unit: _Total
+    cpu: _Cpu | None = None
+
+
+class Pool(Record):
+    resource_pool_id: int | Text
+    gpu_model: Text
+    domain: Whole
+    machine: _Machine
+    max_available_units: Whole | None = None
+
+
 def _yuan(millicents: int) -> Decimal:
     return (Decimal(millicents) / MILLICENTS_PER_YUAN).quantize(PRICE_QUANTUM, ROUND_HALF_UP)
 
 
-def _optional_int(record: dict[str, Any], key: str, what: str) -> int | None:
-    value = record.get(key)
-    return None if value is None else integer(value, f"{what}: {key}")
+def _gb(mib: Decimal | None) -> int | None:
+    return None if mib is None else int((mib / MB_PER_GB).to_integral_value(ROUND_HALF_UP))
 
 
-def _gb_of_mb(record: dict[str, Any], key: str, what: str) -> int | None:
-    value = record.get(key)
-    if value is None:
-        return None
-    return int((number(value, f"{what}: {key}") / MB_PER_GB).to_integral_value(ROUND_HALF_UP))
-
-
-class MatpoolAdapter:
-    name = "matpool"
-    kind: Kind = "offers"
-    currency = "CNY"
-    secret = None  # the market inventory is public
-    key_pair = None
+class MatpoolAdapter(Adapter):
+    name = "matpool"  # the market inventory is public: no secret
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         return [f"{base_url.rstrip('/')}{POOLS_PATH}"]
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        doc = obj(load_json(body, url), f"{url}: answer")
-        code = doc.get("code", 0)
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        doc = load_json(body, url)
+        code = doc.get("code", 0) if isinstance(doc, dict) else None
         if code != 0 or "pools" not in doc:
-            msg = doc.get("msg") or doc.get("err_msg")
+            msg = (doc.get("msg") or doc.get("err_msg")) if isinstance(doc, dict) else None
             raise ParseError(f"{url}: no market pools in the answer (code {code!r}: {msg!r})")
-        pools = doc["pools"]
-        if not isinstance(pools, list):
+        if not isinstance(doc["pools"], list):
             raise ParseError(f"{url}: 'pools' is not a list")
-        observed = naive_utc(fetched_at)
-        rows = []
-        seen: set[str] = set()
-        for n, raw in enumerate(pools, 1):
-            pool = obj(raw, f"{url}: pool {n}")
-            pool_id = str(field(pool, "resource_pool_id", f"{url}: pool {n}"))
-            what = f"{url}: pool {pool_id}"
-            if pool_id in seen:
-                raise ParseError(f"{what}: listed twice")
-            seen.add(pool_id)
-            rows.append(self._row(pool, pool_id, what, observed))
-        return rows
+        items = [Item(f"pool {n}", raw, excerpt_of(raw)) for n, raw in enumerate(doc["pools"], 1)]
+        return Page(url, naive_utc(fetched_at), items)
 
-    def _row(self, pool: dict[str, Any], pool_id: str, what: str, observed: datetime) -> OfferRow:
-        gpu_name = text(pool, "gpu_model", what)
-        domain = integer(field(pool, "domain", what), f"{what}: domain")
-        machine = obj(field(pool, "machine", what), f"{what}: machine")
-        hardware = obj(field(machine, "hardware", what), f"{what}: machine.hardware")
-        gpu_info = obj(field(hardware, "gpu", what), f"{what}: hardware.gpu")
-        resources = obj(hardware.get("machine") or {}, f"{what}: hardware.machine")
-
-        cards = integer(
-            field(obj(field(machine, "gpu", what), f"{what}: machine.gpu"), "total", what),
-            f"{what}: machine.gpu.total",
-            minimum=1,
-        )
-        units = integer(
-            field(obj(field(machine, "unit", what), f"{what}: machine.unit"), "total", what),
-            f"{what}: machine.unit.total",
-            minimum=1,
-        )
+    def rows(self, item: Item, page: Page) -> Iterator[OfferRow]:
+        pool = Pool.model_validate(item.data)
+        machine, hardware = pool.machine, pool.machine.hardware
+        cards, units = machine.gpu.total, machine.unit.total
         if cards % units:
-            raise ParseError(
-                f"{what}: a 份 is {cards}/{units} of the machine's cards, not a whole number"
-            )
+            raise ParseError(f"a 份 is {cards}/{units} of the machine's cards, not a whole number")
         per_unit = cards // units
-
-        listed = integer(
-            field(hardware, "priceMillicent", what), f"{what}: priceMillicent", minimum=1
-        )
-        paid = listed
-        if hardware.get("discountPriceMillicent") is not None:
-            paid = integer(
-                hardware["discountPriceMillicent"], f"{what}: discountPriceMillicent", minimum=1
-            )
-            if paid > listed:
-                raise ParseError(
-                    f"{what}: discountPriceMillicent {paid} is above priceMillicent {listed}"
-                )
-        price = _yuan(paid)
+        listed = hardware.priceMillicent
+        paid = hardware.discountPriceMillicent or listed
+        if paid > listed:
+            raise ParseError(f"discountPriceMillicent {paid} is above priceMillicent {listed}")
         unit, per_card = per_card_hour(
             Decimal(paid) / MILLICENTS_PER_YUAN, "CNY", 1, per_unit, "machine"
         )  # the price covers one 份 of per_unit cards for an hour
-
-        cpu = obj(machine.get("cpu") or {}, f"{what}: machine.cpu")
-        cpu_total = _optional_int(cpu, "total", f"{what}: machine.cpu")
-        return OfferRow(
-            observed_at=observed,
+        cpu_total = machine.cpu.total if machine.cpu else None
+        resources = hardware.machine or _Resources()
+        vram = _gb(hardware.gpu.gpuRamMB)
+        yield OfferRow(
+            observed_at=page.observed_at,
             source=self.name,
-            offer_id=pool_id,
-            gpu=canonical_gpu(gpu_name, _gb_of_mb(gpu_info, "gpuRamMB", what)),
-            gpu_name_raw=gpu_name,
+            offer_id=str(pool.resource_pool_id),
+            gpu=canonical_gpu(pool.gpu_model, vram),
+            gpu_name_raw=pool.gpu_model,
             gpu_count=per_unit,
-            vram_gb=_gb_of_mb(gpu_info, "gpuRamMB", what),
+            vram_gb=vram,
             billing="hourly",
-            price=price,
+            price=_yuan(paid),
             currency="CNY",
             unit=unit,
             unit_raw="元/小时/份 (discountPriceMillicent ÷ 100000)",
             per_card_hour=per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP),
             list_price=_yuan(listed),
-            region=f"domain {domain}",
+            region=f"domain {pool.domain}",
             # the machine's cores shared out per 份, when they divide evenly
             cpu_cores=None if cpu_total is None or cpu_total % units else cpu_total // units,
-            ram_gb=_gb_of_mb(resources, "ramMB", what),
-            disk_gb=_optional_int(resources, "diskGB", f"{what}: hardware.machine"),
-            stock=_optional_int(pool, "max_available_units", what),
+            ram_gb=_gb(resources.ramMB),
+            disk_gb=resources.diskGB,
+            stock=pool.max_available_units,
         )

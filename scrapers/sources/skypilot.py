@@ -2,10 +2,13 @@
 
 ``GET <base>/catalogs/<version>/<cloud>/vms.csv`` per configured cloud; the cloud is the
 folder the file sits in, so a saved ``.../lambda/vms.csv`` parses like the live one. ``Price``
-gives an ``hourly`` row, a ``SpotPrice`` above 0 a ``spot`` row; one offer per instance type
-and region (``offer_id`` ``<cloud>/<InstanceType>/<Region>``, zones collapsed, the lowest
-zone price kept). CPU instances, TPUs and fractional GPUs are skipped. The columns read, the
-cloud-by-cloud quirks, the errors and the real captures: docs/SOURCES.md.
+gives an ``hourly`` row, a ``SpotPrice`` above 0 a ``spot`` row (a catalog without that column
+has no spot rows); one offer per instance type and region (``offer_id``
+``<cloud>/<InstanceType>/<Region>``, zones collapsed, the lowest zone price kept; a line
+without a region is an offer with none). CPU instances, TPUs and fractional GPUs are skipped.
+A listing is the lines of one instance type and region: one that does not read is rejected
+alone. The columns read, the cloud-by-cloud quirks, the errors and the real captures:
+docs/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -15,17 +18,19 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 
 from scrapers.gpu_names import canonical_gpu, nominal_vram_gb
+from scrapers.limits import check_digits, check_json_depth
+from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
-from scrapers.rows import Billing, OfferRow, ParseError, Row
-from scrapers.sources._limits import bounded, check_digits, check_json_depth
+from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources._page import naive_utc
-from scrapers.sources.base import Kind
+from scrapers.sources.base import Adapter
 from scrapers.units import decimal_of, per_card_hour
 
 __all__ = [
@@ -47,10 +52,10 @@ DEFAULT_CATALOG_VERSION = "v8"
 # offers directly, while this catalog holds SkyPilot's median of them.
 DEFAULT_CLOUDS: tuple[str, ...] = ("aws", "gcp", "lambda", "runpod", "verda", "nebius")
 
-REQUIRED_COLUMNS = (
-    "InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "GpuInfo",
-    "Price", "SpotPrice", "Region",
-)  # fmt: skip
+REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price")
+# Read where the catalog has them: a cloud with no spot market writes no SpotPrice column, and
+# a line may leave Region, GpuInfo, vCPUs or MemoryGiB empty.
+OPTIONAL_COLUMNS = ("vCPUs", "MemoryGiB", "GpuInfo", "SpotPrice", "Region")
 USD_QUANTUM = Decimal("0.0001")
 # fetch_vast.py writes the offer's gpu_total_ram as MemoryInfo.SizeInMiB.
 _TOTAL_MEMORY_CLOUDS = frozenset({"vast"})
@@ -112,12 +117,15 @@ class _Group:
     spots: list[Decimal]
 
 
-class SkypilotAdapter:
+@dataclass(frozen=True, slots=True)
+class _Line:
+    number: int
+    cells: dict[str, str]  # every column read, "" where the catalog has none
+
+
+class SkypilotAdapter(Adapter):
     name = "skypilot"
-    kind: Kind = "offers"
     currency = "USD"
-    secret = None
-    key_pair = None
 
     def __init__(self, options: SkypilotOptions | None = None) -> None:
         self.options = options or SkypilotOptions()
@@ -143,8 +151,8 @@ class SkypilotAdapter:
             return f"SkyPilot vms.csv? not one this adapter reads ({version})"
         return f"SkyPilot vms.csv, {version} ({cloud}), GpuInfo {_notation(sample)}"
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        """The catalog's GPU lines, one listing per instance type and region."""
         cloud = _cloud(url)
         reader = csv.reader(io.StringIO(_text(body, url)))
         try:
@@ -152,16 +160,12 @@ class SkypilotAdapter:
             if header is None:
                 raise ParseError(f"{url}: empty body")
             columns = _columns(header, url)
-            groups: dict[tuple[str, str], _Group] = {}
+            groups: dict[tuple[str, str], list[_Line]] = {}
             for fields in reader:
-                if not fields:
-                    continue
-                what = f"{url}: line {reader.line_num}"
-                if len(fields) != len(header):
-                    raise ParseError(
-                        f"{what}: {len(fields)} fields where the header has {len(header)}"
-                    )
-                self._add(groups, cloud, {c: fields[i].strip() for c, i in columns.items()}, what)
+                if fields:
+                    line = _line(fields, columns, len(header), reader.line_num)
+                    if _is_gpu_line(line):
+                        groups.setdefault(_listing_key(line), []).append(line)
         except csv.Error as exc:
             raise ParseError(f"{url}: not a readable CSV ({exc})") from None
         if not groups:
@@ -169,74 +173,22 @@ class SkypilotAdapter:
                 f"{url}: no GPU instance rows (only a header, or CPU-only / TPU / fractional-GPU "
                 "rows): not a SkyPilot vms.csv with GPU prices"
             )
-        observed = naive_utc(fetched_at)
-        rows: list[Row] = []
-        for (key, region), group in groups.items():
-            for billing, prices in (("hourly", group.prices), ("spot", group.spots)):
-                if prices:
-                    rows.append(self._offer(observed, cloud, key, region, group, billing, prices))
-        return rows
+        items = [
+            Item(_where(lines), lines, excerpt_of(",".join(lines[0].cells.values())))
+            for lines in groups.values()
+        ]
+        return Page(url, naive_utc(fetched_at), items, facts=cloud)
 
-    def _add(
-        self, groups: dict[tuple[str, str], _Group], cloud: str, row: dict[str, str], what: str
-    ) -> None:
-        """Fold one CSV row into its (instance type, region) group; skip non-GPU rows."""
-        name, count_text = row["AcceleratorName"], row["AcceleratorCount"]
-        if not name:
-            if count_text and _number(count_text, "AcceleratorCount", what) != 0:
-                raise ParseError(f"{what}: AcceleratorCount {count_text} without AcceleratorName")
-            return  # a CPU instance
-        if name.lower().startswith("tpu-"):
-            return
-        if not count_text:
-            raise ParseError(f"{what}: {name} without an AcceleratorCount")
-        count = _number(count_text, "AcceleratorCount", what)
-        if count == 0:
-            return  # named but not attached: no card in this instance
-        if count != count.to_integral_value():
-            return  # a fraction of one card
-        cards = int(count)
-        price = _number(row["Price"], "Price", what)
-        spot = _number(row["SpotPrice"], "SpotPrice", what)
-        if price == 0:
-            raise ParseError(f"{what}: Price 0 is not a price (expected USD per hour)")
-        if spot == 0:
-            spot = None  # vast writes 0.00 for "no spot price"
-        if price is None and spot is None:
-            raise ParseError(f"{what}: {name} with neither a Price nor a SpotPrice")
-        region = row["Region"]
-        if not region:
-            raise ParseError(f"{what}: no Region")
-        mib = _card_mib(row["GpuInfo"], name, cards, cloud, what)
-        vram = None if mib is None else nominal_vram_gb(name, float(mib))
-        vcpus = _number(row["vCPUs"], "vCPUs", what)
-        memory = _number(row["MemoryGiB"], "MemoryGiB", what)
-        instance = row["InstanceType"]
-        key = instance or f"{name}:{cards}"
-        hardware = (name, cards, vram, vcpus, memory)
-        group = groups.get((key, region))
+    def rows(self, item: Item, page: Page) -> Iterator[OfferRow]:
+        cloud: str = page.facts
+        lines: list[_Line] = item.data
+        group = _group(lines, cloud)
         if group is None:
-            groups[(key, region)] = _Group(
-                hardware=hardware,
-                name=name,
-                count=cards,
-                vram=vram,
-                cpu_cores=_whole(vcpus),
-                ram_gb=None if not memory else int(memory.to_integral_value(ROUND_HALF_UP)),
-                attached=not instance,
-                prices=[] if price is None else [price],
-                spots=[] if spot is None else [spot],
-            )
-            return
-        if group.hardware != hardware:
-            raise ParseError(
-                f"{what}: {key} in {region} is listed again with different hardware "
-                f"({_describe(hardware)} after {_describe(group.hardware)})"
-            )
-        if price is not None:
-            group.prices.append(price)
-        if spot is not None:
-            group.spots.append(spot)
+            return  # every line names a card but attaches none, or a fraction of one
+        key, region = _listing_key(lines[0])
+        for billing, prices in (("hourly", group.prices), ("spot", group.spots)):
+            if prices:
+                yield self._offer(page.observed_at, cloud, key, region, group, billing, prices)
 
     def _offer(
         self,
@@ -248,7 +200,7 @@ class SkypilotAdapter:
         billing: Billing,
         prices: list[Decimal],
     ) -> OfferRow:
-        what = f"{cloud}/{key}/{region}"
+        what = "/".join(part for part in (cloud, key, region) if part)
         price = min(prices).quantize(USD_QUANTUM, ROUND_HALF_UP)
         try:
             # Price is the whole instance's (or, for GCP cards, all of its cards').
@@ -281,7 +233,7 @@ class SkypilotAdapter:
             unit_raw=unit_raw,
             per_card_hour=per_card,
             list_price=price if billing == "hourly" else None,
-            region=f"{cloud}/{region}",
+            region=f"{cloud}/{region}" if region else None,
             cpu_cores=group.cpu_cores,
             ram_gb=group.ram_gb,
         )
@@ -333,6 +285,7 @@ def _text(body: bytes, url: str) -> str:
 
 
 def _columns(header: list[str], url: str) -> dict[str, int]:
+    """Where each column read is; a required one missing means this is no vms.csv."""
     names = [name.strip() for name in header]
     if len(set(names)) != len(names):
         raise ParseError(f"{url}: a column is named twice in the header {names}")
@@ -342,7 +295,104 @@ def _columns(header: list[str], url: str) -> dict[str, int]:
             f"{url}: not a SkyPilot vms.csv: no column {', '.join(missing)} "
             f"(header: {', '.join(names)[:200]})"
         )
-    return {name: names.index(name) for name in REQUIRED_COLUMNS}
+    wanted = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+    return {name: names.index(name) for name in wanted if name in names}
+
+
+def _line(fields: list[str], columns: dict[str, int], width: int, number: int) -> _Line:
+    """One CSV line's cells by column ("" for a column the catalog lacks). A line of the wrong
+    width keeps its raw fields, and is refused when its listing is read."""
+    if len(fields) != width:
+        return _Line(number, {"_raw": ",".join(fields), "_width": f"{len(fields)}/{width}"})
+    cells = dict.fromkeys(REQUIRED_COLUMNS + OPTIONAL_COLUMNS, "")
+    cells.update({name: fields[i].strip() for name, i in columns.items()})
+    return _Line(number, cells)
+
+
+def _is_gpu_line(line: _Line) -> bool:
+    """Whether a line may be a GPU listing: not a CPU instance (no accelerator, or a count of
+    0) and not a TPU. A line of the wrong width may be anything: it is read, and refused."""
+    if "_raw" in line.cells:
+        return True
+    name, count = line.cells["AcceleratorName"], line.cells["AcceleratorCount"]
+    if name.lower().startswith("tpu-"):
+        return False
+    return bool(name) or count not in ("", "0", "0.0")
+
+
+def _listing_key(line: _Line) -> tuple[str, str]:
+    """(instance type, region): the zones of one region are one listing."""
+    if "_raw" in line.cells:
+        return f"line {line.number}", ""
+    cells = line.cells
+    instance = cells["InstanceType"] or f"{cells['AcceleratorName']}:{cells['AcceleratorCount']}"
+    return instance, cells["Region"]
+
+
+def _where(lines: list[_Line]) -> str:
+    numbers = [line.number for line in lines]
+    if len(numbers) == 1:
+        return f"line {numbers[0]}"
+    return f"lines {', '.join(map(str, numbers[:5]))}" + (", …" if len(numbers) > 5 else "")
+
+
+def _group(lines: list[_Line], cloud: str) -> _Group | None:
+    """The lines of one instance type and region (one per zone, or just one) as one listing;
+    ``None`` when none attaches a whole card."""
+    group: _Group | None = None
+    for line in lines:
+        what = f"line {line.number}"
+        if "_raw" in line.cells:
+            fields, width = line.cells["_width"].split("/")
+            raise ParseError(f"{what}: {fields} fields where the header has {width}")
+        group = _fold(group, line.cells, cloud, what)
+    return group
+
+
+def _fold(group: _Group | None, row: dict[str, str], cloud: str, what: str) -> _Group | None:
+    """``group`` with one more zone's line; ``None`` while no line attaches a whole card."""
+    name, count_text = row["AcceleratorName"], row["AcceleratorCount"]
+    if not name:
+        raise ParseError(f"{what}: AcceleratorCount {count_text} without AcceleratorName")
+    if not count_text:
+        raise ParseError(f"{what}: {name} without an AcceleratorCount")
+    count = _number(count_text, "AcceleratorCount", what)
+    if count == 0 or count != count.to_integral_value():
+        return group  # named but not attached, or a fraction of one card
+    cards = int(count)
+    price = _number(row["Price"], "Price", what)
+    spot = _number(row["SpotPrice"], "SpotPrice", what)
+    if price == 0:
+        raise ParseError(f"{what}: Price 0 is not a price (expected USD per hour)")
+    if spot == 0:
+        spot = None  # vast writes 0.00 for "no spot price"
+    if price is None and spot is None:
+        raise ParseError(f"{what}: {name} with neither a Price nor a SpotPrice")
+    mib = _card_mib(row["GpuInfo"], name, cards, cloud, what)
+    vram = None if mib is None else nominal_vram_gb(name, float(mib))
+    vcpus = _number(row["vCPUs"], "vCPUs", what)
+    memory = _number(row["MemoryGiB"], "MemoryGiB", what)
+    hardware = (name, cards, vram, vcpus, memory)
+    if group is None:
+        return _Group(
+            hardware=hardware,
+            name=name,
+            count=cards,
+            vram=vram,
+            cpu_cores=_whole(vcpus),
+            ram_gb=None if not memory else int(memory.to_integral_value(ROUND_HALF_UP)),
+            attached=not row["InstanceType"],
+            prices=[] if price is None else [price],
+            spots=[] if spot is None else [spot],
+        )
+    if group.hardware != hardware:
+        raise ParseError(
+            f"{what}: listed again with different hardware "
+            f"({_describe(hardware)} after {_describe(group.hardware)})"
+        )
+    group.prices += [] if price is None else [price]
+    group.spots += [] if spot is None else [spot]
+    return group
 
 
 def _number(text: str, column: str, what: str) -> Decimal | None:

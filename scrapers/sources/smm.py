@@ -15,8 +15,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from selectolax.lexbor import LexborHTMLParser
 
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Item, Page, excerpt_of
+from scrapers.request import Request
 from scrapers.rows import ParseError, SpotQuoteRow
-from scrapers.sources._limits import bounded
 from scrapers.sources._page import (
     beijing_to_utc,
     header_index,
@@ -26,7 +27,7 @@ from scrapers.sources._page import (
     stated_update_local,
     text_of,
 )
-from scrapers.sources.base import Kind, SecretSpec
+from scrapers.sources.base import Adapter, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, hours_for, nfkc, parse_money, per_card_hour
 
 QUOTES_PATH = "/compute/quotes"
@@ -67,30 +68,25 @@ def _is_login_page(tree: LexborHTMLParser) -> bool:
     return title is not None and "登录" in text_of(title)
 
 
-class SmmAdapter:
+class SmmAdapter(Adapter):
     """SMM 算力专区 quotes. The live site needs a logged-in session: its cookie comes from
     ``GPUPRICE_SMM_COOKIE`` (or the secrets file) and is sent as the ``Cookie`` header; a
     login page where the quotes should be is a parse error that says so."""
 
     name = "smm"
-    kind: Kind = "quotes"
-    currency = "CNY"
+    kind = "quotes"
     secret = SecretSpec(env="GPUPRICE_SMM_COOKIE", header="Cookie", what="login cookie")
-    key_pair = None
 
-    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str]:
+    def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         query = f"?as_of={as_of.isoformat()}" if as_of is not None else ""
         return [f"{base_url.rstrip('/')}{QUOTES_PATH}{query}"]
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[SpotQuoteRow]:
-        """Every quote on the board, or ``ParseError``. ``fetched_at`` is not needed: each
-        quote carries its own date."""
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        """The quote board's rows. ``fetched_at`` is not needed: each quote carries its own
+        date (at the board's stated clock time)."""
         tree = load_html(body, url)
-        simulated = is_simulated(tree)
         updated = stated_update_local(tree, url)
         clock = updated.time() if updated is not None else time(0, 0)
-
         table = tree.css_first("table#compute-quotes")
         if table is None and _is_login_page(tree):
             raise ParseError(
@@ -102,35 +98,38 @@ class SmmAdapter:
         trs = table.css("tbody tr")
         if not trs:
             raise ParseError(f"{url}: quote table has no rows")
-        rows: list[SpotQuoteRow] = []
-        for n, tr in enumerate(trs, 1):
-            cells = [text_of(td) for td in tr.css("td")]
-            if len(cells) != len(col):
-                raise ParseError(f"{url}: row {n}: {len(cells)} cells for {len(col)} columns")
+        items = [Item(f"row {n}", tr, excerpt_of(text_of(tr))) for n, tr in enumerate(trs, 1)]
+        observed = beijing_to_utc(datetime.combine(fetched_at.date(), clock))
+        return Page(url, observed, items, is_simulated(tree), facts=(col, clock))
 
-            def cell(header: str, cells: list[str] = cells) -> str:
-                return cells[col[header]]
+    def rows(self, item: Item, page: Page) -> list[SpotQuoteRow]:
+        col, clock = page.facts
+        cells = [text_of(td) for td in item.data.css("td")]
+        if len(cells) != len(col):
+            raise ParseError(f"{len(cells)} cells for {len(col)} columns")
 
-            card, region, basis = cell("品名"), cell("区域"), cell("报价口径")
-            what = f"{url}: {card} {region}"
-            if not card or not region or not basis:
-                raise ParseError(f"{what}: empty 品名, 区域 or 报价口径")
-            try:
-                price, per_card = _card_hour_price(cell("均价"), cell("单位"))
-            except ParseError as exc:
-                raise ParseError(f"{what}: {exc}") from None
-            rows.append(
-                SpotQuoteRow(
-                    observed_at=_observed_at(cell("日期"), clock, what),
-                    source="smm",
-                    gpu=canonical_gpu(card),
-                    gpu_name_raw=card,
-                    region=region,
-                    basis=basis,
-                    price=price,
-                    unit_raw=cell("单位"),
-                    per_card_hour=per_card,
-                    simulated=simulated,
-                )
+        def cell(header: str) -> str:
+            return cells[col[header]]
+
+        card, region, basis = cell("品名"), cell("区域"), cell("报价口径")
+        if not card or not region or not basis:
+            # a quote is a region's average on a basis: without them it is no quote
+            raise ParseError(f"{card or '?'} {region or '?'}: empty 品名, 区域 or 报价口径")
+        try:
+            price, per_card = _card_hour_price(cell("均价"), cell("单位"))
+        except ParseError as exc:
+            raise ParseError(f"{card} {region}: {exc}") from None
+        return [
+            SpotQuoteRow(
+                observed_at=_observed_at(cell("日期"), clock, f"{card} {region}"),
+                source="smm",
+                gpu=canonical_gpu(card),
+                gpu_name_raw=card,
+                region=region,
+                basis=basis,
+                price=price,
+                unit_raw=cell("单位"),
+                per_card_hour=per_card,
+                simulated=page.simulated,
             )
-        return rows
+        ]

@@ -26,7 +26,7 @@ from gpuprice.jobs import SourceResult
 from gpuprice.run_summary import DELIBERATE, ERROR_CHARS, failure_line
 from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
-from scrapers.sources import MatpoolAdapter
+from scrapers.sources.matpool import MatpoolAdapter
 from tests.support.demo_days import reference_warehouse
 from tests.support.live_fixtures import MATPOOL, read
 from tests.support.live_settings import FAST_HTTP, sources

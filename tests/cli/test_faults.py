@@ -26,7 +26,7 @@ import pytest
 
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
-from scrapers.sources import ADAPTERS
+from scrapers.sources import build_adapter
 from tests.support.fixture_pages import CONTAINER, PAGES_DIR
 from warehouse.ingest.load import load_snapshot
 from warehouse.store.backup import backup
@@ -47,7 +47,7 @@ def make_home(home: Path) -> Warehouse:
     url = "http://127.0.0.1:8701/market/container?as_of=2026-09-04"
     body = (PAGES_DIR / CONTAINER).read_bytes()
     page = FetchedPage(url=url, status=200, body=body, content_type="text/html", fetched_at=FETCHED)
-    parsed = ParsedPage(page, ADAPTERS["jygpu"].parse(body, url, FETCHED), None)
+    parsed = ParsedPage(page, build_adapter("jygpu").parse(body, url, FETCHED), None)
     load_snapshot(warehouse, Snapshot("jygpu", "offers", FETCHED, None, [parsed]), profile="demo")
     return warehouse
 

@@ -33,7 +33,7 @@ from configuration.schema import valid_host
 from gpuprice.cli import app
 from gpuprice.cli_common import FIRST_DAY, LAST_DAY
 from scrapers.gpu_names import CANONICAL_GPUS
-from scrapers.sources import ADAPTER_TYPES
+from scrapers.sources import ADAPTER_NAMES
 from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 from warehouse.store.backup import backup
@@ -187,7 +187,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("backfill", "end"): Case(BAD_DAY, option(["backfill", "--days", "1"], "--end")),
     ("backfill", "config"): config_case(["backfill", "--days", "1"]),
     ("parse", "source"): Case(
-        TEXT.filter(lambda t: t not in ADAPTER_TYPES),
+        TEXT.filter(lambda t: t not in ADAPTER_NAMES),
         lambda ctx, v: ["parse", "--", v, str(ctx.page)],
     ),
     ("parse", "file"): Case(
@@ -208,7 +208,7 @@ CASES: dict[tuple[str, str], Case] = {
         frozenset({0, 2}),
     ),
     ("sources check", "names"): Case(
-        TEXT.filter(lambda t: t not in ADAPTER_TYPES and t != "cloudgrid"),
+        TEXT.filter(lambda t: t not in ADAPTER_NAMES and t != "cloudgrid"),
         lambda ctx, v: ["sources", "check", "--", v],
     ),
     ("sources check", "config"): config_case(["sources", "check"], "jygpu"),
@@ -329,14 +329,14 @@ CASES: dict[tuple[str, str], Case] = {
     ("fx list", "since"): Case(BAD_DAY, option(["fx", "list"], "--since")),
     ("fx list", "config"): config_case(["fx", "list"]),
     ("reparse", "source"): Case(
-        TEXT.filter(lambda t: t not in ADAPTER_TYPES), option(["reparse"], "--source")
+        TEXT.filter(lambda t: t not in ADAPTER_NAMES), option(["reparse"], "--source")
     ),
     ("reparse", "since"): Case(BAD_DAY, option(["reparse", "--source", "jygpu"], "--since")),
     ("reparse", "config"): config_case(["reparse", "--source", "jygpu"]),
     # history: every bad value is refused before a fetch (one line, exit 2); the archive and
     # GitHub given are a closed loopback port, so a valid-looking value fails at once (exit 1)
     ("history wayback", "source"): Case(
-        TEXT.filter(lambda t: t not in ADAPTER_TYPES and t != "cloudgrid"),
+        TEXT.filter(lambda t: t not in ADAPTER_NAMES and t != "cloudgrid"),
         lambda ctx, v: ["history", "wayback", *_CLOSED_ARCHIVE, "--", v],
     ),
     ("history wayback", "url"): Case(

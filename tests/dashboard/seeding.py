@@ -30,7 +30,7 @@ from scrapers.collect import parse_page
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
 from scrapers.rows import OfferRow, Row
-from scrapers.sources import get_adapter
+from scrapers.sources import build_adapter
 from tests.support.handles import warehouse_at
 from warehouse.derive.alerts import WatchRule, evaluate_with
 from warehouse.derive.metrics import derive_with
@@ -102,7 +102,7 @@ class Seeded:
 def demo_rows(day: date) -> list[Row]:
     rows: list[Row] = []
     for source, paths in PAGES.items():
-        adapter = get_adapter(source)
+        adapter = build_adapter(source)
         for page_path in paths:
             body = render_page(source, page_path, day)
             fetched = datetime.combine(day, datetime.min.time())

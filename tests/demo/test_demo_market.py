@@ -24,7 +24,7 @@ from demo.market.prices import (
     price_model,
 )
 from scrapers.rows import OfferRow
-from scrapers.sources import get_adapter
+from scrapers.sources import build_adapter
 from tests.support.fixture_pages import PAGES_DIR, expected_pages
 
 D = Decimal
@@ -245,7 +245,7 @@ def test_head_request(market: DemoMarket) -> None:
 
 
 def test_anchor_day_end_to_end_over_http(market: DemoMarket) -> None:
-    jygpu, smm = get_adapter("jygpu"), get_adapter("smm")
+    jygpu, smm = build_adapter("jygpu"), build_adapter("smm")
     fetched = datetime(2026, 9, 4, 2, 30)
     offers: list[OfferRow] = []
     for url in jygpu.fetch_plan(market.jygpu_url, ANCHOR_DAY):
@@ -282,7 +282,7 @@ def test_anchor_day_end_to_end_over_http(market: DemoMarket) -> None:
 
 
 def test_other_days_parse_and_differ(market: DemoMarket) -> None:
-    jygpu = get_adapter("jygpu")
+    jygpu = build_adapter("jygpu")
     url = jygpu.fetch_plan(market.jygpu_url, date(2026, 6, 1))[0]
     rows = jygpu.parse(get(url).content, url, datetime(2026, 6, 1))
     assert len(rows) == 6

@@ -20,7 +20,7 @@ import pytest
 from configuration.settings import load_settings
 from demo.market import DemoMarket
 from gpuprice.jobs import JobRunner
-from scrapers.sources import ADAPTERS
+from scrapers.sources import build_adapter
 from tests.support.client_record import record_client
 from warehouse.store.db import read_frame
 
@@ -307,12 +307,12 @@ def test_gbk_pages_are_decoded_by_their_declared_charset(
     utf8 = httpx.get(f"{market.jygpu_url}/market/container").content
     url = "http://x/market/container"
     when = datetime(2026, 9, 4)
-    expected = ADAPTERS["jygpu"].parse(utf8, url, when)
+    expected = build_adapter("jygpu").parse(utf8, url, when)
     container = next(
         b for u, b in zip(pages["url"], pages["body"], strict=True) if "container" in u
     )
     assert not container.isascii()  # Chinese text, GB18030 bytes
-    got = ADAPTERS["jygpu"].parse(container, url, when)
+    got = build_adapter("jygpu").parse(container, url, when)
     assert [(r.gpu_name_raw, r.region, r.price) for r in got] == [
         (r.gpu_name_raw, r.region, r.price) for r in expected
     ]

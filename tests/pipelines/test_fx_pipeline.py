@@ -83,7 +83,8 @@ def test_listings_are_compared_with_market_averages_not_interruptible_floors(
     from scrapers.collect import Snapshot, parse_page
     from scrapers.fx import FxRate, FxRates
     from scrapers.http import FetchedPage
-    from scrapers.sources import SmmAdapter, VastaiAdapter
+    from scrapers.sources.smm import SmmAdapter
+    from scrapers.sources.vastai import VastaiAdapter
     from tests.support.fixture_pages import read as read_demo
     from warehouse.derive.metrics import derive
     from warehouse.ingest.load import load_snapshot

@@ -13,6 +13,7 @@ from scrapers.http import Request
 from scrapers.rows import ParseError
 from scrapers.sources.autodl import AutodlAdapter
 from scrapers.sources.matpool import MatpoolAdapter
+from tests.support.listings import one_rejected
 from tests.support.live_fixtures import AUTODL, MATPOOL, read
 
 D = Decimal
@@ -81,22 +82,40 @@ def test_matpool_price_paid_beside_list_price_per_unit() -> None:
         (b'{"machines": [], "total": 0}', "no market pools"),
         (b"", "empty body"),
         (b"<html>502 Bad Gateway</html>", "not JSON"),
-        (swap(MATPOOL, '"priceMillicent"', '"price"', 5), "'priceMillicent' missing"),
-        (swap(MATPOOL, '"gpu_model": "NVIDIA RTX A2000"', '"gpuModel": "x"'), "'gpu_model' missing"),
+        # every pool renamed its price field: no row, each pool rejected with its reason
+        (swap(MATPOOL, '"priceMillicent"', '"price"', 5),
+         "no row; 5 rejected: pool 1: machine.hardware.priceMillicent: Field required"),
+    ],
+)  # fmt: skip
+def test_matpool_refuses_a_page_it_does_not_recognise(body: bytes, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        MatpoolAdapter().parse(body, MURL, FETCHED)
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "reason"),
+    [
+        (swap(MATPOOL, '"gpu_model": "NVIDIA RTX A2000"', '"gpuModel": "x"'), "pool 5",
+         "gpu_model: Field required"),
         (swap(MATPOOL, '"discountPriceMillicent": 520000', '"discountPriceMillicent": 620000'),
-         "above priceMillicent"),
-        (swap(MATPOOL, '"priceMillicent": 220000', '"priceMillicent": 2.2'), "integer"),
+         "pool 2", "above priceMillicent"),
+        (swap(MATPOOL, '"priceMillicent": 220000', '"priceMillicent": 2.2'), "pool 1",
+         "priceMillicent: Input should be a valid integer"),
         # a 份 of 8/3 cards: no per-card price can be stated
         (swap(MATPOOL, '"total": 4,\n          "max": 4\n        },\n        "domain": 1',
               '"total": 3,\n          "max": 4\n        },\n        "domain": 1'),
-         "not a whole number"),
+         "pool 4", "not a whole number"),
         (swap(MATPOOL, '"resource_pool_id": "pool-207"', '"resource_pool_id": "pool-119"'),
-         "listed twice"),
+         "pool 2", "listed twice"),
     ],
 )  # fmt: skip
-def test_matpool_refuses_what_it_does_not_recognise(body: bytes, message: str) -> None:
-    with pytest.raises(ParseError, match=message):
-        MatpoolAdapter().parse(body, MURL, FETCHED)
+def test_matpool_rejects_one_pool_it_does_not_recognise_and_keeps_the_others(
+    body: bytes, where: str, reason: str
+) -> None:
+    whole = MatpoolAdapter().parse(read(MATPOOL), MURL, FETCHED)
+    rejected, rows = one_rejected(MatpoolAdapter(), body, MURL, FETCHED, reason)
+    assert rejected.where == where
+    assert len(rows) == len(whole) - 1
 
 
 def test_matpool_empty_market_is_no_rows() -> None:
@@ -176,16 +195,39 @@ def test_autodl_reads_the_older_list_answer_by_payg_price() -> None:
         (b'{"list": []}', "answered None"),
         (b"", "empty body"),
         (b"<html>login</html>", "not JSON"),
-        (swap(AUTODL, '"current_price"', '"price"', 13), "'current_price' missing"),
-        (swap(AUTODL, '"current_price": 1980', '"current_price": 1.98'), "integer"),
-        (swap(AUTODL, '"type": "yearly"', '"type": "quarterly"'), "unknown sku type"),
-        (swap(AUTODL, '"origin_price": 3200', '"origin_price": 2000'), "below current_price"),
-        (swap(AUTODL, '"machine_sku_info": []', '"machine_sku_info": {}'), "not a list"),
-        (swap(AUTODL, '"machine_id": "463e49a218"', '"machine_id": "2dd949a4cf"'), "listed twice"),
-        (b'{"code": "Success", "data": {"list": [{"machine_id": "x", "gpu_name": "RTX 4090",'
-         b' "machine_sku_info": []}]}}', "no machine lists a price"),
+        (swap(AUTODL, '"current_price"', '"price"', 13),
+         "no row; 6 rejected: machine 1: machine_sku_info.0.current_price: Field required"),
     ],
 )  # fmt: skip
-def test_autodl_refuses_what_it_does_not_recognise(body: bytes, message: str) -> None:
+def test_autodl_refuses_a_page_it_does_not_recognise(body: bytes, message: str) -> None:
     with pytest.raises(ParseError, match=message):
         AutodlAdapter().parse(body, AURL, FETCHED)
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "reason", "lost"),
+    [
+        (swap(AUTODL, '"current_price": 1980', '"current_price": 1.98'), "machine 1",
+         "current_price: Input should be a valid integer", 4),
+        (swap(AUTODL, '"type": "yearly"', '"type": "quarterly"'), "machine 5", "unknown sku type", 2),
+        (swap(AUTODL, '"origin_price": 3200', '"origin_price": 2000'), "machine 3",
+         "below current_price", 1),
+        (swap(AUTODL, '"machine_sku_info": []', '"machine_sku_info": {}'), "machine 7",
+         "machine_sku_info: Input should be a valid list", 0),
+        (swap(AUTODL, '"machine_id": "463e49a218"', '"machine_id": "2dd949a4cf"'), "machine 2",
+         "listed twice", 2),
+    ],
+)  # fmt: skip
+def test_autodl_rejects_one_machine_it_does_not_recognise_and_keeps_the_others(
+    body: bytes, where: str, reason: str, lost: int
+) -> None:
+    whole = AutodlAdapter().parse(read(AUTODL), AURL, FETCHED)
+    rejected, rows = one_rejected(AutodlAdapter(), body, AURL, FETCHED, reason)
+    assert rejected.where == where and rejected.excerpt
+    assert len(rows) == len(whole) - lost
+
+
+def test_autodl_machines_that_list_no_price_are_no_rows() -> None:
+    body = (b'{"code": "Success", "data": {"list": [{"machine_id": "x", "gpu_name": "RTX 4090",'
+            b' "machine_sku_info": []}]}}')  # fmt: skip
+    assert AutodlAdapter().parse(body, AURL, FETCHED) == []

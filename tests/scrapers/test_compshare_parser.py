@@ -21,6 +21,7 @@ from scrapers.sources.compshare import (
     Machine,
     sign,
 )
+from tests.support.listings import one_rejected
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = FIXTURES / "real" / "compshare" / "compshare-agent_real_cli_golden_report.md"
@@ -282,20 +283,7 @@ def test_error_answer_carries_ucloud_message() -> None:
     ("old", "new", "message"),
     [
         ('"PriceDetails"', '"Prices"', "no PriceDetails in the answer"),
-        ('"RetCode": 0', '"Code": 0', "field 'RetCode' missing"),
-        ('{"ChargeType": "Month", "Instance": 1680.5', '{"ChargeType": "Month", "Price": 1680.5',
-         r"Month: field 'Instance' missing"),
-        ('"ChargeType": "Day", "Instance": 61.2', '"ChargeType": "Day", "Instance": 0',
-         "Instance: must be positive"),
-        ('"ChargeType": "Day", "Instance": 61.2', '"ChargeType": "Day", "Instance": "61,2"',
-         "not a number"),
-        ('"ChargeType": "Spot", "Instance": 1.94', '"ChargeType": "Weekly", "Instance": 1.94',
-         "unknown ChargeType 'Weekly'"),
-        ('"ChargeType": "Dynamic"', '"ChargeType": "Postpay"', "ChargeType Postpay listed twice"),
-        ('"ChargeType": "Postpay", "Instance": 2.92', '"ChargeType": "Postpay", "Instance": 2.5',
-         "list price 2.5000 is below the price paid 2.7700"),
-        ('"InstanceDiscountType": 1', '"InstanceDiscountType": 7',
-         "unknown InstanceDiscountType 7"),
+        ('"RetCode": 0', '"Code": 0', "RetCode: Field required"),
         ('"GetCompShareInstancePriceResponse"', '"DescribeCompShareInstanceResponse"',
          "not a price answer"),
     ],
@@ -305,13 +293,36 @@ def test_broken_answer_is_refused(old: str, new: str, message: str) -> None:
         _parse(_variant(old, new))
 
 
-def test_yuan_scaled_as_fen_is_refused_by_the_list_price_check() -> None:
-    # A price paid a hundred times its list price (fen read as yuan) cannot pass.
-    body = _variant(
-        '"ChargeType": "Postpay", "Instance": 2.77', '"ChargeType": "Postpay", "Instance": 277'
+@pytest.mark.parametrize(
+    ("old", "new", "where", "reason"),
+    [
+        ('{"ChargeType": "Month", "Instance": 1680.5', '{"ChargeType": "Month", "Price": 1680.5',
+         "PriceDetails[3]", "Instance: Field required"),
+        ('"ChargeType": "Day", "Instance": 61.2', '"ChargeType": "Day", "Instance": 0',
+         "PriceDetails[2]", "Instance: Input should be greater than 0"),
+        ('"ChargeType": "Day", "Instance": 61.2', '"ChargeType": "Day", "Instance": "61,2"',
+         "PriceDetails[2]", "Instance: Input should be a valid decimal"),
+        ('"ChargeType": "Spot", "Instance": 1.94', '"ChargeType": "Weekly", "Instance": 1.94',
+         "PriceDetails[5]", "unknown ChargeType 'Weekly'"),
+        ('"ChargeType": "Dynamic"', '"ChargeType": "Postpay"', "PriceDetails[1]", "listed twice"),
+        ('"ChargeType": "Postpay", "Instance": 2.92', '"ChargeType": "Postpay", "Instance": 2.5',
+         "PriceDetails[0]", "list price 2.5000 is below the price paid 2.7700"),
+        ('"InstanceDiscountType": 1', '"InstanceDiscountType": 7', "PriceDetails[5]",
+         "unknown InstanceDiscountType 7"),
+        # A price paid a hundred times its list price (fen read as yuan) cannot pass.
+        ('"ChargeType": "Postpay", "Instance": 2.77', '"ChargeType": "Postpay", "Instance": 277',
+         "PriceDetails[0]", "below the price paid 277"),
+    ],
+)  # fmt: skip
+def test_an_entry_that_does_not_read_is_rejected_and_the_others_kept(
+    old: str, new: str, where: str, reason: str
+) -> None:
+    whole = _parse(_modelled())
+    rejected, rows = one_rejected(
+        CompshareAdapter(), _variant(old, new).encode(), ASKED_5090, FETCHED, reason
     )
-    with pytest.raises(ParseError, match="below the price paid 277"):
-        _parse(body)
+    assert rejected.where == where and rejected.excerpt.startswith("{")
+    assert len(rows) == len(whole) - 1
 
 
 def test_empty_price_list_is_refused() -> None:
@@ -333,7 +344,7 @@ def test_both_spellings_at_once_are_refused() -> None:
     [
         (b"", "empty body"),
         (b"<html><title>502 Bad Gateway</title></html>", "body is not JSON"),
-        (b"[]", "expected an object"),
+        (b"[]", "Input should be a valid dictionary"),
     ],
 )
 def test_empty_or_non_json_body(body: bytes, message: str) -> None:
@@ -346,9 +357,9 @@ def test_empty_or_non_json_body(body: bytes, message: str) -> None:
     [
         ("https://api.compshare.cn/?Action=GetCompShareInstancePrice", "no GpuType"),
         (ASKED_5090.replace("GpuType=5090", "GpuType=9090"), "unknown GpuType '9090'"),
-        (ASKED_5090.replace("Gpu=1", "Gpu=0"), "Gpu: expected an integer ≥ 1"),
+        (ASKED_5090.replace("Gpu=1", "Gpu=0"), "Gpu: not a whole number of at least 1"),
         (ASKED_5090.replace("Memory=65536", "Memory=1500"), "not whole GB"),
-        (ASKED_5090.replace("&Zone=cn-wlcb-01", ""), "field 'Zone' missing"),
+        (ASKED_5090.replace("&Zone=cn-wlcb-01", ""), "no Zone"),
     ],
 )
 def test_the_machine_must_be_stated_in_the_url(url: str, message: str) -> None:

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from scrapers.sources import ADAPTER_TYPES, GENERIC
+from scrapers.sources import ADAPTER_NAMES, GENERIC
 from scrapers.sources.evidence import evidence_for, evidence_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,7 @@ def capture_files(adapter: str) -> list[Path]:
 
 
 def test_every_adapter_has_its_evidence_and_nothing_else_has() -> None:
-    assert set(evidence_table()) == {*ADAPTER_TYPES, GENERIC}
+    assert set(evidence_table()) == {*ADAPTER_NAMES, GENERIC}
     assert evidence_for("nope") is None
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from scrapers.http import Request
 from scrapers.rows import ParseError
-from scrapers.sources import ADAPTERS, SourceAdapter, build_adapter
+from scrapers.sources import ADAPTER_NAMES, SourceAdapter, build_adapter
 from tests.support.valid_rows import assert_valid
 
 pytestmark = pytest.mark.fuzz
@@ -45,7 +45,7 @@ def _modelled_url(source: str, name: str) -> str:
         return "http://x/market/baremetal" if "baremetal" in name else "http://x/market/container"
     if source == "generic":
         return "https://example.com/pricing"
-    step = ADAPTERS[source].fetch_plan("https://example.com", None)[0]
+    step = build_adapter(source).fetch_plan("https://example.com", None)[0]
     return step.url if isinstance(step, Request) else step
 
 
@@ -61,7 +61,7 @@ def captures() -> list[Capture]:
     for folder in ("live", "pages"):
         for path in sorted((FIXTURES / folder).iterdir()):
             source = path.name.split("_", 1)[0]
-            if path.suffix not in (".html", ".json") or source not in (*ADAPTERS, "generic"):
+            if path.suffix not in (".html", ".json") or source not in (*ADAPTER_NAMES, "generic"):
                 continue
             if source == "generic":
                 adapter = build_adapter("generic", "generic")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from scrapers.http import Request
 from scrapers.rows import ParseError
-from scrapers.sources import ADAPTERS
+from scrapers.sources import ADAPTER_NAMES, build_adapter
 from tests.support.valid_rows import assert_valid
 
 pytestmark = pytest.mark.fuzz
@@ -26,7 +26,7 @@ WHEN = datetime(2026, 9, 4, 2, 0)
 def url_for(source: str, name: str) -> str:
     if source == "jygpu":
         return "http://x/market/baremetal" if "baremetal" in name else "http://x/market/container"
-    step = ADAPTERS[source].fetch_plan("https://example.com", None)[0]
+    step = build_adapter(source).fetch_plan("https://example.com", None)[0]
     return step.url if isinstance(step, Request) else step
 
 
@@ -34,7 +34,7 @@ def fixtures() -> list[tuple[str, Path]]:
     found = []
     for path in sorted((FIXTURES / "pages").iterdir()) + sorted((FIXTURES / "live").iterdir()):
         source = path.name.split("_", 1)[0]
-        if source in ADAPTERS and path.suffix in (".html", ".json"):
+        if source in ADAPTER_NAMES and path.suffix in (".html", ".json"):
             found.append((source, path))
     return found
 
@@ -87,7 +87,7 @@ def test_mutated_pages_give_valid_rows_or_a_parse_error(
     source: str, path: Path, data: st.DataObject
 ) -> None:
     body = mutate(path.read_bytes(), data)
-    adapter = ADAPTERS[source]
+    adapter = build_adapter(source)
     try:
         rows = adapter.parse(body, url_for(source, path.name), WHEN)
     except ParseError:

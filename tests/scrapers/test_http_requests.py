@@ -14,7 +14,8 @@ import pytest
 from configuration.schema import HttpConfig
 from scrapers.collect import collect
 from scrapers.http import FetchError, PoliteClient
-from scrapers.sources import AutodlAdapter, autodl
+from scrapers.sources import autodl
+from scrapers.sources.autodl import AutodlAdapter
 from tests.support.client_record import record_client, stop_client_clock
 from tests.support.live_fixtures import AUTODL, read
 from tests.support.live_settings import closed_port

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from scrapers.rows import OfferRow, ParseError
-from scrapers.sources import ADAPTERS, get_adapter
+from scrapers.sources import ADAPTER_NAMES, build_adapter
 from scrapers.sources.jygpu import JygpuAdapter, _yuan_price
 from tests.support.fixture_pages import BAREMETAL, CONTAINER, QUOTES, read
 
@@ -37,17 +37,17 @@ def by_key(rows: list[OfferRow]) -> dict[tuple[str, str], OfferRow]:
 
 
 def test_registry_and_fetch_plan() -> None:
-    assert set(ADAPTERS) == {
+    assert set(ADAPTER_NAMES) == {
         "jygpu", "smm", "vastai", "runpod", "matpool", "autodl", "skypilot", "lambda",
         "gpushare", "ppio", "compshare",
     }  # fmt: skip
-    assert get_adapter("jygpu").name == "jygpu"
-    assert get_adapter("jygpu").kind == "offers"
+    assert build_adapter("jygpu").name == "jygpu"
+    assert build_adapter("jygpu").kind == "offers"
     with pytest.raises(
         KeyError,
         match="autodl, compshare, gpushare, jygpu, lambda, matpool, ppio, runpod, skypilot, smm, vastai",
     ):
-        get_adapter("lambdalabs")
+        build_adapter("lambdalabs")
     assert adapter.fetch_plan(BASE) == [f"{BASE}/market/container", f"{BASE}/market/baremetal"]
     assert adapter.fetch_plan(BASE + "/", date(2026, 9, 4)) == [CONTAINER_URL, BAREMETAL_URL]
 

@@ -4,6 +4,7 @@ captures of three generations, tests/fixtures/real/lambda/)."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from scrapers.http import Request
 from scrapers.rows import ParseError
 from scrapers.sources.lambda_cloud import PRICING_URL, UNIT_RAW, LambdaAdapter
+from tests.support.listings import one_rejected
 
 D = Decimal
 FETCHED = datetime(2026, 9, 4, 3, 0)
@@ -101,25 +103,39 @@ def test_an_instance_type_without_gpus_gives_no_row() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "message"),
+    ("body", "reason"),
     [
-        (api(price_cents_per_hour=None), "gpu_8x_h100_sxm5: field 'price_cents_per_hour' missing"),
-        (api(price_cents_per_hour=23.92), "price_cents_per_hour: expected a whole number, got 23.92"),
-        (api(price_cents_per_hour="$23.92"), "expected a whole number, got '$23.92'"),
-        (api(price_cents_per_hour=0), "gpu_8x_h100_sxm5: price_cents_per_hour is 0"),
-        (api(price_cents_per_hour=-5), "price_cents_per_hour: negative: -5"),
+        (api(price_cents_per_hour=None), "price_cents_per_hour: Field required"),
+        (api(price_cents_per_hour=23.92),
+         "price_cents_per_hour: Input should be a valid integer, got a number with a fractional"),
+        (api(price_cents_per_hour="$23.92"), "price_cents_per_hour: Input should be a valid integer"),
+        (api(price_cents_per_hour=0), "price_cents_per_hour is 0"),
+        (api(price_cents_per_hour=-5), "price_cents_per_hour: Input should be greater than or equal to 0"),
         (api(specs__gpus=None, description="H100 cluster"), "no specs.gpus and no count"),
-        (api(specs__gpus="eight"), "specs.gpus: expected a whole number, got 'eight'"),
-        (api(specs=None), "gpu_8x_h100_sxm5: field 'specs' missing"),
+        (api(specs__gpus="eight"), "specs.gpus: Input should be a valid integer"),
+        (api(specs=None), "specs: Field required"),
         (api(name="gpu_8x_h100"), "instance_type.name is 'gpu_8x_h100'"),
         (api(gpu_description=None, description="H100 (80 GB SXM5)", specs__gpus=8),
-         "gpu_8x_h100_sxm5: no gpu_description"),
+         "no gpu_description"),
+    ],
+)  # fmt: skip
+def test_an_instance_type_that_does_not_read_is_rejected_and_the_others_kept(
+    body: bytes, reason: str
+) -> None:
+    rejected, rows = one_rejected(LambdaAdapter(), body, API_URL, FETCHED, reason)
+    assert rejected.where == "gpu_8x_h100_sxm5" and "instance_type" in rejected.excerpt
+    assert len(rows) == 6
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
         (b'{"data": {}}', "the API lists no instance types"),
-        (b'{"data": []}', "data: expected an object, got list"),
-        (b'{"instance_types": {}}', "field 'data' missing"),
-        (b"[1, 2]", "expected an object, got list"),
+        (b'{"data": []}', "no data object in the answer"),
+        (b'{"instance_types": {}}', "no data object in the answer"),
+        (b"[1, 2]", "not a Lambda API answer (a JSON list)"),
         (b'{"data": {"gpu_1x_a10": {"regions_with_capacity_available": []}}}',
-         "gpu_1x_a10: field 'instance_type' missing"),
+         "no row; 1 rejected: gpu_1x_a10: instance_type: Field required"),
         (b'{"data": ', "body is not JSON"),
     ],
 )  # fmt: skip
@@ -147,13 +163,12 @@ def test_an_error_answer_carries_lambdas_message() -> None:
         parse(b'\xef\xbb\xbf  {"error": {}}')
 
 
-def test_an_only_cpu_answer_is_an_error() -> None:
+def test_an_only_cpu_answer_is_no_rows() -> None:
     doc = {"data": {"cpu_4x_general": {"instance_type": {
         "name": "cpu_4x_general", "description": "4x CPU", "gpu_description": "",
         "price_cents_per_hour": 10, "specs": {"vcpus": 4, "memory_gib": 16, "gpus": 0},
     }, "regions_with_capacity_available": []}}}  # fmt: skip
-    with pytest.raises(ParseError, match="no instance type has a GPU"):
-        parse(json.dumps(doc).encode())
+    assert parse(json.dumps(doc).encode()) == []  # no listing states a GPU price
 
 
 # -- the public pricing page (real captures) ---------------------------------------------------
@@ -251,29 +266,33 @@ def test_the_2023_reserved_and_sprint_prices_are_prepaid_terms_per_gpu_hour() ->
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "message"),
+    ("old", "new", "where", "reason"),
     [
-        (
-            b">3-years<",
-            b">for a while<",
-            "a term such as '3-years'; got 'Reserved', '8x NVIDIA H100', 'for a while'",
-        ),
-        (
-            b">$4.85/H100/hour<",
-            b">$4.85 per cluster-hour<",
-            "'$4.85 per cluster-hour' is not USD per GPU-hour",
-        ),
-        (b">$4.85/H100/hour<", b">$4.85/H100/month<", "'$4.85/H100/month' is not USD per GPU-hour"),
-        (b">$1.89/H100/hour<", b">Contact sales<", "no price given"),
-        (b"Per Hour Price</span>", b"Hourly rate</span>", "a Term column but no per hour price"),
+        (b">3-years<", b">for a while<", "table 2 row 1",
+         "a term such as '3-years'; got 'Reserved', '8x NVIDIA H100', 'for a while'"),
+        (b">$4.85/H100/hour<", b">$4.85 per cluster-hour<", "table 2 row 2",
+         "'$4.85 per cluster-hour' is not USD per GPU-hour"),
+        (b">$4.85/H100/hour<", b">$4.85/H100/month<", "table 2 row 2",
+         "'$4.85/H100/month' is not USD per GPU-hour"),
+        (b">$1.89/H100/hour<", b">Contact sales<", "table 2 row 1", "no price given"),
     ],
-)
-def test_a_changed_term_table_is_an_error(old: bytes, new: bytes, message: str) -> None:
+)  # fmt: skip
+def test_a_term_row_that_does_not_read_is_rejected_and_the_others_kept(
+    old: bytes, new: bytes, where: str, reason: str
+) -> None:
     body = PAGE_2023.read_bytes()
     assert old in body
-    with pytest.raises(ParseError, match="table 2") as raised:
-        term_rows(body.replace(old, new, 1))
-    assert message in str(raised.value)
+    rejected, rows = one_rejected(
+        LambdaAdapter(), body.replace(old, new, 1), PRICING_URL, FETCHED, re.escape(reason)
+    )
+    assert rejected.where == where
+    assert len(rows) == 14  # the 13 instances and the other cluster
+
+
+def test_a_changed_term_table_header_is_an_error() -> None:
+    body = PAGE_2023.read_bytes().replace(b"Per Hour Price</span>", b"Hourly rate</span>", 1)
+    with pytest.raises(ParseError, match="table 2 has a Term column but no per hour price"):
+        term_rows(body)
 
 
 def test_a_term_in_weeks_is_weekly_and_the_simulated_marker_carries_over() -> None:

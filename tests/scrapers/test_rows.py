@@ -41,6 +41,10 @@ FIELDS: dict[type, list[tuple[str, Any]]] = {
         ("interconnect", None),
         ("stock", None),
         ("simulated", False),
+        ("tier", "list"),
+        ("tier_name", None),
+        ("tier_from", None),
+        ("tier_to", None),
     ],
     SpotQuoteRow: [
         ("observed_at", REQUIRED),

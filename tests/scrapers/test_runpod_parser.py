@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -18,6 +19,7 @@ from gpuprice.cli import app
 from scrapers.http import Request
 from scrapers.rows import BILLING_MODES, ParseError
 from scrapers.sources.runpod.adapter import GPU_TYPES_QUERY, RunpodAdapter
+from tests.support.listings import one_rejected
 from tests.support.live_fixtures import LIVE_DIR, RUNPOD, RUNPOD_SAVED, read
 
 D = Decimal
@@ -137,8 +139,6 @@ def test_graphql_errors_are_a_parse_error_carrying_runpods_message() -> None:
 @pytest.mark.parametrize(
     ("body", "error"),
     [
-        (b'{"data": {"gpuTypes": []}}', "no RunPod price"),
-        (answer({"id": "NVIDIA A40", "displayName": "A40", "securePrice": 0}), "no RunPod price"),
         (b'{"data": {"gpuTypes": {"id": "x"}}}', "data.gpuTypes is not a list"),
         (b'{"data": {"myself": null}}', "no data.gpuTypes"),
         (b'{"offers": []}', "no data.gpuTypes"),
@@ -152,6 +152,16 @@ def test_graphql_errors_are_a_parse_error_carrying_runpods_message() -> None:
 def test_answers_that_are_not_price_lists_are_errors(body: bytes, error: str) -> None:
     with pytest.raises(ParseError, match=error):
         adapter.parse(body, API, FETCHED)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"data": {"gpuTypes": []}}',
+     answer({"id": "NVIDIA A40", "displayName": "A40", "securePrice": 0})],
+)  # fmt: skip
+def test_an_answer_offering_nothing_is_no_rows(body: bytes) -> None:
+    """No listing, or none with a price: no rows (the collector records the page as failed)."""
+    assert adapter.parse(body, API, FETCHED) == []
 
 
 def test_two_types_with_one_display_name_are_told_apart_by_id() -> None:
@@ -244,24 +254,41 @@ def test_a_webflow_price_of_zero_or_empty_is_not_offered() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "count", "error"),
     [
-        # every price 0: no price on the page at all
-        ('-cloud-price="', '-cloud-price="0" data-was="', 10, "no RunPod price"),
-        ('data-secure-cloud-price="2.69"', 'data-secure-cloud-price="2.69/hr"', 1,
-         "H100 SXM / data-secure-cloud-price: not a number"),
-        ('data-secure-cloud-price="2.69"', 'data-secure-spot-price="1.49"', 1,
-         "unknown price attribute 'data-secure-spot-price'"),
-        ('data-line-clamp="">B200</div>', 'data-line-clamp=""></div>', 1, "price 2 has no card name"),
         ('class="gpu-pricing-row__price-wrapper"><div data-gradient="" data-line-clamp="">$</div>'
          '<div data-secure-cloud-price="5.99"',
          'class="gpu-pricing-row__price-wrapper"></div><div data-secure-cloud-price="5.99"', 1,
          "outside .gpu-pricing-row__price-wrapper"),
     ],
 )  # fmt: skip
-def test_webflow_rows_that_cannot_be_read_whole_are_errors(
+def test_webflow_pages_that_cannot_be_read_are_errors(
     old: str, new: str, count: int, error: str
 ) -> None:
     with pytest.raises(ParseError, match=error):
         adapter.parse(_webflow(old, new, count), PAGE, FETCHED)
+
+
+def test_a_webflow_page_with_every_price_zero_is_no_rows() -> None:
+    body = _webflow('-cloud-price="', '-cloud-price="0" data-was="', 10)
+    assert adapter.parse(body, PAGE, FETCHED) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "error"),
+    [
+        ('data-secure-cloud-price="2.69"', 'data-secure-cloud-price="2.69/hr"', "price 5",
+         "H100 SXM / data-secure-cloud-price: not a number"),
+        ('data-secure-cloud-price="2.69"', 'data-secure-spot-price="1.49"', "price 5",
+         "unknown price attribute 'data-secure-spot-price'"),
+        ('data-line-clamp="">B200</div>', 'data-line-clamp=""></div>', "price 2",
+         "a price with no card name"),
+    ],
+)  # fmt: skip
+def test_a_webflow_row_that_cannot_be_read_is_rejected_and_the_others_kept(
+    old: str, new: str, where: str, error: str
+) -> None:
+    whole = adapter.parse(real(WEBFLOW_2025), PAGE, FETCHED)
+    rejected, rows = one_rejected(adapter, _webflow(old, new, 1), PAGE, FETCHED, re.escape(error))
+    assert rejected.where == where and len(rows) < len(whole)
 
 
 # -- the 2026 JSON-LD page -------------------------------------------------------------------
@@ -285,8 +312,10 @@ def test_a_json_ld_offer_priced_null_is_not_offered_but_one_without_price_is_an_
     assert text.count(b300) == 1
     rows = parse(text.replace(b300, '"name": "Secure Cloud",\n            "price": null,').encode())
     assert "B300/Community Cloud" in rows and "B300/Secure Cloud" not in rows
-    with pytest.raises(ParseError, match="B300 GPU on Runpod / Secure Cloud: no price"):
-        adapter.parse(text.replace(b300, '"name": "Secure Cloud",').encode(), PAGE, FETCHED)
+    body = text.replace(b300, '"name": "Secure Cloud",').encode()
+    rejected, rows = one_rejected(adapter, body, PAGE, FETCHED, "Secure Cloud: no price")
+    assert rejected.where == "B300 GPU on Runpod"
+    assert not any(row.offer_id.startswith("B300/") for row in rows)
 
 
 def test_the_modelled_json_ld_page_still_parses() -> None:

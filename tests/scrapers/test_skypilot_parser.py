@@ -3,6 +3,9 @@ and broken variants made by replacing text in them."""
 
 from __future__ import annotations
 
+import csv
+import io
+import re
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +22,7 @@ from scrapers.sources.skypilot import (
     UnknownCloud,
     catalog_url,
 )
+from tests.support.listings import one_rejected
 
 D = Decimal
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "skypilot"
@@ -54,6 +58,14 @@ def variant(folder: str, old: str, new: str, count: int = 1) -> bytes:
     text = capture(folder).decode("utf-8")
     assert text.count(old) >= count, f"{old!r} is not in {folder}"
     return text.replace(old, new, count).encode("utf-8")
+
+
+def rejected(folder: str, body: bytes, reason: str) -> tuple[str, int]:
+    """Where the one listing ``body`` rejects is (its reason containing ``reason``), and how
+    many rows fewer than the capture the page gives."""
+    whole = parse(folder)
+    gone, rows = one_rejected(SkypilotAdapter(), body, url(folder), FETCHED, re.escape(reason))
+    return gone.where, len(whole) - len(rows)
 
 
 def refused(folder: str, body: bytes, at: str | None = None) -> str:
@@ -284,49 +296,63 @@ def test_fractional_gpus_and_tpus_are_not_cards() -> None:
 # -- broken variants: an error, no rows ------------------------------------------------------
 
 
-def test_a_renamed_column_is_an_error() -> None:
+def test_a_renamed_required_column_is_an_error() -> None:
     body = variant("v8/verda", "AcceleratorCount", "AcceleratorCnt")
     assert "not a SkyPilot vms.csv: no column AcceleratorCount (header: InstanceType," in refused(
         "v8/verda", body
     )
-    body = variant("v9/lambda", ",GpuInfo,", ",GPUInfo,")
-    assert "no column GpuInfo" in refused("v9/lambda", body)
+
+
+def test_an_optional_column_left_out_leaves_its_field_empty() -> None:
+    """GpuInfo renamed (the v5 Scaleway catalog's GPUInfo typo): the cards' memory is not
+    stated, every price still is; no SpotPrice column (a cloud without spot): no spot rows."""
+    whole = offers("v9/lambda")
+    without_info = offers("v9/lambda", variant("v9/lambda", ",GpuInfo,", ",GPUInfo,"))
+    assert without_info.keys() == whole.keys()
+    assert all(row.vram_gb is None for row in without_info.values())
+    table = list(csv.reader(io.StringIO(capture("v8/runpod").decode())))
+    spot = table[0].index("SpotPrice")
+    out = io.StringIO()
+    csv.writer(out).writerows([f for i, f in enumerate(line) if i != spot] for line in table)
+    no_spot = out.getvalue().encode()
+    hourly = offers("v8/runpod", no_spot)
+    assert {billing for _, billing in hourly} == {"hourly"}
+    with_spot = offers("v8/runpod")
+    assert hourly.keys() == {key for key in with_spot if key[1] == "hourly"}
+    assert len(with_spot) > len(hourly)
+
+
+def test_a_line_without_a_region_is_an_offer_with_none() -> None:
+    got = offers("v8/verda", variant("v8/verda", ",FIN-03,6.99,2.447", ",,6.99,2.447"))
+    (row,) = [r for (key, billing), r in got.items() if billing == "hourly" and r.region is None]
+    assert row.offer_id == "verda/1B300.30V" and row.price == D("6.99")
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "message"),
+    ("old", "new", "message", "lost"),
     [
-        (",FIN-03,6.99,2.447", ",FIN-03,$6.99,2.447", "line 2: Price '$6.99' is not a number"),
-        (
-            ",FIN-03,6.99,2.447",
-            ",FIN-03,-6.99,2.447",
-            "line 2: Price '-6.99' is not a non-negative number",
-        ),
-        (
-            ",FIN-03,6.99,2.447",
-            ",FIN-03,NaN,2.447",
-            "line 2: Price 'NaN' is not a non-negative number",
-        ),
-        (",FIN-03,6.99,2.447", ",FIN-03,0,2.447", "line 2: Price 0 is not a price"),
-        (",FIN-03,6.99,2.447", ",FIN-03,6.99,n/a", "line 2: SpotPrice 'n/a' is not a number"),
-        (",FIN-03,,4.893", ",FIN-03,,", "line 3: B300 with neither a Price nor a SpotPrice"),
-        (",FIN-03,6.99,2.447", ",,6.99,2.447", "line 2: no Region"),
-        ("B300,1.0,", "B300,one,", "line 2: AcceleratorCount 'one' is not a number"),
-        ("B300,1.0,", "B300,,", "line 2: B300 without an AcceleratorCount"),
-        (
-            "CPU.4V.16G,4.0,16.0,,,",
-            "CPU.4V.16G,4.0,16.0,,1,",
-            "AcceleratorCount 1 without AcceleratorName",
-        ),
-        (
-            "4.0,16.0,,,,FIN-01",
-            "4.0,16.0,,,,FIN-01,extra",
-            "line 24: 11 fields where the header has 10",
-        ),
+        (",FIN-03,6.99,2.447", ",FIN-03,$6.99,2.447", "line 2: Price '$6.99' is not a number", 2),
+        (",FIN-03,6.99,2.447", ",FIN-03,-6.99,2.447",
+         "line 2: Price '-6.99' is not a non-negative number", 2),
+        (",FIN-03,6.99,2.447", ",FIN-03,NaN,2.447",
+         "line 2: Price 'NaN' is not a non-negative number", 2),
+        (",FIN-03,6.99,2.447", ",FIN-03,0,2.447", "line 2: Price 0 is not a price", 2),
+        (",FIN-03,6.99,2.447", ",FIN-03,6.99,n/a", "line 2: SpotPrice 'n/a' is not a number", 2),
+        (",FIN-03,,4.893", ",FIN-03,,", "line 3: B300 with neither a Price nor a SpotPrice", 1),
+        ("B300,1.0,", "B300,one,", "line 2: AcceleratorCount 'one' is not a number", 2),
+        ("B300,1.0,", "B300,,", "line 2: B300 without an AcceleratorCount", 2),
+        ("CPU.4V.16G,4.0,16.0,,,", "CPU.4V.16G,4.0,16.0,,1,",
+         "AcceleratorCount 1 without AcceleratorName", 0),
+        ("4.0,16.0,,,,FIN-01", "4.0,16.0,,,,FIN-01,extra",
+         "line 24: 11 fields where the header has 10", 0),
     ],
-)
-def test_unreadable_values_are_errors(old: str, new: str, message: str) -> None:
-    assert message in refused("v8/verda", variant("v8/verda", old, new))
+)  # fmt: skip
+def test_a_line_that_does_not_read_is_rejected_and_the_others_kept(
+    old: str, new: str, message: str, lost: int
+) -> None:
+    where, fewer = rejected("v8/verda", variant("v8/verda", old, new), message)
+    assert where == message.split(":")[0] if message.startswith("line") else where
+    assert fewer == lost
 
 
 @pytest.mark.parametrize(
@@ -359,24 +385,26 @@ def test_unreadable_values_are_errors(old: str, new: str, message: str) -> None:
         ),
     ],
 )
-def test_unreadable_gpu_info_is_an_error(old: str, new: str, message: str) -> None:
-    text = refused("v8/hyperstack", variant("v8/hyperstack", old, new))
-    assert text.startswith(f"{url('v8/hyperstack')}: line 2: ") and message in text
+def test_unreadable_gpu_info_rejects_its_line(old: str, new: str, message: str) -> None:
+    where, fewer = rejected("v8/hyperstack", variant("v8/hyperstack", old, new), message)
+    assert where == "line 2" and fewer == 1
 
 
-def test_gpu_info_that_is_neither_a_dict_nor_the_name_is_an_error() -> None:
+def test_gpu_info_that_is_neither_a_dict_nor_the_name_rejects_its_line() -> None:
     body = variant("v7/runpod", ",A100-80GB,CA,1.19", ",A100 80GB,CA,1.19")
-    assert "line 2: GpuInfo 'A100 80GB' is neither a dict nor 'A100-80GB'" in refused(
-        "v7/runpod", body
-    )
+    where, _ = rejected("v7/runpod", body, "line 2: GpuInfo 'A100 80GB' is neither a dict nor")
+    assert where.startswith("lines 2, ")  # its zones' lines are one listing
 
 
-def test_one_type_listed_again_in_a_region_with_other_hardware_is_an_error() -> None:
+def test_one_type_listed_again_in_a_region_with_other_hardware_is_rejected() -> None:
     body = variant("v8/runpod", "117.0,CA,0.82,1.64,CA-MTL-3", "234.0,CA,0.82,1.64,CA-MTL-3")
-    assert (
-        "line 4: 1x_A100-80GB_SECURE in CA is listed again with different hardware "
-        "(1× A100-80GB ? GB, 8.0 vCPUs, 234.0 GiB after 1× A100-80GB ? GB, 8.0 vCPUs, 117.0 GiB)"
-    ) in refused("v8/runpod", body)
+    where, _ = rejected(
+        "v8/runpod",
+        body,
+        "line 4: listed again with different hardware "
+        "(1× A100-80GB ? GB, 8.0 vCPUs, 234.0 GiB after 1× A100-80GB ? GB, 8.0 vCPUs, 117.0 GiB)",
+    )
+    assert where.startswith("lines ") and "4" in where
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from demo.market.server import render_page
 from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
 from scrapers.rows import Row
-from scrapers.sources import get_adapter
+from scrapers.sources import build_adapter
 from tests.support.handles import warehouse_at
 from warehouse.ingest.insert import insert_rows
 from warehouse.ingest.load import load_snapshot
@@ -43,7 +43,7 @@ def warehouse(tmp_path: Path) -> Warehouse:
 
 
 def demo_snapshot(source: str, day: date, paths: tuple[str, ...] | None = None) -> Snapshot:
-    adapter = get_adapter(source)
+    adapter = build_adapter(source)
     snapshot = Snapshot(source, adapter.kind, datetime(2026, 1, 1), day)
     for path in paths or PAGES[source]:
         body = render_page(source, path, day)

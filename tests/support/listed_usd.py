@@ -6,7 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from scrapers.parse import Item, Page
 from scrapers.rows import OfferRow
+from scrapers.sources.base import Adapter
 
 
 def usd_offer(at: datetime, per_card_hour: str = "2.5") -> OfferRow:
@@ -18,17 +20,17 @@ def usd_offer(at: datetime, per_card_hour: str = "2.5") -> OfferRow:
     )  # fmt: skip
 
 
-class ListedAdapter:
+class ListedAdapter(Adapter):
     """An adapter whose page is the figure it lists: ``b"2.5"`` is $2.5 a card-hour."""
 
     name = "examplecloud"
-    kind = "offers"
     currency = "USD"
-    secret = None
-    key_pair = None
 
     def fetch_plan(self, base_url, as_of=None):
         return [base_url]
 
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        return [usd_offer(fetched_at, body.decode())]
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        return Page(url, fetched_at, [Item("the page", body.decode(), body.decode())])
+
+    def rows(self, item: Item, page: Page) -> list[OfferRow]:
+        return [usd_offer(page.observed_at, item.data)]

@@ -12,7 +12,7 @@ from pathlib import Path
 from demo.market import render_page
 from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
-from scrapers.sources import get_adapter
+from scrapers.sources import build_adapter
 from tests.support.handles import warehouse_at
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.reference import load_reference
@@ -27,7 +27,7 @@ def seed_demo_history(path: Path, last_day: date, days: int) -> None:
     for offset in range(days - 1, -1, -1):
         day = last_day - timedelta(days=offset)
         for source, paths in PAGES.items():
-            adapter = get_adapter(source)
+            adapter = build_adapter(source)
             # after the pages' stated time (10:00 Beijing, 02:00 UTC): a page dated after its
             # fetch is refused (warehouse.ingest.load.FUTURE_TOLERANCE)
             fetched_at = datetime.combine(day, time(3, 0))

@@ -14,7 +14,8 @@ from gpuprice.jobs import JobRunner
 from scrapers.collect import Snapshot, parse_page
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
-from scrapers.sources import MatpoolAdapter, VastaiAdapter
+from scrapers.sources.matpool import MatpoolAdapter
+from scrapers.sources.vastai import VastaiAdapter
 from tests.support.handles import warehouse_at
 from tests.support.live_fixtures import MATPOOL, read
 from tests.support.live_settings import FAST_HTTP, settings_from, sources

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
-from scrapers.sources import ADAPTERS
+from scrapers.sources import build_adapter
 from tests.support.fixture_pages import BAREMETAL, CONTAINER, PAGES_DIR, QUOTES
 from warehouse.ingest.load import load_snapshot
 from warehouse.store.db import read_frame
@@ -28,7 +28,7 @@ def page(name: str, url: str, *replacements: tuple[str, str, int]) -> ParsedPage
         body = body.replace(old, new, times)
     data = body.encode("utf-8")
     source = "smm" if name == QUOTES else "jygpu"
-    rows = ADAPTERS[source].parse(data, url, FETCHED)
+    rows = build_adapter(source).parse(data, url, FETCHED)
     fetched = FetchedPage(
         url=url, status=200, body=data, content_type="text/html", fetched_at=FETCHED
     )

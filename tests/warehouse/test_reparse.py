@@ -16,7 +16,9 @@ from scrapers.collect import Snapshot, parse_page
 from scrapers.fx import FxRate
 from scrapers.http import FetchedPage
 from scrapers.rows import ParseError
-from scrapers.sources import MatpoolAdapter, RunpodAdapter, SkypilotAdapter
+from scrapers.sources.matpool import MatpoolAdapter
+from scrapers.sources.runpod.adapter import RunpodAdapter
+from scrapers.sources.skypilot import SkypilotAdapter
 from tests.support.handles import warehouse_at
 from tests.support.live_fixtures import MATPOOL, RUNPOD, read
 from tests.support.live_settings import FAST_HTTP, sources
@@ -33,10 +35,10 @@ FX_DEFAULTS = (FxRate(T0.date(), "USD", Decimal("7.10"), "configured default"),)
 class OldMatpool(MatpoolAdapter):
     """Yesterday's parser: read millicents as 1/50000 yuan (every price doubled)."""
 
-    def parse(self, body, url, fetched_at):
+    def rows(self, item, page):
         return [
             replace(r, price=r.price * 2, per_card_hour=r.per_card_hour * 2)
-            for r in super().parse(body, url, fetched_at)
+            for r in super().rows(item, page)
         ]
 
 
@@ -50,10 +52,10 @@ REAL_VERDA = Path(__file__).resolve().parents[1] / "fixtures/real/skypilot/v8/ve
 class OldRunpod(RunpodAdapter):
     """Yesterday's parser: knew only the pricing rows, not the JSON-LD."""
 
-    def parse(self, body, url, fetched_at):
+    def read(self, body, url, fetched_at):
         if b"application/ld+json" in body:
             raise ParseError(f"{url}: no .gpu-pricing-row")
-        return super().parse(body, url, fetched_at)
+        return super().read(body, url, fetched_at)
 
 
 def load(path: Path, adapter, source: str, url: str, body: bytes, at: datetime) -> None:
@@ -157,10 +159,10 @@ class FourfoldMatpool(MatpoolAdapter):
     """A wrong 'fix': every price ×4, still inside drift's plausible range (÷10..×10 of a
     reference price) but past the quarantine's 3× jump limit."""
 
-    def parse(self, body, url, fetched_at):
+    def rows(self, item, page):
         return [
             replace(r, price=r.price * 4, per_card_hour=r.per_card_hour * 4)
-            for r in super().parse(body, url, fetched_at)
+            for r in super().rows(item, page)
         ]
 
 
@@ -209,7 +211,7 @@ def test_reparsed_prices_face_the_quarantine_rules(tmp_path: Path) -> None:
 class OldSkypilot(SkypilotAdapter):
     """Yesterday's parser: refused catalogs with a SpotPrice column it did not know."""
 
-    def parse(self, body, url, fetched_at):
+    def read(self, body, url, fetched_at):
         raise ParseError(f"{url}: unknown column SpotPrice")
 
 

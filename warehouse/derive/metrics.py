@@ -18,6 +18,7 @@ import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.rollup import rebuild_offer_daily, refresh_offer_daily
+from warehouse.public import public
 from warehouse.store.db import (
     WarehouseBusy,
     drop_work_tables,
@@ -238,7 +239,8 @@ def _snapshot_offers(con: duckdb.DuckDBPyConnection) -> None:
                END::DECIMAL(18, 6) AS cny_per_card_month
         FROM offer o
         JOIN pending_offer p ON p.source = o.source AND p.observed_at = o.observed_at
-        WHERE o.gpu <> 'unknown' AND o.observed_at >= $low AND o.observed_at <= $high
+        WHERE o.gpu <> 'unknown' AND {public("o")}
+          AND o.observed_at >= $low AND o.observed_at <= $high
         """,
         _pending_bounds(con),
     )
@@ -474,7 +476,8 @@ def _market_premium(con: duckdb.DuckDBPyConnection) -> int:
                        o.cny_per_card_hour, o.simulated, {_CLASS.format(t="o")} AS class
                 FROM offer o
                 JOIN premium_snap p ON p.source = o.source AND p.observed_at = o.observed_at
-                WHERE o.gpu <> 'unknown' AND o.observed_at >= $low AND o.observed_at <= $high
+                WHERE o.gpu <> 'unknown' AND {public("o")}
+                  AND o.observed_at >= $low AND o.observed_at <= $high
             ), region_of AS (
                 SELECT DISTINCT ON (l.region) l.region, r.market_region
                 FROM (SELECT DISTINCT region FROM snap_listing) l

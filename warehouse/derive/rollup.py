@@ -29,6 +29,7 @@ from datetime import timedelta
 
 import duckdb
 
+from warehouse.public import PUBLIC
 from warehouse.store.db import drop_work_tables
 
 NO_REGION = "(none)"
@@ -47,7 +48,7 @@ DAILY_SELECT = f"""
                AS origin,
            (count(DISTINCT citation) FILTER (WHERE NOT simulated))::INTEGER AS origins
     FROM offer
-    WHERE gpu <> 'unknown' AND {{where}}
+    WHERE gpu <> 'unknown' AND {PUBLIC} AND {{where}}
     GROUP BY ALL
 """
 

@@ -34,6 +34,7 @@ import duckdb
 
 from scrapers.collect import Snapshot
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
+from scrapers.parse import summary
 from warehouse.derive.metrics import DeriveSummary, derive
 from warehouse.ingest.drift import record_health
 from warehouse.ingest.load import LoadSummary, insert_run, load_pages, validate_page
@@ -225,11 +226,11 @@ class BulkLoader:
         refused = item.not_loaded or _fetch_failed(snapshot)
         if refused is not None:  # as load_snapshot: no page to judge the parser on
             return self._not_loaded(item, refused)
-        pages = [validate_page(p, self.rates) for p in snapshot.pages]
+        policy = options.quarantine
+        pages = [validate_page(p, self.rates, policy.max_rejected_share) for p in snapshot.pages]
         errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
         status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
         problem = "; ".join(errors) or None
-        policy = options.quarantine
         loaded = load_pages(con, snapshot, pages, policy, item.run_id, citation=item.origin)
         released = confirm(con, loaded.held, policy)
         added = loaded.added + released
@@ -246,6 +247,8 @@ class BulkLoader:
         return LoadSummary(
             item.run_id, snapshot.source, status, len(pages), added, problem, reason, alert,
             quarantined=len(loaded.held), released=released, fx_note=default_note(loaded.priced),
+            rejected=len(loaded.rejected),
+            rejected_note=summary(loaded.rejected, examples=2) if loaded.rejected else None,
         )  # fmt: skip
 
     def record(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:

@@ -3,31 +3,30 @@
 from __future__ import annotations
 
 import hashlib
-import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
-from decimal import Decimal
+from datetime import datetime, timedelta
 
 import duckdb
 
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.fx import FxRate, FxRates
-from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, ParseError, Row
+from scrapers.parse import DEFAULT_MAX_REJECTED_SHARE, Rejected, excerpt_of, page_failure, summary
+from scrapers.rows import ParseError, Row
 from warehouse.ingest.drift import implausible, record_health
 from warehouse.ingest.insert import insert_rows
-from warehouse.ingest.money import PricedOffer, PricedQuote, convert, day_rates, default_note
+from warehouse.ingest.money import convert, day_rates, default_note
 from warehouse.ingest.quarantine import (
     Entry,
     QuarantinePolicy,
     admitted_ids,
     confirm,
     entry_id,
-    invalid_price_entries,
     screen,
     store,
 )
+from warehouse.ingest.rejected import store_rejected
 from warehouse.store.db import utcnow, write_connection
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new
@@ -49,10 +48,14 @@ class LoadSummary:
     released: int = 0  # held rows this run confirmed and loaded
     # how many rows were converted at the configured default rate (no stored rate before them)
     fx_note: str | None = None
+    rejected: int = 0  # listings its pages rejected (kept in rejected_row)
+    rejected_note: str | None = None  # the first few, with their reasons
 
     def line(self) -> str:
         status = f"{self.status} ({self.reason.replace('_', ' ')})" if self.reason else self.status
         text = f"{self.source}: {status}, {self.pages} page(s), {self.rows_added} new row(s)"
+        if self.rejected:
+            text += f", {self.rejected} listing(s) rejected"
         if self.quarantined:
             text += f", {self.quarantined} in quarantine"
         if self.released:
@@ -64,27 +67,6 @@ def page_id(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def _invalid(row: Row) -> str | None:
-    """Validation before load: a row that would be junk makes its whole page an error. Checks
-    the listed figures of a parsed row, and the CNY figure too once it is priced."""
-    figures = [("price", row.price), ("per_card_hour", row.per_card_hour)]
-    if isinstance(row, PricedOffer | PricedQuote):
-        figures.append(("cny_per_card_hour", row.cny_per_card_hour))
-    for name, value in figures:
-        if not isinstance(value, Decimal) or not value.is_finite() or value <= 0:
-            return f"{name} {value!r} is not a positive number"
-        if not math.isfinite(float(value)) or float(value) > 10_000_000:
-            return f"{name} {value} is out of range"
-    if isinstance(row, OfferRow):
-        if row.billing not in BILLING_MODES:
-            return f"billing {row.billing!r} is not one of {BILLING_MODES}"
-        if row.gpu_count <= 0:
-            return f"gpu_count {row.gpu_count} is not positive"
-    elif row.quote_kind not in QUOTE_KINDS:
-        return f"quote_kind {row.quote_kind!r} is not one of {QUOTE_KINDS}"
-    return None
-
-
 # A row observed more than this after its page was fetched is refused: the page's own date
 # (jygpu's 更新时间, SMM's 日期) is ahead of the clock that fetched it, so it is wrong. One page
 # dated 2099-12-31 hid every other platform from the comparison page (11 → 1) and stretched
@@ -92,44 +74,53 @@ def _invalid(row: Row) -> str | None:
 FUTURE_TOLERANCE = timedelta(hours=1)
 
 
-def _not_ahead(parsed: ParsedPage, rows: list[Row]) -> ParsedPage:
-    """``rows`` without those observed more than FUTURE_TOLERANCE after the page was
-    fetched; the page's error says how many were refused and when they claimed to be."""
-    latest = parsed.page.fetched_at + FUTURE_TOLERANCE
-    ahead = [row for row in rows if row.observed_at > latest]
-    if not ahead:
-        return ParsedPage(parsed.page, rows, parsed.error)
-    claimed = max(row.observed_at for row in ahead)
-    problem = (
-        f"{len(ahead)} of {len(rows)} row(s) refused: observed at {claimed:%Y-%m-%d %H:%M} UTC, "
-        f"more than {FUTURE_TOLERANCE.total_seconds() / 3600:g} h after the page was fetched "
-        f"({parsed.page.fetched_at:%Y-%m-%d %H:%M} UTC); the page's date is wrong"
+def _ahead(row: Row, fetched_at: datetime) -> str | None:
+    """Why ``row`` is dated after its page was fetched (beyond FUTURE_TOLERANCE), or None."""
+    if row.observed_at <= fetched_at + FUTURE_TOLERANCE:
+        return None
+    return (
+        f"observed at {row.observed_at:%Y-%m-%d %H:%M} UTC, more than "
+        f"{FUTURE_TOLERANCE.total_seconds() / 3600:g} h after the page was fetched "
+        f"({fetched_at:%Y-%m-%d %H:%M} UTC): the page's date is wrong"
     )
-    return ParsedPage(parsed.page, [row for row in rows if row.observed_at <= latest], problem)
 
 
-def validate_page(parsed: ParsedPage, rates: FxRates) -> ParsedPage:
-    """The page as loaded, its rows priced in CNY at the rate of their day (``rates``); any
-    invalid, unconvertible or implausible row rejects the whole page. Rows dated after the
-    fetch (beyond FUTURE_TOLERANCE) are refused one by one, and the page says so."""
-    priced: list[Row] = []
+def _refused(row: Row, problem: str) -> Rejected:
+    """A row the load refuses, kept as a rejected listing of its page (stage "load")."""
+    where = getattr(row, "offer_id", None) or f"{row.gpu_name_raw} {row.region}"
+    excerpt = excerpt_of(f"{row.gpu_name_raw} {row.price} {row.unit_raw}")
+    return Rejected(where, excerpt, problem, stage="load")
+
+
+def validate_page(
+    parsed: ParsedPage, rates: FxRates, max_rejected_share: float = DEFAULT_MAX_REJECTED_SHARE
+) -> ParsedPage:
+    """The page as loaded: each row priced in CNY at the rate of its day. A row that cannot
+    be converted, whose CNY figure is implausible for its card, or that is dated after the
+    fetch is refused alone and kept as a rejected listing; the page fails (zero rows) when no
+    row is left or more than ``max_rejected_share`` of its listings were rejected, at parse
+    and at load together (scrapers.parse.page_failure)."""
+    if parsed.error:
+        return parsed
+    kept: list[Row] = []
+    refused: list[Rejected] = []
     for row in parsed.rows:
-        problem = _invalid(row)
-        if problem is None:
-            try:
-                row = convert(row, rates)
-            except ParseError as exc:
-                problem = str(exc)
-            else:
-                problem = _invalid(row)
+        try:
+            priced = convert(row, rates)
+        except ParseError as exc:
+            refused.append(_refused(row, str(exc)))
+            continue
+        problem = implausible(priced) or _ahead(priced, parsed.page.fetched_at)
         if problem:
-            return ParsedPage(parsed.page, [], f"invalid row ({problem}); page rejected")
-        priced.append(row)
-    for row in priced:
-        problem = implausible(row)
-        if problem:
-            return ParsedPage(parsed.page, [], f"{problem}; page rejected (drift?)")
-    return _not_ahead(parsed, priced)
+            refused.append(_refused(priced, problem))
+        else:
+            kept.append(priced)
+    rejected = (*parsed.rejected, *refused)
+    listings = max(parsed.listings, len(parsed.rows))
+    failure = page_failure(len(kept), rejected, listings, max_rejected_share)
+    if failure:
+        return ParsedPage(parsed.page, [], f"page rejected: {failure}", rejected, listings)
+    return ParsedPage(parsed.page, kept, None, rejected, listings)
 
 
 def quarantine_page(
@@ -139,15 +130,12 @@ def quarantine_page(
     *,
     page: str,
     run_id: str,
-    rejected: list[Row] | None = None,
 ) -> tuple[list[Row], list[Entry]]:
     """The quarantine steps of one page, for a load and a re-parse alike: screen ``rows``
-    (jumps and impossible units held, unknown cards noted), keep the invalid prices of a
-    ``rejected`` page's rows, let through what a person accepted or snapshots confirmed
-    before, and store the rest. Returns the rows to insert and the entries stored."""
+    (jumps and impossible units held, unknown cards noted), let through what a person
+    accepted or snapshots confirmed before, and store the rest. Returns the rows to insert
+    and the entries stored."""
     keep, held = screen(con, rows, policy)
-    if rejected:
-        held += invalid_price_entries(rejected)
     admitted = admitted_ids(con, [e.row for e in held])
     keep += [e.row for e in held if e.status == "held" and entry_id(e.row) in admitted]
     held = [e for e in held if entry_id(e.row) not in admitted]
@@ -187,6 +175,7 @@ class Loaded:
     added: int = 0
     held: list[Entry] = field(default_factory=list)
     priced: list[Row] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
 
 
 def load_pages(
@@ -202,16 +191,10 @@ def load_pages(
     of warehouse.ingest.bulk): archive each page, screen its validated rows (``pages``, from
     :func:`validate_page`) through the quarantine, insert them, each citing ``citation``."""
     loaded = Loaded()
-    for original, parsed in zip(snapshot.pages, pages, strict=True):
+    for parsed in pages:
         pid = _archive_page(con, snapshot.source, parsed)
-        keep, held = quarantine_page(
-            con,
-            parsed.rows,
-            policy,
-            page=pid,
-            run_id=run_id,
-            rejected=original.rows if parsed.error else None,
-        )
+        loaded.rejected += store_rejected(con, snapshot.source, parsed, page=pid, run_id=run_id)
+        keep, held = quarantine_page(con, parsed.rows, policy, page=pid, run_id=run_id)
         loaded.held += held
         loaded.priced += parsed.rows
         loaded.added += insert_rows(con, keep, page=pid, run_id=run_id, citation=citation)
@@ -252,7 +235,7 @@ def load_snapshot(
         con.execute("BEGIN TRANSACTION")
         try:
             rates = day_rates(con, fx_defaults)
-            pages = [validate_page(p, rates) for p in snapshot.pages]
+            pages = [validate_page(p, rates, policy.max_rejected_share) for p in snapshot.pages]
             errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
             status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
             problem = "; ".join(errors) or None
@@ -289,6 +272,8 @@ def load_snapshot(
         quarantined=len(loaded.held),
         released=released,
         fx_note=default_note(loaded.priced),
+        rejected=len(loaded.rejected),
+        rejected_note=summary(loaded.rejected, examples=2) if loaded.rejected else None,
     )
 
 

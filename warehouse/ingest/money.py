@@ -19,7 +19,15 @@ from typing import Any
 import duckdb
 
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate, FxRates
-from scrapers.rows import CNY_PER_CARD_HOUR_QUANTUM, OfferRow, ParseError, Row, SpotQuoteRow
+from scrapers.rows import (
+    CNY_PER_CARD_HOUR_QUANTUM,
+    MAX_PRICE,
+    InvalidRow,
+    OfferRow,
+    ParseError,
+    Row,
+    SpotQuoteRow,
+)
 from warehouse.ingest.fx_rates import read_rates, store_rates
 
 __all__ = [
@@ -35,12 +43,27 @@ __all__ = [
 ]
 
 
+def _cny_problem(value: object) -> str | None:
+    """What conversion can add that is wrong: a CNY figure that is no price (the listed row
+    checked itself when it was built)."""
+    if not isinstance(value, Decimal) or not value.is_finite() or value <= 0:
+        return f"cny_per_card_hour {value!r} is not a positive number"
+    if value > MAX_PRICE:
+        return f"cny_per_card_hour {value} is above the plausible {MAX_PRICE:,}"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class PricedOffer(OfferRow):
     """An offer with its CNY per card-hour and the rate that gave it."""
 
     cny_per_card_hour: Decimal = field(kw_only=True)
     fx: FxRate = field(kw_only=True)
+
+    def __post_init__(self) -> None:
+        OfferRow.__post_init__(self)
+        if problem := _cny_problem(self.cny_per_card_hour):
+            raise InvalidRow(f"{self.offer_id}: {problem}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +72,11 @@ class PricedQuote(SpotQuoteRow):
 
     cny_per_card_hour: Decimal = field(kw_only=True)
     fx: FxRate = field(kw_only=True)
+
+    def __post_init__(self) -> None:
+        SpotQuoteRow.__post_init__(self)
+        if problem := _cny_problem(self.cny_per_card_hour):
+            raise InvalidRow(f"{self.gpu_name_raw}: {problem}")
 
 
 PricedRow = PricedOffer | PricedQuote

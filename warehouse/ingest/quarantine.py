@@ -36,6 +36,7 @@ import duckdb
 import polars as pl
 
 from scrapers.fx import FxRate
+from scrapers.parse import DEFAULT_MAX_REJECTED_SHARE
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row, SpotQuoteRow
 from warehouse.ingest.insert import insert_rows
 from warehouse.ingest.money import PricedOffer, PricedQuote
@@ -45,7 +46,7 @@ from warehouse.store.lake import insert_new_frame
 
 REASONS = ("jump", "invalid_price", "unknown_gpu", "impossible_unit")
 STATUSES = ("held", "confirmed", "accepted", "rejected", "noted")
-_UNIT = re.compile(r"^(?P<cur>[A-Z]{3})/(card|server)-(hour|day|month)$")
+_UNIT = re.compile(r"^(?P<cur>[A-Z]{3})/(card|server)-(hour|day|week|month|year)$")
 _DECIMAL_FIELDS = (
     "price", "per_card_hour", "cny_per_card_hour", "list_price", "stated_discount",
 )  # fmt: skip
@@ -53,8 +54,12 @@ _DECIMAL_FIELDS = (
 
 @dataclass(frozen=True, slots=True)
 class QuarantinePolicy:
+    """How the load screens a page's rows (``[quarantine]``, ``[parse]``)."""
+
     jump_factor: float = 3.0  # > 1
     confirm_snapshots: int = 3  # >= 1
+    # more rejected listings than this share fail the page (scrapers.parse)
+    max_rejected_share: float = DEFAULT_MAX_REJECTED_SHARE
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +111,7 @@ def impossible_unit(row: Row) -> str | None:
         return None
     m = _UNIT.match(row.unit or "")
     if m is None:
-        return f"unit {row.unit!r} is not <currency>/<card|server>-<hour|day|month>"
+        return f"unit {row.unit!r} is not <currency>/<card|server>-<hour|day|week|month|year>"
     if m["cur"] != row.currency:
         return f"unit {row.unit!r} is not in the row's currency {row.currency}"
     return None

@@ -28,9 +28,10 @@ from datetime import datetime
 
 import duckdb
 
-from scrapers.collect import ParsedPage, parse_page
+from scrapers.collect import parse_page
 from scrapers.fx import FxRate, FxRates
 from scrapers.http import FetchedPage
+from scrapers.parse import Rejected, summary
 from scrapers.rows import OfferRow, Row
 from scrapers.sources.base import SourceAdapter
 from warehouse.derive.metrics import DERIVED_TABLES, ReferenceMissing, derive
@@ -38,6 +39,7 @@ from warehouse.ingest.insert import insert_rows
 from warehouse.ingest.load import quarantine_page, validate_page
 from warehouse.ingest.money import day_rates
 from warehouse.ingest.quarantine import QuarantinePolicy
+from warehouse.ingest.rejected import store_listings
 from warehouse.store.db import read_connection, utcnow, write_connection
 from warehouse.store.handle import Warehouse
 
@@ -56,10 +58,12 @@ class ReparseSummary:
     snapshots: set[tuple[str, datetime]] = field(default_factory=set)
     derive_note: str = ""
     page_errors: list[str] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)  # listings the pages rejected
 
     def add(self, page: _Outcome) -> None:
         self.rows_before += page.rows_before
         self.rows_after += page.added
+        self.rejected += page.rejected
         self.snapshots |= page.snapshots
         if page.error:
             self.errors += 1
@@ -73,6 +77,7 @@ class ReparseSummary:
             f"reparse {self.source}: {self.pages} page(s), {self.ok} ok, {self.errors} with "
             f"errors, {self.changed} changed; rows {self.rows_before} → {self.rows_after}; "
             f"{len(self.snapshots)} snapshot(s) to re-derive{self.derive_note}"
+            + (f"; {summary(self.rejected, examples=2)}" if self.rejected else "")
         )
 
 
@@ -156,9 +161,14 @@ class _Outcome:
     error: str | None
     changed: bool
     gone: bool  # a snapshot lost every row
+    rejected: tuple[Rejected, ...] = ()
 
     def line(self) -> str:
-        return f"error: {self.error}" if self.error else f"ok, {self.added} row(s)"
+        if self.error:
+            return f"error: {self.error}"
+        return f"ok, {self.added} row(s)" + (
+            f", {len(self.rejected)} listing(s) rejected" if self.rejected else ""
+        )
 
 
 def _stored(con: duckdb.DuckDBPyConnection, pid: str, url: str, fetched_at: datetime) -> _Stored:
@@ -179,10 +189,10 @@ def _stored(con: duckdb.DuckDBPyConnection, pid: str, url: str, fetched_at: date
 
 
 def _parse_again(
-    adapter: SourceAdapter, stored: _Stored, rates: FxRates
-) -> tuple[dict[tuple, Row], str | None, bool]:
+    adapter: SourceAdapter, stored: _Stored, rates: FxRates, policy: QuarantinePolicy
+) -> tuple[dict[tuple, Row], str | None, bool, tuple[Rejected, ...]]:
     """The page parsed, validated and priced as a load would, at every moment its rows were
-    stored under: ``(rows by key, error, simulated)``."""
+    stored under: ``(rows by key, error, simulated, rejected listings)``."""
     # Parsed at the moments its rows were stored under (the demo market's answers are stamped
     # with the day they are of, not the fetch time); a page without rows at its fetch time.
     times = sorted({observed for observed, _, _ in stored.old}) or [stored.fetched_at]
@@ -190,17 +200,19 @@ def _parse_again(
     # A page stored as simulated stays so: the demo market's JSON and CSV answers cannot say it
     # themselves (the demo profile marked their rows when it loaded them).
     simulated = stored.simulated
+    rejected: dict[Rejected, None] = {}
     for moment in times:
         page = FetchedPage(stored.url, stored.http_status, stored.body, stored.content_type, moment)
-        parsed: ParsedPage = validate_page(parse_page(adapter, page), rates)
+        parsed = validate_page(parse_page(adapter, page), rates, policy.max_rejected_share)
+        rejected.update(dict.fromkeys(parsed.rejected))
         if parsed.error:
-            return {}, parsed.error, simulated
+            return {}, parsed.error, simulated, tuple(rejected)
         for row in parsed.rows:
             if stored.simulated and not getattr(row, "simulated", True):
                 row = replace(row, simulated=True)
             rows.setdefault(_key(row), row)
             simulated = simulated or bool(getattr(row, "simulated", False))
-    return rows, None, simulated
+    return rows, None, simulated, tuple(rejected)
 
 
 def _replace_rows(
@@ -273,13 +285,17 @@ def _reparse_page(warehouse: Warehouse, job: _Reload, page: tuple[str, str, date
         try:
             stored = _stored(con, *page)
             rates = day_rates(con, job.fx_defaults)
-            rows, error, simulated = _parse_again(job.adapter, stored, rates)
+            rows, error, simulated, rejected = _parse_again(job.adapter, stored, rates, job.policy)
             affected = {(kind, job.source, observed) for observed, _, kind in stored.old}
             affected |= {
                 ("offer" if isinstance(r, OfferRow) else "quote", job.source, r.observed_at)
                 for r in rows.values()
             }
             added = _replace_rows(con, stored, list(rows.values()), job.stamp, job.policy)
+            con.execute("DELETE FROM rejected_row WHERE page_id = ?", [stored.pid])
+            store_listings(
+                con, job.source, stored.url, stored.fetched_at, rejected, stored.pid, job.stamp
+            )
             con.execute(
                 "UPDATE raw_page SET parse_status = ?, parse_error = ?, rows = ?, simulated = ? "
                 "WHERE page_id = ?",
@@ -296,4 +312,4 @@ def _reparse_page(warehouse: Warehouse, job: _Reload, page: tuple[str, str, date
         or len(rows) != stored.rows
     )
     snapshots = {(src, observed) for _, src, observed in affected}
-    return _Outcome(stored.url, len(stored.old), added, snapshots, error, changed, gone)
+    return _Outcome(stored.url, len(stored.old), added, snapshots, error, changed, gone, rejected)

@@ -20,6 +20,7 @@ from typing import Literal
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
+from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S
 from warehouse.read.dashboard import price_trend
 from warehouse.read.filters import NO_REGION, OfferFilter
@@ -34,7 +35,7 @@ FRESH_HOURS = 72
 _TODAY = f"""
     WITH latest AS (
         SELECT * FROM offer{{latest}}
-        WHERE gpu <> 'unknown' AND NOT ends_with(source, '{PUBLISHED_SUFFIX}')
+        WHERE gpu <> 'unknown' AND {PUBLIC} AND NOT ends_with(source, '{PUBLISHED_SUFFIX}')
         QUALIFY row_number() OVER (PARTITION BY source, offer_id, billing
                                    ORDER BY observed_at DESC) = 1
     ), today AS (
@@ -154,7 +155,7 @@ def daily_prices(
                median(cny_per_card_hour)::DOUBLE AS cny_per_card_hour,
                count(*) AS listings, bool_or(simulated) AS simulated
         FROM offer
-        WHERE gpu <> 'unknown' AND {offers.where()}
+        WHERE gpu <> 'unknown' AND {PUBLIC} AND {offers.where()}
         GROUP BY ALL ORDER BY period, gpu, source, billing
         """,
         offers.params(),

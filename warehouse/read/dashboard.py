@@ -23,6 +23,7 @@ from typing import Any, Literal
 import duckdb
 import polars as pl
 
+from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S, read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_connection
@@ -103,7 +104,7 @@ def _tail_sql(tail_after: str, where: str) -> str:
                    FILTER (WHERE citation IS NOT NULL AND NOT simulated) AS origin,
                (count(DISTINCT citation) FILTER (WHERE NOT simulated))::INTEGER AS origins
         FROM offer
-        WHERE {tail_after}gpu <> 'unknown' AND {where}
+        WHERE {tail_after}gpu <> 'unknown' AND {PUBLIC} AND {where}
         GROUP BY ALL
         """
 
@@ -194,7 +195,7 @@ def trend_options(warehouse: Warehouse) -> pl.DataFrame:
     raw = f"""
         SELECT gpu, source, billing, coalesce(region, '{NO_REGION}') AS region,
                observed_at AS first_at, observed_at AS last_at, 1 AS n, simulated
-        FROM offer WHERE gpu <> 'unknown' {{after}}
+        FROM offer WHERE gpu <> 'unknown' AND {PUBLIC} {{after}}
     """
     daily = (
         "SELECT gpu, source, billing, region, first_observed_at AS first_at, "

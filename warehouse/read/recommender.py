@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from scrapers.rows import HOURS_PER_MONTH
+from warehouse.public import PUBLIC
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served
@@ -32,7 +33,7 @@ LATEST_CARD_PRICES = f"""
 WITH latest AS (
     SELECT *
     FROM offer{{latest}}
-    WHERE gpu <> 'unknown'
+    WHERE gpu <> 'unknown' AND {PUBLIC}
       AND billing IN ('hourly', 'monthly', 'bare_metal_monthly')
       AND ($source IS NULL OR source = $source)
     QUALIFY observed_at = max(observed_at) OVER (PARTITION BY source, gpu, billing)
@@ -99,13 +100,17 @@ FROM gpu_spec
 ORDER BY vram_gb, gpu
 """
 
-SOURCES = """
+SOURCES = (
+    """
 SELECT source, bool_or(simulated) AS simulated, max(observed_at) AS newest, count(*) AS rows
 FROM offer
-WHERE gpu <> 'unknown' AND billing IN ('hourly', 'monthly', 'bare_metal_monthly')
+WHERE gpu <> 'unknown' AND """
+    + PUBLIC
+    + """ AND billing IN ('hourly', 'monthly', 'bare_metal_monthly')
 GROUP BY source
 ORDER BY source
 """
+)
 
 
 def latest_card_prices(warehouse: Warehouse, source: str | None = None) -> pl.DataFrame:

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 import polars as pl
 
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
+from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S, Query, read_frames
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
@@ -41,10 +42,13 @@ def _bounds(month: date, previous: bool = False) -> dict[str, date]:
 # The month before is compared over the same days: the whole month when the report's month
 # has data on its last day, else days 1 to the day of its newest observation (a month in
 # progress against all of the month before was the dishonest figure of issue 30).
-_MEDIANS = """
+_MEDIANS = (
+    """
     WITH reach AS (
         SELECT max(observed_at)::DATE AS through FROM offer
-        WHERE gpu <> 'unknown'
+        WHERE gpu <> 'unknown' AND """
+    + PUBLIC
+    + """
           AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP
     ), cut AS (
         SELECT through, coalesce(through = last_day(through), true) AS whole_month FROM reach
@@ -56,7 +60,9 @@ _MEDIANS = """
                bool_or(simulated) AS simulated, min(observed_at) AS first_observed_at,
                max(observed_at) AS last_observed_at
         FROM offer, cut
-        WHERE gpu <> 'unknown'
+        WHERE gpu <> 'unknown' AND """
+    + PUBLIC
+    + """
           AND observed_at >= $previous::TIMESTAMP AND observed_at < $next::TIMESTAMP
           AND (observed_at >= $month::TIMESTAMP OR cut.whole_month
                OR day(observed_at) <= day(cut.through))
@@ -75,6 +81,7 @@ _MEDIANS = """
         WHERE c.month = $month
     )
 """
+)
 
 
 def platform_medians_query(month: date) -> Query:
@@ -186,7 +193,9 @@ def fx_in_month_query(month: date) -> Query:
             SELECT o.currency, o.source, o.observed_at, f.cny_per_unit, f.day AS rate_day,
                    f.source AS rate_source
             FROM (SELECT currency, source, observed_at, observed_at::DATE AS day FROM offer
-                  WHERE gpu <> 'unknown' AND currency <> 'CNY'
+                  WHERE gpu <> 'unknown' AND """
+        + PUBLIC
+        + """ AND currency <> 'CNY'
                     AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP) o
             ASOF LEFT JOIN fx_rate f ON o.currency = f.currency AND o.day >= f.day
         )

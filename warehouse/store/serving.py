@@ -37,6 +37,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse.public import PUBLIC
 from warehouse.store.db import (
     WarehouseBusy,
     drop_work_tables,
@@ -52,8 +53,9 @@ from warehouse.store.handle import Warehouse
 from warehouse.store.lake import sql_string
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole (3:
-# the rollups keep real and simulated apart and carry their origin, migration 012).
-LAYOUT = 3
+# the rollups keep real and simulated apart and carry their origin, migration 012; 4: offers
+# carry their price tier, and offer_latest holds public prices only, migration 013).
+LAYOUT = 4
 ALIAS = "serving"
 # How long a sync waits for dashboard readers to let go of the file (each holds it for one
 # query, milliseconds); past it the days stay queued for the next run.
@@ -62,7 +64,7 @@ FULL = "*"
 
 # (table, the row's line key, the source table, a filter on it) of the newest-row tables.
 LATEST = (
-    ("offer_latest", "source, offer_id, billing", "offer", "gpu <> 'unknown'"),
+    ("offer_latest", "source, offer_id, billing", "offer", f"gpu <> 'unknown' AND {PUBLIC}"),
     ("card_value_latest", "source, gpu, billing", "card_value", "true"),
     ("breakeven_latest", "source, gpu", "breakeven", "true"),
 )

@@ -37,6 +37,9 @@ _BADGES = frozenset({
     "新", "新品", "热门", "推荐", "爆款", "限时", "特惠",
 })  # fmt: skip
 _DIGIT = re.compile(r"\d")
+# A price struck out beside the one that stands ("<s>¥2.00</s> ¥1.60"): the superseded list
+# price, not part of the price cell's own text.
+_STRUCK = ("s", "del", "strike")
 # Tags a grid of divs is made of (not table parts, lists of links or inline text).
 _GRID_TAGS = frozenset({"div", "li", "section", "article"})
 _ARIA_CELLS = '[role="cell"], [role="gridcell"], [role="columnheader"], [role="rowheader"]'
@@ -51,11 +54,13 @@ _DOCUMENT_END = re.compile(rb"</(?:html|body)>\s*$", re.IGNORECASE)
 class Cell:
     """One cell: its text (NFKC, whitespace collapsed; badges and icons left out), the text to
     read a price from (the same without links and buttons that hold no digit, such as "Reserve
-    now"), and the column name a responsive table writes on each cell (``data-label``)."""
+    now", and without a struck-out price), the column name a responsive table writes on each
+    cell (``data-label``), and a price struck out in it (the list price a promotion replaced)."""
 
     text: str
     price_text: str
     label: str | None = None
+    struck: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +125,8 @@ def _parts(node: LexborNode, price: bool) -> list[str]:
             text = nfkc(child.text(deep=True, separator=" "))
             badge = text.lower() in _BADGES
             link = price and child.tag in ("a", "button") and not _DIGIT.search(text)
-            if not (badge or link):
+            struck = price and child.tag in _STRUCK
+            if not (badge or link or struck):
                 parts += _parts(child, price)
         child = child.next
     return parts
@@ -129,10 +135,12 @@ def _parts(node: LexborNode, price: bool) -> list[str]:
 def cell_of(node: LexborNode) -> Cell:
     """A cell's texts and the column name it carries."""
     label = node.attributes.get("data-label")
+    struck = " ".join(n.text(deep=True, separator=" ") for n in node.css(", ".join(_STRUCK)))
     return Cell(
         nfkc(" ".join(_parts(node, price=False))),
         nfkc(" ".join(_parts(node, price=True))),
         nfkc(label) if label else None,
+        nfkc(struck) or None,
     )
 
 

@@ -46,6 +46,19 @@ SYNONYMS: dict[str, frozenset[str]] = {
     "region": frozenset({"地域", "区域", "地区", "机房", "region", "location", "zone"}),
 }  # fmt: skip
 
+# The price tier a column's header names (scrapers.rows.Tier), checked in this order: a
+# member's price ("会员价", "VIP1", "SVIP 专享"), a promotion's or the current one ("现价",
+# "活动价", "限时特惠", "Sale"), the list price ("原价", "日常单价", "官网价", "Regular"). A
+# header that names none is the list price.
+TIER_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("member", ("会员", "vip", "svip", "member", "plus价", "企业价", "学生", "青铜", "白银", "黄金",
+                "铂金", "钻石", "至尊")),
+    ("promo", ("现价", "活动", "特惠", "优惠", "折后", "限时", "秒杀", "促销", "团购", "sale",
+               "promo", "discounted", "special", "limited")),
+    ("list", ("原价", "日常", "官网价", "标准价", "刊例", "挂牌", "list", "regular", "original",
+              "standard")),
+)  # fmt: skip
+
 # Words that make a header a price column wherever they stand in it ("GPU On-Demand Cost").
 _PRICE_WORDS = ("price", "pricing", "cost", "价格", "单价", "租金", "费用")
 _BILLING_WORDS = (
@@ -117,6 +130,15 @@ class Column:
     currency: str | None = None
     unit: str | None = None
     per: Per | None = None
+    tier: str | None = None  # "list", "promo" or "member" where the header says which
+
+
+def tier_named(key: str) -> str | None:
+    """The price tier a header's comparable name states (:data:`TIER_WORDS`), or ``None``."""
+    for tier, words in TIER_WORDS:
+        if any(word in key for word in words):
+            return tier
+    return None
 
 
 def read_header(index: int, title: str) -> Column:
@@ -134,7 +156,7 @@ def read_header(index: int, title: str) -> Column:
     unit = unit or PERIOD_COLUMNS.get(key) or _period_in_name(key)
     per = (parse_period(unit)[1] if unit else None) or _per_in(title)
     currency = currency_in(hint) or currency_in(after) or _currency_named(name)
-    return Column(index, title, key, "price", hint, currency, unit, per)
+    return Column(index, title, key, "price", hint, currency, unit, per, tier_named(key))
 
 
 def _role(key: str) -> str | None:
@@ -150,6 +172,8 @@ def _names_price(name: str, key: str, hint: str | None, after: str | None) -> bo
     if any(word in key for word in _NOT_GPU_PRICE):
         return False
     if key in PERIOD_COLUMNS or any(p in key for p in _PRICE_WORDS + _BILLING_WORDS):
+        return True
+    if key.endswith("价") and tier_named(key):  # "原价", "现价", "会员价", "活动价"
         return True
     # A header that is only a unit: "(元/时)", "$/hr", "USD".
     if not name or name in ("$", "¥", "元", "usd", "cny", "rmb"):

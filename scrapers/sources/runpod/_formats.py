@@ -1,6 +1,8 @@
-"""The formats RunPod publishes its GPU prices in, each read into :class:`Quote` items (what
-:mod:`scrapers.sources.runpod.adapter` turns into rows). Which one a body is in is decided by its
-content, never by its URL; ``tests/fixtures/real/runpod/`` holds a real capture of each.
+"""The formats RunPod publishes its GPU prices in, each split into listings (a GPU type, a
+pricing row, a Product) whose :class:`Quote` s :mod:`scrapers.sources.runpod.adapter` turns into
+rows: each format's ``*_listings`` gives ``(where, raw, read)`` with ``read()`` the listing's
+quotes, so a listing that does not read is refused alone. Which format a body is in is decided
+by its content, never by its URL; ``tests/fixtures/real/runpod/`` holds a real capture of each.
 
 * **gpuTypes** (:func:`from_gpu_types`): RunPod's GPU types as its GraphQL API answers them
   (``{"data": {"gpuTypes": [...]}}``) and as the 2023 Next.js pricing page embedded them in
@@ -22,9 +24,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -64,6 +67,10 @@ class Quote:
     list_price: Decimal | None = None  # the on-demand price a commitment price discounts
     label: str | None = None  # the commitment, for discount_label
     currency: str = "USD"
+
+
+# One listing of a page: where it is, its raw data (for the excerpt), and how to read it.
+Listing = tuple[str, Any, Callable[[], list[Quote]]]
 
 
 def _card(name: str, vram: int | None, ram: int | None = None, vcpu: int | None = None) -> Card:
@@ -147,31 +154,45 @@ def _name_of(record: dict[str, Any], what: str) -> str:
     raise ParseError(f"{what}: a GPU type with neither displayName nor id")
 
 
-def from_gpu_types(records: list[Any], where: str) -> list[Quote]:
-    """The quotes of a list of ``GpuType`` objects. The card is named by ``displayName``
-    (by ``displayName (id)`` where two types share one); ``memoryInGb`` is its VRAM."""
-    for n, record in enumerate(records, 1):
-        if not isinstance(record, dict):
-            raise ParseError(f"{where}: GPU type {n} is not an object")
-    names = [_name_of(r, f"{where}: GPU type {n}") for n, r in enumerate(records, 1)]
-    shared = {name for name, times in Counter(names).items() if times > 1}
-    quotes: list[Quote] = []
-    for record, name in zip(records, names, strict=True):
+def gpu_type_listings(records: list[Any]) -> list[Listing]:
+    """One listing per ``GpuType`` object. The card is named by ``displayName`` (by
+    ``displayName (id)`` where two types share one); ``memoryInGb`` is its VRAM."""
+    names = [_name_or_none(r) for r in records]
+    shared = {name for name, times in Counter(names).items() if name and times > 1}
+    listings: list[Listing] = []
+    for n, (record, name) in enumerate(zip(records, names, strict=True), 1):
         if name in shared and isinstance(record.get("id"), str) and record["id"].strip() != name:
             name = f"{name} ({record['id'].strip()})"
-        what = f"{where}: {name}"
-        memory = record.get("memoryInGb")
-        vram = None
-        if memory is not None:
-            vram = int(number(memory, f"{what}: memoryInGb", positive=False)) or None
-        card = _card(name, vram)
-        secure = _price(record.get("securePrice"), f"{what}: securePrice")
-        for field, flag, offer, billing, label in GPU_TYPE_PRICES:
-            price = _price(record.get(field), f"{what}: {field}")
-            if price is None or record.get(flag) is False:
-                continue
-            listed = secure if label is not None else price
-            quotes.append(Quote(card, offer, billing, price, field, listed, label))
+        listings.append((name or f"GPU type {n}", record, partial(_gpu_type, record, name)))
+    return listings
+
+
+def _name_or_none(record: Any) -> str | None:
+    if not isinstance(record, dict):
+        return None
+    for key in ("displayName", "id"):
+        value = record.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _gpu_type(record: Any, name: str | None) -> list[Quote]:
+    if not isinstance(record, dict):
+        raise ParseError("a GPU type that is not an object")
+    if name is None:
+        raise ParseError("a GPU type with neither displayName nor id")
+    memory = record.get("memoryInGb")
+    vram = None if memory is None else int(number(memory, "memoryInGb", positive=False)) or None
+    card = _card(name, vram)
+    secure = _price(record.get("securePrice"), "securePrice")
+    quotes: list[Quote] = []
+    for field, flag, offer, billing, label in GPU_TYPE_PRICES:
+        price = _price(record.get(field), field)
+        if price is None or record.get(flag) is False:
+            continue
+        listed = secure if label is not None else price
+        quotes.append(Quote(card, offer, billing, price, field, listed, label))
     return quotes
 
 
@@ -231,11 +252,11 @@ def _row_parts(wrapper: LexborNode, where: str) -> tuple[LexborNode | None, list
     return _previous_element(tags), tags.css(f".{TAG}")
 
 
-def _webflow_card(wrapper: LexborNode, where: str, n: int) -> Card:
-    name_node, tags = _row_parts(wrapper, where)
+def _webflow_card(wrapper: LexborNode) -> Card:
+    name_node, tags = _row_parts(wrapper, "price")
     name = "" if name_node is None else text_of(name_node)
     if not name:
-        raise ParseError(f"{where}: price {n} has no card name (.{MODEL})")
+        raise ParseError(f"a price with no card name (.{MODEL})")
     vram = ram = vcpu = None
     for tag in tags:
         text = text_of(tag)
@@ -249,33 +270,37 @@ def _webflow_card(wrapper: LexborNode, where: str, n: int) -> Card:
     return _card(name, vram, ram, vcpu)
 
 
-def from_webflow(tree: LexborHTMLParser, where: str) -> list[Quote]:
-    """The quotes of the Webflow pricing rows: one per card and ``data-<cloud>-price``
-    attribute in its ``.gpu-pricing-row__price-wrapper`` (the per-GPU-hour price; 0 or empty:
-    not offered). A cloud's price outside a price wrapper, or a price attribute of a cloud
-    this parser does not know, is an error."""
+def webflow_listings(tree: LexborHTMLParser, where: str) -> list[Listing]:
+    """One listing per ``.gpu-pricing-row__price-wrapper``: a quote per ``data-<cloud>-price``
+    attribute in it (the per-GPU-hour price; 0 or empty: not offered). A cloud's price outside
+    a price wrapper is an error of the page: the layout is not the one this reads."""
     wrappers = tree.css(f".{PRICE_WRAPPER}")
     inside = {node.mem_id for wrapper in wrappers for node in _elements(wrapper)}
     for attribute in (f"data-{key}-price" for key in WEBFLOW_CLOUDS):
         for node in tree.css(f"[{attribute}]"):
             if node.mem_id not in inside:
                 raise ParseError(f"{where}: a price ({attribute}) outside .{PRICE_WRAPPER}")
+    return [
+        (f"price {n}", text_of(wrapper), partial(_webflow_quotes, wrapper))
+        for n, wrapper in enumerate(wrappers, 1)
+    ]
+
+
+def _webflow_quotes(wrapper: LexborNode) -> list[Quote]:
+    card: Card | None = None
     quotes: list[Quote] = []
-    for n, wrapper in enumerate(wrappers, 1):
-        card: Card | None = None
-        for node in _elements(wrapper):
-            for attribute, value in node.attributes.items():
-                m = _PRICE_ATTRIBUTE.match(attribute)
-                if m is None:
-                    continue
-                cloud = WEBFLOW_CLOUDS.get(m["cloud"])
-                if cloud is None:
-                    raise ParseError(f"{where}: price {n}: unknown price attribute {attribute!r}")
-                card = card or _webflow_card(wrapper, where, n)
-                text = (value or "").strip()
-                price = _price(text or None, f"{where}: {card.name} / {attribute}")
-                if price is not None:
-                    quotes.append(Quote(card, cloud, "hourly", price, attribute, price))
+    for node in _elements(wrapper):
+        for attribute, value in node.attributes.items():
+            m = _PRICE_ATTRIBUTE.match(attribute)
+            if m is None:
+                continue
+            cloud = WEBFLOW_CLOUDS.get(m["cloud"])
+            if cloud is None:
+                raise ParseError(f"unknown price attribute {attribute!r}")
+            card = card or _webflow_card(wrapper)
+            price = _price((value or "").strip() or None, f"{card.name} / {attribute}")
+            if price is not None:
+                quotes.append(Quote(card, cloud, "hourly", price, attribute, price))
     return quotes
 
 
@@ -300,46 +325,49 @@ def _spot_or_hourly(offer: str) -> Billing:
     return "spot" if "spot" in low or "interruptible" in low else "hourly"
 
 
-def from_jsonld(found: list[tuple[dict[str, Any], str]], where: str) -> list[Quote]:
-    """The quotes of the Products :func:`runpod_products` found. An Offer is named by its
-    cloud; its ``price`` is per GPU-hour (a ``priceSpecification`` with another period is an
-    error); an Offer without ``price`` is an error, one whose price is 0 or null is not
-    offered."""
+def jsonld_listings(found: list[tuple[dict[str, Any], str]]) -> list[Listing]:
+    """One listing per Product :func:`runpod_products` found."""
+    return [
+        (str(product.get("name")), product, partial(_product_quotes, product, card_name))
+        for product, card_name in found
+    ]
+
+
+def _product_quotes(product: dict[str, Any], card_name: str) -> list[Quote]:
+    """An Offer is named by its cloud; its ``price`` is per GPU-hour (a
+    ``priceSpecification`` with another period is an error); an Offer without ``price`` is an
+    error, one whose price is 0 or null is not offered."""
+    props = _jsonld.properties(product)
+    vram_text = props.get("vram")
+    if vram_text is None:
+        in_text = _VRAM_TEXT.search(str(product.get("description") or ""))
+        vram_text = in_text[0] if in_text else None
+    card = _card(
+        card_name.strip(),
+        _gb(vram_text),
+        ram=_gb(props.get("ram")),
+        vcpu=_int(props.get("vcpu") or props.get("vcpus")),
+    )
+    offers = _jsonld.offers_of(product)
+    if not offers:
+        raise ParseError("no offers")
     quotes: list[Quote] = []
-    for product, card_name in found:
-        what = f"{where}: {product.get('name')}"
-        props = _jsonld.properties(product)
-        vram_text = props.get("vram")
-        if vram_text is None:
-            in_text = _VRAM_TEXT.search(str(product.get("description") or ""))
-            vram_text = in_text[0] if in_text else None
-        card = _card(
-            card_name.strip(),
-            _gb(vram_text),
-            ram=_gb(props.get("ram")),
-            vcpu=_int(props.get("vcpu") or props.get("vcpus")),
-        )
-        offers = _jsonld.offers_of(product)
-        if not offers:
-            raise ParseError(f"{what}: no offers")
-        for ld in offers:
-            cloud = str(ld.offer.get("name") or "").strip()
-            if not cloud:
-                raise ParseError(f"{what}: an offer without a name (expected e.g. 'Secure Cloud')")
-            if "price" not in ld.offer:
-                raise ParseError(f"{what} / {cloud}: no price")
-            price = _price(ld.offer["price"], f"{what} / {cloud}: price")
-            if price is None:
-                continue
-            currency = str(ld.currency or "").strip().upper()
-            if not currency:
-                raise ParseError(f"{what} / {cloud}: no priceCurrency")
-            unit = _jsonld.unit_of(ld.offer) or "/hr"
-            hours, per = parse_period(unit)
-            if hours != 1 or per == "machine":
-                raise ParseError(f"{what} / {cloud}: price per {unit!r}, expected per GPU-hour")
-            billing = _spot_or_hourly(cloud)
-            quotes.append(
-                Quote(card, cloud, billing, price, f"Offer {cloud!r}", price, None, currency)
-            )
+    for ld in offers:
+        cloud = str(ld.offer.get("name") or "").strip()
+        if not cloud:
+            raise ParseError("an offer without a name (expected e.g. 'Secure Cloud')")
+        if "price" not in ld.offer:
+            raise ParseError(f"{cloud}: no price")
+        price = _price(ld.offer["price"], f"{cloud}: price")
+        if price is None:
+            continue
+        currency = str(ld.currency or "").strip().upper()
+        if not currency:
+            raise ParseError(f"{cloud}: no priceCurrency")
+        unit = _jsonld.unit_of(ld.offer) or "/hr"
+        hours, per = parse_period(unit)
+        if hours != 1 or per == "machine":
+            raise ParseError(f"{cloud}: price per {unit!r}, expected per GPU-hour")
+        billing = _spot_or_hourly(cloud)
+        quotes.append(Quote(card, cloud, billing, price, f"Offer {cloud!r}", price, None, currency))
     return quotes

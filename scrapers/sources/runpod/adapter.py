@@ -11,19 +11,18 @@ is not offered: no row. The fields, formats and real captures: docs/SOURCES.md.
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources._json import load_json, looks_like_json
-from scrapers.sources._limits import bounded
 from scrapers.sources._page import load_html, naive_utc
-from scrapers.sources.base import Kind
+from scrapers.sources.base import Adapter
 from scrapers.sources.runpod import _formats as formats
-from scrapers.sources.runpod._formats import Quote
+from scrapers.sources.runpod._formats import Listing, Quote
 from scrapers.units import per_card_hour
 
 GRAPHQL_PATH = "/graphql"
@@ -47,31 +46,21 @@ GPU_TYPES_QUERY = """query GpuTypes {
 USD_QUANTUM = Decimal("0.0001")
 
 
-class RunpodAdapter:
+class RunpodAdapter(Adapter):
     name = "runpod"
-    kind: Kind = "offers"
     currency = "USD"
-    secret = None
-    key_pair = None
 
     def fetch_plan(self, base_url: str, as_of: date | None = None) -> list[str | Request]:
         url = f"{base_url.rstrip('/')}{GRAPHQL_PATH}"
         return [Request(url, method="POST", json_body={"query": GPU_TYPES_QUERY})]
 
-    @bounded
-    def parse(self, body: bytes, url: str, fetched_at: datetime) -> list[OfferRow]:
-        quotes = self._api(body, url) if looks_like_json(body) else self._page(body, url)
-        if not quotes:
-            raise ParseError(
-                f"{url}: no RunPod price in it (every price is 0, null or not offered)"
-            )
-        observed = naive_utc(fetched_at)
-        rows = [self._row(observed, quote) for quote in quotes]
-        listed = Counter(row.offer_id for row in rows)
-        twice = sorted(key for key, times in listed.items() if times > 1)
-        if twice:
-            raise ParseError(f"{url}: the same card and offer listed twice: {twice}")
-        return rows
+    def read(self, body: bytes, url: str, fetched_at: datetime) -> Page:
+        listings = self._api(body, url) if looks_like_json(body) else self._page(body, url)
+        items = [Item(where, read, excerpt_of(raw)) for where, raw, read in listings]
+        return Page(url, naive_utc(fetched_at), items)
+
+    def rows(self, item: Item, page: Page) -> list[OfferRow]:
+        return [self._row(page.observed_at, quote) for quote in item.data()]
 
     def generation(self, body: bytes, url: str) -> str:
         """Which RunPod format ``body`` is, told as :meth:`parse` tells it (by content)."""
@@ -87,12 +76,12 @@ class RunpodAdapter:
             return "2025 pricing page (Webflow gpu-pricing-row)"
         return "2026 pricing page (schema.org JSON-LD), or no RunPod page"
 
-    def _api(self, body: bytes, url: str) -> list[Quote]:
+    def _api(self, body: bytes, url: str) -> list[Listing]:
         """A GraphQL answer, or the ``data.gpuTypes`` list a client saved of one."""
         doc = load_json(body, url)
         if isinstance(doc, list):
             if doc and all(formats.is_gpu_type(item) for item in doc):
-                return formats.from_gpu_types(doc, f"{url}: gpuTypes")
+                return formats.gpu_type_listings(doc)
             raise ParseError(f"{url}: a JSON list, but not of RunPod GPU types")
         if not isinstance(doc, dict):
             raise ParseError(f"{url}: not a RunPod API answer (a JSON {type(doc).__name__})")
@@ -104,9 +93,9 @@ class RunpodAdapter:
         gpu_types = data["gpuTypes"]
         if not isinstance(gpu_types, list):
             raise ParseError(f"{url}: data.gpuTypes is not a list")
-        return formats.from_gpu_types(gpu_types, f"{url}: gpuTypes")
+        return formats.gpu_type_listings(gpu_types)
 
-    def _page(self, body: bytes, url: str) -> list[Quote]:
+    def _page(self, body: bytes, url: str) -> list[Listing]:
         """A pricing page: its Next.js data, else its Webflow rows, else its JSON-LD."""
         tree = load_html(body, url)
         script = tree.css_first("script#__NEXT_DATA__")
@@ -116,12 +105,12 @@ class RunpodAdapter:
                 load_json(raw.encode("utf-8"), f"{url}: __NEXT_DATA__")
             )
             if gpu_types:
-                return formats.from_gpu_types(gpu_types, f"{url}: __NEXT_DATA__")
+                return formats.gpu_type_listings(gpu_types)
         if formats.is_webflow(tree):
-            return formats.from_webflow(tree, url)
+            return formats.webflow_listings(tree, url)
         products = formats.runpod_products(tree, url)
         if products:
-            return formats.from_jsonld(products, url)
+            return formats.jsonld_listings(products)
         if tree.css_first(f".{formats.ROW}") is not None:
             raise ParseError(
                 f"{url}: .{formats.ROW} without .{formats.PRICE_WRAPPER} / "

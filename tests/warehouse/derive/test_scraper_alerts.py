@@ -10,7 +10,7 @@ from pathlib import Path
 
 from scrapers.collect import Snapshot, parse_page
 from scrapers.http import FetchedPage
-from scrapers.sources import MatpoolAdapter
+from scrapers.sources.matpool import MatpoolAdapter
 from tests.support.handles import warehouse_at
 from tests.support.live_fixtures import MATPOOL, read
 from warehouse.derive.notify import deliver_pending, pending_signature

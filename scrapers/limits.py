@@ -10,24 +10,21 @@
 * **Digits**: a run of more than :data:`MAX_DIGIT_RUN` digits is refused (:func:`check_digits`):
   ``int()`` of such text can raise a plain ``ValueError`` (past 4,300 digits) wherever an
   adapter reads a count. Single numbers are held to a tighter limit where they are read
-  (:func:`scrapers.units.decimal_of`); rows to plausible values (:func:`scrapers.rows.check_row`).
+  (:func:`scrapers.units.decimal_of`); rows to plausible values when they are built
+  (:class:`scrapers.rows.InvalidRow`).
 
-:func:`bounded` wraps each adapter's ``parse`` with the size check and the row check, so every
-caller (the pipeline, ``gpuprice parse``, ``reparse``) gets the same refusals.
+The shared parse path (:func:`scrapers.parse.read_page`) checks the size of every page before
+its adapter reads it, so every caller (the pipeline, ``gpuprice parse``, ``reparse``, the
+history imports) gets the same refusals.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
-from collections.abc import Callable
-from datetime import datetime
-from decimal import InvalidOperation
 from itertools import accumulate
-from typing import Any, TypeVar
 
-from scrapers.rows import ParseError, Row, check_rows
+from scrapers.rows import ParseError
 
 # Twice the fetch limit's default ([http].max_page_bytes, 8 MB), so that no page the default
 # fetch accepts is refused here, and six times the largest real page we know (SkyPilot's AWS
@@ -53,32 +50,12 @@ MAX_JSON_DEPTH = 128
 # Far longer than any real figure, far below the 4,300 digits where int() gives up.
 MAX_DIGIT_RUN = 100
 
-_Parse = TypeVar("_Parse", bound=Callable[..., list[Any]])
-
-
-def bounded(parse: _Parse) -> _Parse:
-    """Decorate an adapter's ``parse(self, body, url, fetched_at)``: refuse an oversized body
-    before parsing, and a row that is not plausible after (:func:`scrapers.rows.check_rows`)."""
-
-    @functools.wraps(parse)
-    def checked(self: object, body: bytes, url: str, fetched_at: datetime) -> list[Row]:
-        check_size(body, url)
-        try:
-            rows = parse(self, body, url, fetched_at)
-        except InvalidOperation:
-            # The digit limits keep every number a page states inside Decimal's 28 digits, but
-            # arithmetic on two of them (a product) can still leave it: a refused page.
-            raise ParseError(f"{url}: a number on the page is too large to compute with") from None
-        return check_rows(rows, url)
-
-    return checked  # type: ignore[return-value]
-
 
 def check_size(body: bytes, url: str) -> None:
     if len(body) > MAX_PAGE_BYTES:
         raise ParseError(
             f"{url}: page of {len(body):,} bytes is over the parse limit of {MAX_PAGE_BYTES:,} "
-            "bytes (scrapers/sources/_limits.py); refused unread"
+            "bytes (scrapers/limits.py); refused unread"
         )
 
 
