@@ -120,8 +120,10 @@ def page_failure(
     if rows == 0:
         if rejected:
             return f"no row; {summary(rejected)}"
-        return f"no row: none of its {listings} listing(s) states a price" if listings else (
-            "no row: no listing on the page"
+        return (
+            f"no row: none of its {listings} listing(s) states a price"
+            if listings
+            else ("no row: no listing on the page")
         )
     share = len(rejected) / max(listings, 1)
     if share > max_rejected_share:
@@ -155,6 +157,8 @@ def reason_of(exc: BaseException) -> str:
         return text + (f", and {len(errors) - 1} more" if len(errors) > 1 else "")
     if isinstance(exc, ParseError):
         return str(exc)
+    if isinstance(exc, ArithmeticError):
+        return "a number on it is too large or garbled to compute with"
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -66,6 +66,7 @@ def parse(
 ) -> None:
     """Print the rows a saved page parses into, one JSON object per line (help: _HELP)."""
     from scrapers.fx import FxRates
+    from scrapers.parse import read_page, summary
     from scrapers.rows import ParseError
     from scrapers.sources.skypilot import UnknownCloud
 
@@ -74,7 +75,8 @@ def parse(
     told = _told_url(settings, adapter, file, cloud, url)
     fetched_at = datetime.fromtimestamp(file.stat().st_mtime, UTC).replace(tzinfo=None)
     try:
-        rows = adapter.parse(file.read_bytes(), told, fetched_at)
+        page = read_page(adapter, file.read_bytes(), told, fetched_at)
+        rows = page.accepted(settings.file.parse.max_rejected_share)
     except UnknownCloud as exc:
         err.print(f"[red]parse error: {escape(str(exc))}; or give --cloud NAME[/red]")
         raise typer.Exit(1) from None
@@ -87,6 +89,12 @@ def parse(
     for row in rows:
         line = row.to_dict() | _at_default(row, defaults)
         sys.stdout.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+    if page.rejected:  # the rows stand; what the page lost, and why, in one line
+        err.print(
+            f"[yellow]{len(rows)} row(s); {len(page.rejected)} of {page.listings} listing(s) "
+            f"rejected: {escape(summary(page.rejected).split(': ', 1)[1])}[/yellow]",
+            soft_wrap=True,
+        )
 
 
 def _adapter(settings: Settings, source: str) -> SourceAdapter:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, StringConstraints
 
 from scrapers.units import MAX_NUMBER_DIGITS
 
@@ -35,7 +35,11 @@ def _text_or_none(value: Any) -> Any:
 # count or price in 1/1000 yuan has more digits.
 Whole = Annotated[int, BeforeValidator(_no_bool), Field(ge=0, lt=10**MAX_NUMBER_DIGITS)]
 # A non-negative amount, exact: a JSON float is read through its text (0.1 stays 0.1).
-Amount = Annotated[Decimal, BeforeValidator(_no_bool), Field(ge=0, allow_inf_nan=False)]
+Amount = Annotated[
+    Decimal, BeforeValidator(_no_bool), Field(ge=0, lt=10**MAX_NUMBER_DIGITS, allow_inf_nan=False)
+]
+# true or false as JSON writes them ("yes" or 1 is a changed field, not a flag).
+Flag = Annotated[bool, Strict()]
 # A non-empty text, trimmed.
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 # A text that may be absent or blank (then None).
@@ -49,5 +53,7 @@ class Record(BaseModel):
 
 
 # An amount above 0, and a count of at least one.
-PositiveAmount = Annotated[Decimal, BeforeValidator(_no_bool), Field(gt=0, allow_inf_nan=False)]
+PositiveAmount = Annotated[
+    Decimal, BeforeValidator(_no_bool), Field(gt=0, lt=10**MAX_NUMBER_DIGITS, allow_inf_nan=False)
+]
 Count = Annotated[int, BeforeValidator(_no_bool), Field(ge=1, lt=10**MAX_NUMBER_DIGITS)]

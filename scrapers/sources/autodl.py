@@ -22,7 +22,7 @@ from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
 from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, OfferRow, ParseError
 from scrapers.sources._json import load_json
-from scrapers.sources._models import OptionalText, Record, Text, Whole
+from scrapers.sources._models import Flag, OptionalText, Record, Text, Whole
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import Adapter, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -70,7 +70,7 @@ class Machine(Record):
     machine_id: Text
     gpu_name: Text
     gpu_memory: Whole | None = None  # bytes
-    payg: bool | None = None
+    payg: Flag | None = None
     payg_price: Whole | None = None
     machine_sku_info: list[Sku] | None = None
     region_name: OptionalText = None

@@ -30,7 +30,7 @@ from scrapers.rows import (
     ParseError,
 )
 from scrapers.sources._json import load_json
-from scrapers.sources._models import Count, PositiveAmount, Record, Text, Whole
+from scrapers.sources._models import Count, Flag, PositiveAmount, Record, Text, Whole
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import Adapter, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -65,7 +65,7 @@ class Machine(Record):
     baseInfo: BaseInfo
     gpuNum: Count
     gpuUsed: Whole = 0
-    isOnline: bool | None = None
+    isOnline: Flag | None = None
     skuList: list[Sku] = Field(min_length=1)
 
 

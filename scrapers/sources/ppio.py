@@ -20,7 +20,7 @@ from scrapers.parse import Item, Page, excerpt_of
 from scrapers.request import Request
 from scrapers.rows import Billing, OfferRow, ParseError
 from scrapers.sources._json import load_json
-from scrapers.sources._models import Amount, PositiveAmount, Record, Text, Whole
+from scrapers.sources._models import Amount, Flag, PositiveAmount, Record, Text, Whole
 from scrapers.sources._page import naive_utc
 from scrapers.sources.base import Adapter, SecretSpec
 from scrapers.units import CNY_PER_CARD_HOUR_QUANTUM, per_card_hour
@@ -38,9 +38,9 @@ class Product(Record):
     regions: list[str]
     cpuPerGpu: Whole
     memoryPerGpu: Whole
-    canBuy: bool | None = None
-    activityProduct: bool | None = None
-    availableDeploy: bool | None = None
+    canBuy: Flag | None = None
+    activityProduct: Flag | None = None
+    availableDeploy: Flag | None = None
 
 
 class PpioAdapter(Adapter):

@@ -24,6 +24,7 @@ from scrapers.sources._json import load_json
 from scrapers.sources._models import (
     Amount,
     Count,
+    Flag,
     OptionalText,
     PositiveAmount,
     Record,
@@ -69,7 +70,7 @@ class Offer(Record):
     gpu_ram: PositiveAmount  # MiB per card
     dph_total: PositiveAmount  # USD per hour for the whole offer, storage included
     dph_base: PositiveAmount
-    rentable: bool | None = None
+    rentable: Flag | None = None
     geolocation: OptionalText = None
     cpu_cores_effective: Amount | None = None
     cpu_ram: Amount | None = None  # MiB

@@ -536,9 +536,9 @@ def test_a_price_that_cannot_be_read_in_a_gpu_row_is_an_error() -> None:
         ParseError, match=r"table t1 row 1: Price: not a price: 'about two dollars'"
     ):
         _offers(_table("GPU|Price", "H100|about two dollars"))
-    with pytest.raises(ParseError, match=r"row 1 \(Price\): unknown unit '/fortnight'"):
+    with pytest.raises(ParseError, match=r"table t1 row 1: Price: unknown unit '/fortnight'"):
         _offers(_table("GPU|Price", "H100|$2.99/fortnight"))
-    with pytest.raises(ParseError, match=r"row 1 \(Price\): no price given: 'Contact sales'"):
+    with pytest.raises(ParseError, match=r"table t1 row 1: Price: no price given: 'Contact sales'"):
         _offers(_table("GPU|Price", "H100|Contact sales"))  # the only price column
 
 

@@ -76,11 +76,20 @@ def test_every_base_fixture_parses(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted([*VARIANTS, *RAW]))
-def test_every_broken_variant_is_an_error_with_no_rows(name: str) -> None:
+def test_every_broken_variant_is_refused_where_it_is_broken(name: str) -> None:
+    """A variant that breaks the page (an error answer, a renamed field in every listing)
+    fails whole with no row; one that breaks a single listing loses that listing alone,
+    rejected with its reason, and the rest of the page loads."""
     outcome = load_outcome(name)
-    assert outcome.rows == []
-    assert outcome.error
+    whole = EXPECTED_ROWS.get(VARIANTS[name][0]) if name in VARIANTS else None
+    if outcome.error is not None:
+        assert outcome.rows == []
+        assert outcome.error.startswith(("parse error", "page rejected"))
+        return
+    assert whole is not None and 0 < len(outcome.rows) < whole, (len(outcome.rows), whole)
+    assert outcome.rejected and all(r.reason and r.where for r in outcome.rejected)
     if name in BROKEN_BY_DRIFT:
-        assert outcome.error.startswith("implausible price")
+        assert [r.stage for r in outcome.rejected] == ["load"]
+        assert outcome.rejected[0].reason.startswith("implausible price")
     else:
-        assert "parse error" in outcome.error
+        assert {r.stage for r in outcome.rejected} == {"parse"}

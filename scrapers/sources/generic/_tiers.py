@@ -74,7 +74,9 @@ def _struck(cell: Cell) -> Decimal | None:
         return None
 
 
-def tiered(columns: list[Column], prices: dict[int, Priced], cells: list[Cell]) -> list[TieredPrice]:
+def tiered(
+    columns: list[Column], prices: dict[int, Priced], cells: list[Cell]
+) -> list[TieredPrice]:
     """The rows of one table row's ``prices`` (by column index), by tier."""
     present = [c for c in columns if c.index in prices]
     tier_of = {c.index: (c.tier or "list") for c in present}

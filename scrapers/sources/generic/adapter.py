@@ -267,7 +267,10 @@ class GenericAdapter(Adapter):
             offer_id = f"{listing_id}|{offer.key}" if offer.key else listing_id
             label = f"{offer.label} {listing.label}".strip()
             per = _per(offer.price.unit, listing.name) or offer.per
-            rows.append(self._row(page, offer_id, listing, offer.price, label, per, offer))
+            try:
+                rows.append(self._row(page, offer_id, listing, offer.price, label, per, offer))
+            except ParseError as exc:
+                raise ParseError(f"{offer.label}: {exc}") from None
         return rows
 
     def _price(
