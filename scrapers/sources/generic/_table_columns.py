@@ -72,11 +72,11 @@ _NOT_GPU_PRICE = ("storage", "disk", "ssd", "bandwidth", "network", "egress", "c
 # Columns that name only a billing period, and the unit they mean ("按量(元/时)" states its
 # unit too; "包月" alone says the price is per month).
 PERIOD_COLUMNS: dict[str, str] = {
-    **dict.fromkeys(("按量", "按时", "按小时", "hourly"), "/hour"),
-    **dict.fromkeys(("包日", "包天", "按天", "按日", "daily"), "/day"),
-    **dict.fromkeys(("包周", "按周", "weekly"), "/week"),
-    **dict.fromkeys(("包月", "按月", "monthly"), "/month"),
-    **dict.fromkeys(("包年", "按年", "yearly", "annual", "annually"), "/year"),
+    **dict.fromkeys(("按量", "按时", "按小时", "每小时", "时租", "hourly"), "/hour"),
+    **dict.fromkeys(("包日", "包天", "按天", "按日", "日租", "天租", "daily"), "/day"),
+    **dict.fromkeys(("包周", "按周", "周租", "weekly"), "/week"),
+    **dict.fromkeys(("包月", "按月", "月租", "monthly"), "/month"),
+    **dict.fromkeys(("包年", "按年", "年租", "yearly", "annual", "annually"), "/year"),
 }
 
 _HINT = re.compile(r"[(（\[](?P<hint>[^)）\]]*)[)）\]]")
@@ -149,7 +149,8 @@ def read_header(index: int, title: str) -> Column:
     if role is None and _names_price(name, key, hint, after):
         role = "price"
     if role != "price":
-        return Column(index, title, key, role, hint)
+        # a column of prices may be told by its cells alone: its header still names its tier
+        return Column(index, title, key, role, hint, tier=tier_named(key))
     # "Per Hour Price": the unit is what is left of the title without its price word.
     bare = re.sub(r"(?i)pricing|price|cost", "", after or "").strip() or None
     unit = period_unit(hint) or period_unit(after) or period_unit(bare)
@@ -297,7 +298,8 @@ _GPU_WORDS = re.compile(
     r"|昇腾|寒武纪|昆仑芯|摩尔线程|沐曦|海光|燧原|壁仞"
 )
 _GPU_MODEL = re.compile(
-    r"(?<![A-Z0-9.])(?:(?:A|H|L|B|T|V|P|K|M|GH|GB|MI|S|R)\d{1,4}[A-Z]{0,3}|[2-5]0[5-9]0(?:TI|D|S)?"
+    r"(?<![A-Z0-9.])(?:(?:A|H|L|B|T|V|P|K|M|GH|GB|MI|S|R)\d{1,4}[A-Z]{0,3}"
+    r"|(?:[2-5]0[5-9]0|10[5-8]0|16[56]0)(?:TI|D|S)?"
     r"|910[ABC]\d?)(?![A-Z0-9])"
 )
 _NOT_GPU = re.compile(
