@@ -107,7 +107,6 @@ MODELS: tuple[GpuModel, ...] = (
     GpuModel(
         _re(rf"(?<!\d)3080{_SEP}TI(?![A-Z])"), {12: "rtx3080ti-12g"}, 12, exclude=_re(_LAPTOP)
     ),
-
     GpuModel(
         _re(r"(?<!\d)3090(?![0-9A-Z])"),
         {24: "rtx3090-24g"},
