@@ -6,9 +6,11 @@ the model by one pattern from :data:`MODELS`, take the memory size from the name
 caller's ``vram_gb``, and return the id only when everything agrees. Anything ambiguous is
 ``UNKNOWN_GPU``, never a guess:
 
-* an unrecognised model, or a variant the table keeps apart (RTX 4090 Laptop, H200 NVL, 910B4);
+* an unrecognised model, or a variant the table keeps apart (RTX 4090 Laptop, 910B4, RTX PRO
+  4500 Server Edition, a MIG slice of an RTX PRO 6000);
 * a name matching two models ("H100/H200", "RTX A6000/A40");
-* a model sold in several sizes (A100 40/80 GB, V100 16/32 GB, H20 96/141 GB) with no size;
+* a model sold in several sizes (A100 40/80 GB, V100 16/32 GB, H20 96/141 GB, RTX 3080 10/12
+  GB, GH200 96/144 GB) with no size;
 * a size that contradicts the model ("H100 24GB") or contradicts ``vram_gb``.
 
 Where a name is ambiguous only because it lost a word, the memory the source states decides:
