@@ -39,11 +39,20 @@ def test_a_trackers_csv_loads_per_provider_citing_the_file(tmp_path: Path) -> No
         "GROUP BY 1, 2 ORDER BY 1, 2",
     )
     assert [(s, n, u) for s, _, n, u, _, _ in rows.rows()] == [
-        ("lambda", 22, 2),
-        ("lambda", 22, 2),
-        ("runpod", 15, 1),
-        ("runpod", 15, 1),
-    ]  # fmt: skip  (Lambda's GH200 and RTX 6000 24 GB, RunPod's B300: unknown, never guessed)
+        ("lambda", 22, 0),
+        ("lambda", 22, 0),
+        ("runpod", 15, 0),
+        ("runpod", 15, 0),
+    ]  # fmt: skip  (every card known since issue 36: GH200 96 GB, Quadro RTX 6000, B300)
+    glued = read_frame(
+        settings.warehouse,
+        "SELECT DISTINCT gpu_name_raw, gpu FROM offer WHERE gpu_name_raw LIKE '% SSD' "
+        "AND gpu IN ('gh200-96g', 'quadrortx6000-24g') ORDER BY 1",
+    )
+    assert glued.rows() == [  # Lambda's glued columns are not read as sizes
+        ("NVIDIA GH200 96 GB 64 432 GiB 4 TiB SSD", "gh200-96g"),
+        ("RTX 6000 24 GB 14 46 GiB 512 GiB SSD", "quadrortx6000-24g"),
+    ]
     assert not any(rows["simulated"])
     assert all(c.startswith("krisjiang-matrix/gpu_price_track, data/gpu_prices.csv") and
                "gpu_price_track_2026-07-08_09.csv lines" in c for c in rows["citation"])  # fmt: skip

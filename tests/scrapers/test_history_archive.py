@@ -155,10 +155,12 @@ def test_the_real_tracker_csv_through_the_bundled_mapping() -> None:
     assert all(s.error is None for s in snapshots)
     lambda_cards = sorted(r.gpu for r in snapshots[0].rows)
     assert lambda_cards.count("b200-180g") == 4 and lambda_cards.count("h100-80g") == 5
-    assert lambda_cards.count("a100-40g") == 5 and lambda_cards.count(UNKNOWN_GPU) == 2
+    assert lambda_cards.count("a100-40g") == 5 and lambda_cards.count(UNKNOWN_GPU) == 0
+    # "NVIDIA GH200 96 GB 64 432 GiB 4 TiB SSD": Lambda's next columns glued on, cut
+    assert lambda_cards.count("gh200-96g") == 1 and lambda_cards.count("quadrortx6000-24g") == 1
     runpod = {r.gpu_name_raw: r for r in snapshots[3].rows}
     assert runpod["A100 PCIe"].gpu == "a100-80g" and runpod["A100 PCIe"].vram_gb == 80  # notes
-    assert runpod["B300"].gpu == UNKNOWN_GPU  # a name the catalog lacks stays unknown
+    assert runpod["B300"].gpu == "b300-288g" and runpod["B300"].vram_gb == 288
     assert runpod["H100 SXM"].price == Decimal("2.99")  # 3.29 the day before
     assert {r.price for r in snapshots[1].rows if r.gpu_name_raw == "H100 SXM"} == {Decimal("3.29")}
     row = runpod["RTX 4090"]

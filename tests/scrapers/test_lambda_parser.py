@@ -79,7 +79,7 @@ def test_the_instance_types_answer() -> None:
     assert rows["gpu_1x_a100_sxm4"].gpu == "a100-40g"
     assert rows["gpu_8x_a100_80gb_sxm4"].gpu == "a100-80g"
     assert (rows["gpu_1x_a10"].gpu, rows["gpu_4x_a6000"].gpu) == ("a10-24g", "rtxa6000-48g")
-    assert rows["gpu_1x_gh200"].gpu == "unknown"
+    assert rows["gpu_1x_gh200"].gpu == "gh200-96g"  # "1x GH200 (96 GB)"
     assert {r.source for r in rows.values()} == {"lambda"}
 
 

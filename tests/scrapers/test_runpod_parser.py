@@ -120,7 +120,8 @@ def test_a_whole_answer_without_flags_keeps_every_positive_price() -> None:
     assert rows["B300/Community Cloud"].price == D("6.9400")
     assert "A100 SXM 40GB/Secure Cloud" not in rows  # securePrice 0
     assert rows["A100 SXM 40GB/Community Cloud"].gpu == "a100-40g"
-    assert rows["H200 NVL/Secure Cloud"].gpu == "unknown"  # 143 GB: not the 141 GB H200
+    assert rows["H200 NVL/Secure Cloud"].gpu == "h200nvl-141g"  # 143 GB: not the H200 SXM
+    assert rows["RTX PRO 4500 SE/Secure Cloud"].gpu == "unknown"  # the 165 W Server Edition
     assert not [k for k in rows if k.startswith("unknown/")]
 
 

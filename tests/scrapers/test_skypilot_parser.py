@@ -141,7 +141,7 @@ def test_verda_json_gpu_info_per_instance_prices_and_spot_only_sizes() -> None:
     # Price empty, SpotPrice given: a spot row only
     assert ("verda/2B300.60V/FIN-03", "hourly") not in got
     assert got[("verda/2B300.60V/FIN-03", "spot")].price == D("4.8930")
-    assert got[("verda/1B300.30V/FIN-03", "hourly")].gpu == "unknown"  # B300: not a known card
+    assert got[("verda/1B300.30V/FIN-03", "hourly")].gpu == "b300-288g"  # 268288 MiB usable
     assert got[("verda/1H200.141S.44V/FIN-03", "hourly")].gpu == "h200-141g"  # 144384 MiB
     assert not [key for key in got if "CPU." in key[0]]  # CPU instances are not GPU prices
     assert len(got) == 33
@@ -265,7 +265,8 @@ def test_vast_writes_the_offers_total_memory() -> None:
     assert got[("vast/2x-RTX_5090-32-65536/Taiwan, TW, AS", "hourly")].vram_gb == 32
     assert got[("vast/2x-A100_SXM4-32-65536/Germany, DE, EU", "hourly")].gpu == "a100-40g"
     assert got[("vast/2x-A100_SXM4-32-65536/Montana, US, NA", "hourly")].gpu == "a100-80g"
-    assert got[("vast/1x-H100_NVL-32-65536/Bulgaria, BG, EU", "hourly")].gpu == "unknown"  # 94 GB
+    assert got[("vast/1x-H100_NVL-32-65536/Bulgaria, BG, EU", "hourly")].gpu == "h100nvl-94g"
+    assert got[("vast/1x-RTX_3060_Ti-32-65536/Ontario, CA, NA", "hourly")].gpu == "unknown"  # 8 GB
     assert not [key for key in got if key[1] == "spot"]  # SpotPrice 0.00: none
     assert len(got) == 64
 

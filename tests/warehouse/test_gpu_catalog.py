@@ -28,6 +28,10 @@ FP8 = {  # native FP8 tensor cores: Hopper, Ada, Blackwell, CDNA 3
     "rtx6000ada-48g", "rtxpro6000-96g", "l4-24g", "l20-48g", "l40-48g", "l40s-48g",
     "h100-80g", "h100nvl-94g", "h800-80g", "h200-141g", "h20-96g", "h20-141g", "b200-180g",
     "mi300x-192g",
+    "rtx4060ti-16g", "rtx4070ti-12g", "rtx4070tisuper-16g", "rtx4080-16g", "rtx4080super-16g",
+    "rtx5070-12g", "rtx5080-16g", "rtx2000ada-16g", "rtx4000ada-20g", "rtx4000adasff-20g",
+    "rtx5000ada-32g", "rtx5880ada-48g", "rtxpro4000-24g", "rtxpro4500-32g", "rtxpro5000-48g",
+    "rtxpro6000maxq-96g", "h200nvl-141g", "b300-288g", "gh200-96g",
 }  # fmt: skip
 
 

@@ -192,7 +192,7 @@ def test_reference_data_is_idempotent_and_cited(tmp_path: Path) -> None:
         warehouse_at(path),
         "SELECT gpu, source, fp16_tflops_dense, fp16_tflops_dense_fp32acc FROM gpu_spec",
     )
-    assert specs.height == len(gpu_specs()) == len(CANONICAL_GPUS) == 37
+    assert specs.height == len(gpu_specs()) == len(CANONICAL_GPUS) == 63
     assert specs.filter(specs["source"].str.len_chars() == 0).is_empty()
     rtx = specs.filter(specs["gpu"] == "rtx4090-24g").row(0, named=True)
     assert (rtx["fp16_tflops_dense"], rtx["fp16_tflops_dense_fp32acc"]) == (330.3, 165.2)
@@ -203,8 +203,9 @@ def test_reference_data_is_idempotent_and_cited(tmp_path: Path) -> None:
     no_sparse = read_frame(
         warehouse_at(path), "SELECT gpu FROM gpu_spec WHERE fp16_tflops_sparse IS NULL"
     )
-    assert sorted(no_sparse["gpu"].to_list()) == [  # empty CSV cells are NULL, not 0
-        "910b-64g", "t4-16g", "v100-16g", "v100-32g", "v100s-32g",
+    # empty CSV cells are NULL, not 0 (Turing and Volta have no structured sparsity)
+    assert sorted(no_sparse["gpu"].to_list()) == [
+        "910b-64g", "quadrortx6000-24g", "t4-16g", "v100-16g", "v100-32g", "v100s-32g",
     ]  # fmt: skip
     fp8 = read_frame(warehouse_at(path), "SELECT gpu, fp8 FROM gpu_spec").rows()
     assert dict(fp8)["h100-80g"] is True and dict(fp8)["a100-80g"] is False

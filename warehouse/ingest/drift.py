@@ -79,6 +79,34 @@ REFERENCE_CNY_PER_CARD_HOUR: dict[str, Decimal] = {
     "h100nvl-94g": D("22.65"),  # RP $3.19
     "b200-180g": D("48.21"),  # RP $6.79
     "mi300x-192g": D("16.97"),  # RP $2.39
+    # Issue 36's cards, the same way (RP communityPrice where its securePrice is RunPod's
+    # 0.5 placeholder or 0; SV = skypilot/v9/vast, price / card count).
+    "rtx3070-8g": D("0.92"),  # RP communityPrice $0.13 (no Secure Cloud)
+    "rtx3080-10g": D("1.21"),  # RP communityPrice $0.17 (no Secure Cloud)
+    "rtx4060ti-16g": D("0.51"),  # SV 4x-RTX_4060_Ti $0.29 / 4 cards
+    "rtx4070ti-12g": D("1.35"),  # RP communityPrice $0.19
+    "rtx4070tisuper-16g": D("1.37"),  # SV 4x-RTX_4070S_Ti $0.77 / 4 cards
+    "rtx4080-16g": D("1.92"),  # RP communityPrice $0.27
+    "rtx4080super-16g": D("1.99"),  # RP communityPrice $0.28
+    "rtx5070-12g": D("0.66"),  # SV 4x-RTX_5070 $0.37 / 4 cards
+    "rtx5080-16g": D("4.19"),  # RP $0.59
+    "rtxa2000-6g": D("0.85"),  # RP communityPrice $0.12
+    "rtxa4000-16g": D("1.78"),  # RP $0.25
+    "rtxa4500-20g": D("1.78"),  # RP $0.25
+    "rtxa5000-24g": D("1.92"),  # RP $0.27
+    "rtx2000ada-16g": D("1.70"),  # RP $0.24
+    "rtx4000ada-20g": D("1.99"),  # RP $0.28
+    "rtx4000adasff-20g": D("3.12"),  # RP $0.44
+    "rtx5000ada-32g": D("5.89"),  # RP $0.83
+    "rtx5880ada-48g": D("2.49"),  # SV 1x-RTX_5880Ada $0.35
+    "quadrortx6000-24g": D("4.90"),  # trackers/gpu_price_track: Lambda "RTX 6000 24 GB" $0.69
+    "rtxpro4000-24g": D("4.05"),  # RP $0.57
+    "rtxpro4500-32g": D("5.11"),  # RP $0.72
+    "rtxpro5000-48g": D("6.82"),  # RP $0.96
+    "rtxpro6000maxq-96g": D("11.64"),  # RP communityPrice $1.64
+    "h200nvl-141g": D("26.91"),  # RP $3.79
+    "b300-288g": D("56.02"),  # RP $7.89
+    "gh200-96g": D("16.26"),  # trackers/gpu_price_track: Lambda "NVIDIA GH200 96 GB" $2.29
     # No price in the seeds or the captures: a similar card's reference.
     "rtx3060-8g": D("0.37"),  # as the 12 GB RTX 3060 (same GPU)
     "rtx4090d-24g": D("1.96"),  # as the RTX 4090 (seed 003), which it stands in for in China
