@@ -151,6 +151,16 @@ HEADERS: dict[str, str] = {
     "first seen (UTC)": "首次出现 (UTC)",
     "last seen (UTC)": "最近出现 (UTC)",
     "table": "表",
+    "rows held": "隔离中的行",
+    "fetched (UTC)": "抓取时间 (UTC)",
+    "where on the page": "页面位置",
+    "as listed": "原文",
+    "refused by": "拒收环节",
+    "id": "编号",
+    "held since (UTC)": "隔离时间 (UTC)",
+    "why": "类别",
+    "¥/card-hour": "元/卡时",
+    "last accepted ¥/card-hour": "上次接受的元/卡时",
     # data coverage and history imports (dashboard/app_pages/coverage.py, history_data.py)
     "first day (UTC)": "首日 (UTC)",
     "last day (UTC)": "末日 (UTC)",
@@ -629,6 +639,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "health.unknown": ("未识别的 GPU 名称：{n} 行", "Unknown GPU names: {n} rows"),
     "health.no_unknown": ("没有未识别的 GPU 名称。", "No unknown GPU names."),
     "health.no_runs": ("还没有抓取记录。", "No scrape runs recorded yet."),
+    "health.rejected": (
+        "被拒收的条目（最近 {n} 条；页面其余条目已入库）",
+        "Rejected listings (newest {n}; the rest of each page loaded)",
+    ),
+    "health.no_rejected": ("没有被拒收的条目。", "No rejected listings."),
+    "health.rejected_by_source": ("各来源累计：{counts}", "Per source, in all: {counts}"),
+    "health.held": ("隔离中的价格：{n} 行", "Prices held in quarantine: {n} rows"),
+    "health.no_held": ("没有隔离中的价格。", "No prices held in quarantine."),
+    "health.held_how": (
+        "隔离的价格不进入指标和告警。接受：`gpuprice quarantine accept 编号`；"
+        "拒绝：`gpuprice quarantine reject 编号`；或由后续快照确认"
+        "（[quarantine].confirm_snapshots）。",
+        "Held prices stay out of metrics and alerts. Accept one with `gpuprice quarantine "
+        "accept ID`, reject it with `gpuprice quarantine reject ID`, or let the next "
+        "snapshots confirm it ([quarantine].confirm_snapshots).",
+    ),
     "axis.rows": ("行数", "rows"),
     # recommend
     "rec.title": ("选卡推荐", "GPU recommender"),

@@ -1,5 +1,6 @@
 """Data health: last successful scrape per source (stale ones highlighted), failures with
-their errors, rows per snapshot, and GPU names that map to no known card."""
+their errors, rows per snapshot, the listings pages rejected, the rows held in quarantine, and
+GPU names that map to no known card."""
 
 from __future__ import annotations
 
@@ -153,20 +154,79 @@ def snapshots(rows: pl.DataFrame) -> None:
 
 
 def unknown(names: pl.DataFrame) -> None:
-    total = int(names["rows"].sum()) if not names.is_empty() else 0
+    """Card names no rule maps to a card: what a maintainer adds to scrapers/gpu_names.py."""
+    total = int((names["loaded_rows"] + names["quarantine_rows"]).sum()) if names.height else 0
     st.subheader(t("health.unknown", n=total))
     if names.is_empty():
         st.success(t("health.no_unknown"))
         return
     show(
         names.select(
-            pl.col("kind").alias("table"),
             "source",
             pl.col("gpu_name_raw").alias("name as listed"),
-            "rows",
+            pl.col("loaded_rows").alias("rows"),
+            pl.col("quarantine_rows").alias("rows held"),
             pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M").alias("first seen (UTC)"),
             pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M").alias("last seen (UTC)"),
         ),
+        translate=True,
+    )
+
+
+def rejected(rows: pl.DataFrame | None) -> None:
+    """The listings pages rejected (the rest of each page loaded): where, why, an excerpt."""
+    if rows is None:  # a warehouse from before rejected rows were kept
+        return
+    st.subheader(t("health.rejected", n=rows.height))
+    if rows.is_empty():
+        st.success(t("health.no_rejected"))
+        return
+    per_source = rows.group_by("source").agg(pl.col("source_total").first()).sort("source")
+    st.caption(
+        t(
+            "health.rejected_by_source",
+            counts=", ".join(f"{s} {n}" for s, n in per_source.iter_rows()),
+        )
+    )
+    show(
+        rows.select(
+            pl.col("fetched_at").dt.strftime("%Y-%m-%d %H:%M").alias("fetched (UTC)"),
+            "source",
+            pl.col("position").alias("where on the page"),
+            "reason",
+            pl.col("excerpt").alias("as listed"),
+            pl.col("stage").alias("refused by"),
+        ),
+        column_config={
+            header("reason"): st.column_config.TextColumn(width="large"),
+            header("as listed"): st.column_config.TextColumn(width="medium"),
+        },
+        translate=True,
+    )
+
+
+def held(rows: pl.DataFrame) -> None:
+    """Rows held in quarantine, with their reason and the command that decides them."""
+    st.subheader(t("health.held", n=rows.height))
+    if rows.is_empty():
+        st.success(t("health.no_held"))
+        return
+    st.caption(t("health.held_how"))
+    show(
+        rows.select(
+            pl.col("quarantine_id").alias("id"),
+            pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("held since (UTC)"),
+            "source",
+            pl.col("gpu_name_raw").alias("name as listed"),
+            pl.col("reason_kind").alias("why"),
+            "reason",
+            pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias("¥/card-hour"),
+            pl.col("baseline_cny_per_card_hour")
+            .cast(pl.Float64)
+            .round(4)
+            .alias("last accepted ¥/card-hour"),
+        ),
+        column_config={header("reason"): st.column_config.TextColumn(width="large")},
         translate=True,
     )
 
@@ -182,6 +242,8 @@ def main() -> None:
     sources(tables["sources"], tables["parsers"])
     failures(tables["failures"])
     snapshots(tables["snapshots"])
+    rejected(tables["rejected"])
+    held(tables["held"])
     unknown(tables["unknown"])
     history_data.imports_section()  # the history imports and their failures (coverage page)
 

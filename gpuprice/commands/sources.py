@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 SAMPLES = 3
 LAST_RUNS_WAIT_S = 3.0  # seconds to wait for a writer (a run) to let the warehouse be read
+UNKNOWN_SHOWN = 10  # unknown card names listed after the table
 
 sources_app = typer.Typer(
     help="The configured sources: adapter, evidence, credentials, schedule, last run; "
@@ -84,6 +85,30 @@ def sources(
         writer.writerows(asdict(line) for line in lines)
     else:
         _print_table(settings, lines, note)
+        _print_unknown_cards(settings)
+
+
+def _print_unknown_cards(settings: Settings) -> None:
+    """The card names still met that map to no card: what to add to scrapers/gpu_names.py."""
+    import duckdb
+
+    from warehouse.read.unknown_cards import unknown_cards
+    from warehouse.store.db import WarehouseBusy, WarehouseMissing
+
+    try:
+        names = unknown_cards(settings.warehouse, wait_s=LAST_RUNS_WAIT_S)
+    except (WarehouseMissing, WarehouseBusy, duckdb.Error):
+        return  # the note above the table already says why nothing was read
+    if not names:
+        return
+    shown = [f"{n.source}: {n.gpu_name_raw!r} ×{n.rows}" for n in names[:UNKNOWN_SHOWN]]
+    more = f" and {len(names) - UNKNOWN_SHOWN} more" if len(names) > UNKNOWN_SHOWN else ""
+    console.print(
+        f"Card names that map to no card ({len(names)}; newest first; add them to "
+        f"scrapers/gpu_names.py): {'; '.join(shown)}{more}.",
+        markup=False,
+        highlight=False,
+    )
 
 
 def _configured(settings: Settings) -> list[tuple[str, SourceConfig]]:
@@ -232,6 +257,7 @@ class CheckResult:
     offers: int = 0
     quotes: int = 0
     samples: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # "where: why" of each rejected listing
     failure: str | None = None
 
 
@@ -306,7 +332,7 @@ def check_source(settings: Settings, name: str, served_at: str | None = None) ->
     ) as client:
         fetched = collect(reader, client, url, started, headers=headers, plan=plan)
     snapshot = redact_snapshot(fetched, redactor)  # a server may echo the secret it was sent
-    _read_snapshot(result, adapter, snapshot, settings.profile)
+    _read_snapshot(result, adapter, snapshot, settings)
     return result
 
 
@@ -328,14 +354,17 @@ def _access(
 
 
 def _read_snapshot(
-    result: CheckResult, adapter: SourceAdapter, snapshot: Snapshot, profile: str
+    result: CheckResult, adapter: SourceAdapter, snapshot: Snapshot, settings: Settings
 ) -> None:
-    """What the fetched and parsed snapshot holds, and what to do when it failed."""
+    """What the fetched and parsed snapshot holds (its rejected listings too), and what to do
+    when it failed; a page with more rejected listings than [parse].max_rejected_share fails
+    as the load would fail it."""
+    from scrapers.parse import page_failure
     from scrapers.rows import OfferRow
     from scrapers.sources import format_generation
 
     if snapshot.fetch_error:
-        result.failure = f"{snapshot.fetch_error}; {_fetch_advice(snapshot, profile)}"
+        result.failure = f"{snapshot.fetch_error}; {_fetch_advice(snapshot, settings.profile)}"
         return
     pages = snapshot.pages
     for page in pages:
@@ -348,13 +377,20 @@ def _read_snapshot(
     result.quotes = result.rows - result.offers
     result.simulated = any(row.simulated for row in rows)
     result.samples = [_sample(row) for row in _spread(rows, SAMPLES)]
-    broken = [page for page in pages if page.error]
+    result.rejected = [r.line() for page in pages for r in page.rejected]
+    share = settings.file.parse.max_rejected_share
+    broken = [
+        (page, page.error or failure)
+        for page in pages
+        if page.error
+        or (failure := page_failure(len(page.rows), page.rejected, page.listings, share))
+    ]
     if broken:
-        first = broken[0]
+        first, why = broken[0]
         result.failure = (
-            f"{len(broken)} of {len(pages)} page(s) gave no rows; first, {first.page.url}: "
-            f"{first.error}. Save that page and run `gpuprice parse {adapter.name} FILE` to see "
-            "why; docs/SOURCES.md says what the adapter reads"
+            f"{len(broken)} of {len(pages)} page(s) would load no rows; first, "
+            f"{first.page.url}: {why}. Save that page and run `gpuprice parse {adapter.name} "
+            "FILE` to see why; docs/SOURCES.md says what the adapter reads"
         )
 
 
@@ -409,6 +445,13 @@ def _print_result(result: CheckResult) -> None:
     )
     for sample in result.samples:
         console.print(f"  price: {sample}", markup=False, highlight=False)
+    if result.rejected:
+        shown = "; ".join(result.rejected[:3]) + ("; …" if len(result.rejected) > 3 else "")
+        err.print(
+            f"[yellow]  rejected: {len(result.rejected)} listing(s), the rest kept: "
+            f"{escape(shown)}[/yellow]",
+            soft_wrap=True,
+        )
     if result.failure:
         err.print(f"[red]{escape(result.source)} FAILED: {escape(result.failure)}[/red]")
 

@@ -281,14 +281,15 @@ def _card_value(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def _monthly_discount(con: duckdb.DuckDBPyConnection) -> int:
-    # The list price is the same listing's hourly row; without one, the monthly row's own
-    # list_price converted with that row's unit factor (cny_per_card_hour / price).
+    # Every prepaid term (包日 / 包周 / 包月 / 包年) against the hourly list price: the same
+    # listing's hourly row; without one, the term's own list_price converted with that row's
+    # unit factor (cny_per_card_hour / price).
     return _replace(
         con,
         "monthly_discount",
         f"""
         WITH pair AS (
-            SELECT m.observed_at, m.source, m.gpu, m.offer_id,
+            SELECT m.observed_at, m.source, m.gpu, m.offer_id, m.billing AS term,
                    coalesce(
                        h.cny_per_card_hour,
                        round(m.list_price::DOUBLE * m.cny_per_card_hour::DOUBLE
@@ -300,7 +301,8 @@ def _monthly_discount(con: duckdb.DuckDBPyConnection) -> int:
             LEFT JOIN snap_offer h
               ON h.source = m.source AND h.observed_at = m.observed_at
              AND h.offer_id = m.offer_id AND h.billing = 'hourly'
-            WHERE m.billing = 'monthly' AND (h.offer_id IS NOT NULL OR m.list_price IS NOT NULL)
+            WHERE m.billing IN ('daily', 'weekly', 'monthly', 'yearly')
+              AND (h.offer_id IS NOT NULL OR m.list_price IS NOT NULL)
         ), ratio AS (
             SELECT *, monthly_cny_per_card_hour::DOUBLE / list_cny_per_card_hour::DOUBLE
                       AS discount_ratio
@@ -323,10 +325,26 @@ _REASONS = """
 """
 
 
+# The cheapest weekly / yearly plan per card-hour of a snapshot, and its offer.
+_PLAN = """
+    min(cny_per_card_hour) FILTER (WHERE billing = '{term}') AS {term},
+    arg_min(offer_id, cny_per_card_hour) FILTER (WHERE billing = '{term}') AS {term}_offer
+"""
+# The same over every platform's newest snapshot (the cheapest line).
+_CHEAPEST_PLAN = """
+    min(p.{term}_cny_per_card_hour) AS {term},
+    arg_min(p.source || '/' || p.{term}_offer, p.{term}_cny_per_card_hour) AS {term}_offer
+"""
+
+
 def _breakeven_columns(bm: str, hourly: str, monthly: str) -> str:
     return f"""
         {bm}::DOUBLE / {hourly}::DOUBLE AS breakeven_hours_vs_hourly,
         {bm}::DOUBLE / {monthly}::DOUBLE AS breakeven_hours_vs_monthly,
+        {bm}::DOUBLE / weekly::DOUBLE AS breakeven_hours_vs_weekly,
+        {bm}::DOUBLE / yearly::DOUBLE AS breakeven_hours_vs_yearly,
+        weekly AS weekly_cny_per_card_hour, yearly AS yearly_cny_per_card_hour,
+        weekly_offer, yearly_offer,
         {_REASONS.format(bm=bm, rate=hourly, what="hourly")} AS reason_vs_hourly,
         {_REASONS.format(bm=bm, rate=monthly, what="monthly-plan")} AS reason_vs_monthly
     """
@@ -352,9 +370,10 @@ def _breakeven_platform(con: duckdb.DuckDBPyConnection) -> int:
                     AS hourly_offer,
                 min(cny_per_card_hour) FILTER (WHERE billing = 'monthly') AS monthly,
                 arg_min(offer_id, cny_per_card_hour) FILTER (WHERE billing = 'monthly')
-                    AS monthly_offer
+                    AS monthly_offer,
+                {_PLAN.format(term="weekly")}, {_PLAN.format(term="yearly")}
             FROM snap_offer
-            WHERE billing IN ('bare_metal_monthly', 'hourly', 'monthly')
+            WHERE billing IN ('bare_metal_monthly', 'hourly', 'monthly', 'weekly', 'yearly')
             GROUP BY observed_at, source, gpu
         )
         SELECT observed_at, source, gpu, 'platform' AS scope, simulated,
@@ -421,7 +440,8 @@ def _breakeven_cheapest(con: duckdb.DuckDBPyConnection) -> int:
                         AS hourly_offer,
                     min(p.monthly_cny_per_card_hour) AS monthly,
                     arg_min(p.source || '/' || p.monthly_offer, p.monthly_cny_per_card_hour)
-                        AS monthly_offer
+                        AS monthly_offer,
+                    {_CHEAPEST_PLAN.format(term="weekly")}, {_CHEAPEST_PLAN.format(term="yearly")}
                 FROM newest n
                 JOIN platform p ON p.source = n.source AND p.observed_at = n.snap_at
                 GROUP BY n.t, n.class, p.gpu

@@ -24,6 +24,7 @@ import duckdb
 import polars as pl
 
 from warehouse.public import PUBLIC
+from warehouse.read import unknown_cards
 from warehouse.read.batch import WAIT_S, read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
 from warehouse.store.db import read_connection
@@ -510,20 +511,27 @@ SNAPSHOT_ROWS = """
     )
     SELECT * FROM snaps ORDER BY observed_at DESC, source, kind LIMIT $limit
 """
-UNKNOWN_GPUS = """
-    SELECT 'offer' AS kind, source, gpu_name_raw, count(*) AS rows,
-           min(observed_at) AS first_seen, max(observed_at) AS last_seen
-    FROM offer WHERE gpu = 'unknown' GROUP BY ALL
-    UNION ALL
-    SELECT 'spot_quote' AS kind, source, gpu_name_raw, count(*) AS rows,
-           min(observed_at) AS first_seen, max(observed_at) AS last_seen
-    FROM spot_quote WHERE gpu = 'unknown' GROUP BY ALL
-    ORDER BY rows DESC, source, gpu_name_raw
+# The listings pages rejected, newest first (migration 013; a warehouse from before has none).
+REJECTED_ROWS = """
+    SELECT fetched_at, source, stage, position, reason, excerpt, url,
+           count(*) OVER (PARTITION BY source) AS source_total
+    FROM rejected_row ORDER BY fetched_at DESC, source, position LIMIT $limit
+"""
+# Rows held back from the tables, waiting for snapshots to agree or for a person to decide.
+HELD_ROWS = """
+    SELECT quarantine_id, created_at, source, gpu_name_raw, reason_kind, reason, price, unit,
+           cny_per_card_hour, baseline_cny_per_card_hour, loadable
+    FROM quarantine WHERE status = 'held' ORDER BY created_at DESC LIMIT $limit
 """
 
 
 def health(
-    warehouse: Warehouse, failures: int = 50, snapshots: int = 120, wait_s: float = WAIT_S
+    warehouse: Warehouse,
+    failures: int = 50,
+    snapshots: int = 120,
+    rejected: int = 200,
+    held: int = 200,
+    wait_s: float = WAIT_S,
 ) -> dict[str, pl.DataFrame | None]:
     """The data-health page's tables, read in one connection (warehouse.read.batch):
 
@@ -534,7 +542,10 @@ def health(
     * ``failures``: the newest ``failures`` failed and partial scrapes with their errors;
     * ``snapshots``: rows per snapshot (one source, one observed_at) of offers and quotes,
       the newest ``snapshots``, with how many rows had an unknown card;
-    * ``unknown``: GPU names no rule maps to a card, as printed, where and how often."""
+    * ``unknown``: GPU names no rule maps to a card, as printed, where and how often
+      (warehouse.read.unknown_cards);
+    * ``rejected``: the newest listings pages rejected, with where, why and an excerpt;
+    * ``held``: the rows held in quarantine, with their reason."""
     return read_frames(
         warehouse,
         {
@@ -542,8 +553,10 @@ def health(
             "parsers": (PARSER_STATES, None),
             "failures": (SCRAPE_FAILURES, {"limit": failures}),
             "snapshots": (SNAPSHOT_ROWS, {"limit": snapshots}),
-            "unknown": (UNKNOWN_GPUS, None),
+            "unknown": (unknown_cards.SQL, unknown_cards.PARAMS),
+            "rejected": (REJECTED_ROWS, {"limit": rejected}),
+            "held": (HELD_ROWS, {"limit": held}),
         },
-        optional=("parsers",),
+        optional=("parsers", "rejected"),
         wait_s=wait_s,
     )

@@ -201,7 +201,7 @@ def latest_card_value(warehouse: Warehouse) -> pl.DataFrame:
 
 def latest_monthly_discount(warehouse: Warehouse) -> pl.DataFrame:
     return read_frame(
-        warehouse, _latest("monthly_discount", "source, offer_id") + " ORDER BY gpu, source"
+        warehouse, _latest("monthly_discount", "source, offer_id, term") + " ORDER BY gpu, source"
     )
 
 

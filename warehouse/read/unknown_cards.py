@@ -17,7 +17,7 @@ from scrapers.rows import UNKNOWN_GPU
 from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
 
-__all__ = ["UnknownCard", "unknown_cards"]
+__all__ = ["PARAMS", "SQL", "UnknownCard", "unknown_cards"]
 
 # Quarantine rows that never reached offer: still waiting, or rejected by hand. The others
 # (noted, confirmed, accepted) were loaded and are counted from offer, not twice.
@@ -30,7 +30,7 @@ class UnknownCard:
 
     source: str
     gpu_name_raw: str
-    offer_rows: int  # loaded into offer as gpu = 'unknown'
+    offer_rows: int  # loaded into offer (or spot_quote) as gpu = 'unknown'
     quarantine_rows: int  # held or rejected in quarantine, never loaded
     first_seen: datetime
     last_seen: datetime
@@ -41,21 +41,28 @@ class UnknownCard:
         return self.offer_rows + self.quarantine_rows
 
 
-_SQL = f"""
+# Per (source, name): rows loaded (offer and spot_quote) and rows in quarantine never loaded.
+SQL = f"""
 WITH met AS (
-    SELECT source, gpu_name_raw, observed_at, 1 AS in_offer, simulated
+    SELECT source, gpu_name_raw, observed_at, 1 AS in_table, simulated
     FROM offer WHERE gpu = $unknown
+    UNION ALL
+    SELECT source, gpu_name_raw, observed_at, 1, simulated
+    FROM spot_quote WHERE gpu = $unknown
     UNION ALL
     SELECT source, coalesce(gpu_name_raw, ''), observed_at, 0, NULL
     FROM quarantine
     WHERE gpu = $unknown AND status IN ({", ".join(f"'{s}'" for s in _NOT_LOADED)})
 )
-SELECT source, gpu_name_raw, sum(in_offer)::INTEGER, (count(*) - sum(in_offer))::INTEGER,
-       min(observed_at), max(observed_at), coalesce(bool_and(simulated), false)
+SELECT source, gpu_name_raw, sum(in_table)::INTEGER AS loaded_rows,
+       (count(*) - sum(in_table))::INTEGER AS quarantine_rows,
+       min(observed_at) AS first_seen, max(observed_at) AS last_seen,
+       coalesce(bool_and(simulated), false) AS simulated
 FROM met
 GROUP BY source, gpu_name_raw
 ORDER BY min(observed_at) DESC, source, gpu_name_raw
 """
+PARAMS = {"unknown": UNKNOWN_GPU}
 
 
 def unknown_cards(warehouse: Warehouse, *, wait_s: float = 15.0) -> list[UnknownCard]:
@@ -63,5 +70,5 @@ def unknown_cards(warehouse: Warehouse, *, wait_s: float = 15.0) -> list[Unknown
     ``quarantine``; the newest first seen first. Read-only; ``WarehouseMissing`` when there
     is no warehouse yet."""
     with read_connection(warehouse, wait_s=wait_s) as con:
-        found = con.execute(_SQL, {"unknown": UNKNOWN_GPU}).fetchall()
+        found = con.execute(SQL, PARAMS).fetchall()
     return [UnknownCard(*row) for row in found]

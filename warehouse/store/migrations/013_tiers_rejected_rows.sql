@@ -29,3 +29,35 @@ CREATE TABLE rejected_row (
     recorded_at TIMESTAMP NOT NULL,
     PRIMARY KEY (page_id, stage, position, reason)
 );
+
+-- * Weekly and yearly plans (and daily ones) beside the monthly: monthly_discount gains the
+--   prepaid term it compares with the hourly list price (its key: a listing may offer several
+--   terms; rows from before are monthly), and breakeven the cheapest weekly and yearly plans
+--   per card-hour with bare metal's breakeven against each (NULL where none is listed).
+CREATE TABLE monthly_discount_v13 (
+    observed_at               TIMESTAMP NOT NULL,
+    source                    VARCHAR   NOT NULL,
+    gpu                       VARCHAR   NOT NULL,
+    offer_id                  VARCHAR   NOT NULL,
+    term                      VARCHAR   NOT NULL DEFAULT 'monthly'
+                              CHECK (term IN ('daily', 'weekly', 'monthly', 'yearly')),
+    list_cny_per_card_hour    DECIMAL(18, 6) NOT NULL,  -- the listed (挂牌) hourly price
+    monthly_cny_per_card_hour DECIMAL(18, 6) NOT NULL,  -- the term's price per card-hour
+    discount_ratio            DOUBLE    NOT NULL,       -- term ÷ list, computed
+    stated_discount           DECIMAL(6, 4),            -- what the page prints, e.g. 0.95 for 95折
+    discount_label            VARCHAR,
+    stated_minus_computed     DOUBLE,                   -- stated_discount − discount_ratio
+    disagrees                 BOOLEAN   NOT NULL,       -- |stated − computed| > 0.01; flagged, never fixed
+    simulated                 BOOLEAN   NOT NULL,
+    PRIMARY KEY (source, observed_at, offer_id, term)
+);
+INSERT INTO monthly_discount_v13 BY NAME SELECT * FROM monthly_discount;
+DROP TABLE monthly_discount;
+ALTER TABLE monthly_discount_v13 RENAME TO monthly_discount;
+
+ALTER TABLE breakeven ADD COLUMN weekly_cny_per_card_hour DECIMAL(18, 6);
+ALTER TABLE breakeven ADD COLUMN yearly_cny_per_card_hour DECIMAL(18, 6);
+ALTER TABLE breakeven ADD COLUMN breakeven_hours_vs_weekly DOUBLE;
+ALTER TABLE breakeven ADD COLUMN breakeven_hours_vs_yearly DOUBLE;
+ALTER TABLE breakeven ADD COLUMN weekly_offer VARCHAR;
+ALTER TABLE breakeven ADD COLUMN yearly_offer VARCHAR;
