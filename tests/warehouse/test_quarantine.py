@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from gpuprice.cli import app
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import FetchedPage
-from scrapers.rows import OfferRow, SpotQuoteRow
+from scrapers.parse import Rejected
+from scrapers.rows import InvalidRow, OfferRow, SpotQuoteRow
 from tests.support.handles import warehouse_at
 from warehouse.derive.metrics import derive
 from warehouse.ingest.load import load_snapshot
@@ -154,19 +155,47 @@ def test_impossible_unit_is_held(tmp_path: Path) -> None:
     assert {e["reason_kind"] for e in entries(path)} == {"impossible_unit"}
 
 
-def test_invalid_prices_still_reject_the_page_and_are_kept(tmp_path: Path) -> None:
+def test_a_row_with_an_invalid_price_cannot_exist(tmp_path: Path) -> None:
+    """Zero, NaN and negative prices are refused when the row is built (scrapers.rows): the
+    parse path rejects their listing alone (tests/scrapers/test_parse_path.py), nothing of
+    them reaches the load or the quarantine."""
+    for bad in ("0", "NaN", "-1"):
+        with pytest.raises(InvalidRow, match="price"):
+            replace(OFFER, price=Decimal(bad), per_card_hour=Decimal(bad))
+
+
+def test_the_listings_a_page_rejected_are_kept_beside_it(tmp_path: Path) -> None:
     path = tmp_path / "gpuprice.duckdb"
-    zero = replace(OFFER, offer_id="z", price=Decimal("0"), per_card_hour=Decimal("0"))
-    nan = replace(OFFER, offer_id="n", price=Decimal("NaN"), per_card_hour=Decimal("NaN"))
-    neg = replace(OFFER, offer_id="m", price=Decimal("-1"), per_card_hour=Decimal("-1"))
-    summary = load(path, OFFER, zero, nan, neg)
-    assert summary.status == "failed" and summary.rows_added == 0
-    kept = entries(path)
-    assert [e["reason_kind"] for e in kept] == ["invalid_price"] * 3
-    assert {e["price"] for e in kept} == {"0", "NaN", "-1"}
-    assert not any(e["loadable"] for e in kept)
-    result = runner.invoke(app, ["quarantine", "accept", kept[0]["quarantine_id"]], env=_env(path))
-    assert result.exit_code == 2 and "cannot be loaded" in result.stderr
+    when = OFFER.observed_at
+    fetched = FetchedPage("http://127.0.0.1/p", 200, b"page", "text/html", when)
+    gone = Rejected("card 3", "RTX 4090 | 面议", "no price given: '面议'")
+    page = ParsedPage(fetched, [OFFER, OTHER], None, (gone,), listings=6)
+    snapshot = Snapshot("jygpu", "offers", when, None, [page])
+    summary = load_snapshot(warehouse_at(path), snapshot, profile="demo", quarantine=POLICY)
+    assert (summary.status, summary.rows_added, summary.rejected) == ("ok", 2, 1)
+    assert "1 listing(s) rejected" in summary.line()
+    stored = read_frame(
+        warehouse_at(path), "SELECT stage, position, excerpt, reason, url FROM rejected_row"
+    ).rows()
+    assert stored == [("parse", "card 3", "RTX 4090 | 面议", "no price given: '面议'",
+                       "http://127.0.0.1/p")]  # fmt: skip
+    load_snapshot(warehouse_at(path), snapshot, profile="demo", quarantine=POLICY)
+    assert read_frame(warehouse_at(path), "SELECT count(*) FROM rejected_row").item() == 1
+
+
+def test_a_page_that_loses_more_than_its_share_loads_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "gpuprice.duckdb"
+    when = OFFER.observed_at
+    fetched = FetchedPage("http://127.0.0.1/p", 200, b"page", "text/html", when)
+    gone = tuple(Rejected(f"card {n}", "", "no price given: '面议'") for n in (3, 4))
+    page = ParsedPage(fetched, [OFFER, OTHER], None, gone, listings=4)  # 50 % rejected
+    snapshot = Snapshot("jygpu", "offers", when, None, [page])
+    strict = load_snapshot(warehouse_at(path), snapshot, profile="demo", quarantine=POLICY)
+    assert (strict.status, strict.reason, strict.rows_added) == ("failed", "drift", 0)
+    assert "2 of 4 listing(s) rejected (50%, above the 20%" in strict.error
+    lenient = replace(POLICY, max_rejected_share=0.5)
+    loaded = load_snapshot(warehouse_at(path), snapshot, profile="demo", quarantine=lenient)
+    assert (loaded.status, loaded.rows_added) == ("ok", 2)
 
 
 def test_unknown_gpu_names_are_loaded_as_unknown_and_noted(tmp_path: Path) -> None:
