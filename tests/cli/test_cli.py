@@ -100,12 +100,23 @@ def test_parse_prints_one_json_object_per_row() -> None:
 
 
 def test_parse_of_a_broken_page_is_an_error_with_no_rows() -> None:
-    result = runner.invoke(
-        app, ["parse", "smm", str(FIXTURES / "smm_quotes_price_on_request.html")]
-    )
+    result = runner.invoke(app, ["parse", "smm", str(FIXTURES / "smm_quotes_no_table.html")])
     assert result.exit_code == 1
     assert result.stdout == ""
     assert "parse error" in result.stderr
+
+
+def test_parse_of_a_page_with_one_broken_row_prints_the_others_and_names_it() -> None:
+    result = runner.invoke(
+        app, ["parse", "smm", str(FIXTURES / "smm_quotes_price_on_request.html")]
+    )
+    assert result.exit_code == 0
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert rows and "H20-96G" not in {(r["gpu_name_raw"], r["region"])[0] for r in rows
+                                      if r["region"] == "京津冀"}  # fmt: skip
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{len(rows)} row(s); 1 of {len(rows) + 1} listing(s) rejected: row" in line
+    assert "H20-96G 京津冀: no price given: '面议'" in line
 
 
 def test_parse_unknown_source_lists_the_known_ones() -> None:

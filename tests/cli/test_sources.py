@@ -259,7 +259,7 @@ clouds = ["do", "aws"]
         "SkyPilot vms.csv, catalog v8 (do), GpuInfo as a Python literal, lower-case keys",
         "SkyPilot vms.csv? not one this adapter reads (catalog v8)",
     ]
-    assert result["failure"].startswith("1 of 2 page(s) gave no rows; first, ")
+    assert result["failure"].startswith("1 of 2 page(s) would load no rows; first, ")
     assert "body is HTML" in result["failure"]
     assert "gpuprice parse skypilot FILE" in result["failure"]
 

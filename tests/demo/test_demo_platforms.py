@@ -23,6 +23,7 @@ from scrapers.rows import OfferRow, ParseError, Row
 from scrapers.sources import build_adapter
 from warehouse.ingest.drift import implausible
 from warehouse.ingest.money import convert_rows
+from warehouse.ingest.quarantine import impossible_unit
 
 FX = FxRates(defaults=(FxRate(date(2020, 1, 1), "USD", Decimal("7.10"), "test default"),))
 GENERIC = {"paths": ["/pricing"], "currency": "CNY", "price_per": "machine", "jsonld": False}
@@ -100,6 +101,16 @@ def test_units_are_the_formats_own(market: DemoMarket) -> None:
     assert ppio.json()["data"][0]["price"] == 189000
     lam = httpx.get(url(market, "/lambda/api/v1/instance-types?as_of=2026-09-04")).json()
     assert lam["data"]["gpu_8x_h100_sxm5"]["instance_type"]["price_cents_per_hour"] == 2392
+
+
+@pytest.mark.parametrize("source", ["autodl", "gpushare"])
+def test_the_weekly_and_yearly_plans_are_loadable(market: DemoMarket, source: str) -> None:
+    """AutoDL's and 恒源云's 包周 / 包年 rows (CNY/card-week, CNY/card-year) are units the load
+    takes, not impossible ones held in quarantine (900 rows of a first start were, issue 36)."""
+    rows = fetch(market, source, ANCHOR_DAY)
+    terms = {r.billing: r.unit for r in rows if isinstance(r, OfferRow)}
+    assert terms["weekly"] == "CNY/card-week" and terms["yearly"] == "CNY/card-year"
+    assert [impossible_unit(r) for r in rows if impossible_unit(r)] == []
 
 
 def test_runpod_answers_only_the_fields_the_query_asks_for(market: DemoMarket) -> None:

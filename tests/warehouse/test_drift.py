@@ -4,6 +4,7 @@ the procurement alerts' path."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -101,7 +102,7 @@ def test_one_alert_per_break_not_per_run(tmp_path: Path) -> None:
     empty = load_snapshot(
         warehouse_at(path), snapshot(read("matpool_empty.json"), T0 + 5 * hour), profile="live"
     )
-    assert empty.broken_alert is not None and "zero rows" in (empty.error or "")
+    assert empty.broken_alert is not None and "no row" in (empty.error or "")
     assert [a["new_observed_at"] for a in broken_alerts(path)] == [T0 + hour, T0 + 5 * hour]
     runs = read_frame(
         warehouse_at(path), "SELECT status, reason FROM scrape_run ORDER BY started_at"
@@ -112,13 +113,31 @@ def test_one_alert_per_break_not_per_run(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
-def test_implausible_prices_reject_the_page_and_break_the_source(tmp_path: Path) -> None:
+def test_an_implausible_price_rejects_its_row_and_the_rest_loads(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
     summary = load_snapshot(
         warehouse_at(path), snapshot(read("matpool_price_in_yuan.json"), T0), profile="live"
     )
+    assert (summary.status, summary.reason, summary.rows_added, summary.rejected) == (
+        "ok", None, 4, 1,
+    )  # fmt: skip
+    (reason,) = read_frame(
+        warehouse_at(path), "SELECT reason FROM rejected_row WHERE stage = 'load'"
+    )["reason"].to_list()
+    assert reason.startswith("implausible price") and "[0.196, 19.60]" in reason
+    assert health(path)[0] == "ok"
+
+
+def test_implausible_prices_throughout_reject_the_page_and_break_the_source(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "w.duckdb"
+    # every price ×1000 (yuan read as millicents): ¥2,200 a card-hour for a 4090 is junk
+    page = read(MATPOOL).decode()
+    yuan = re.sub(r'("(?:discountP|p)riceMillicent": \d+)', r"\g<1>000", page).encode()
+    summary = load_snapshot(warehouse_at(path), snapshot(yuan, T0), profile="live")
     assert (summary.status, summary.reason, summary.rows_added) == ("failed", "drift", 0)
-    assert "implausible price" in summary.error and "[0.196, 19.60]" in summary.error
+    assert "implausible price" in summary.error
     assert read_frame(warehouse_at(path), "SELECT count(*) FROM offer").item() == 0
     assert read_frame(warehouse_at(path), "SELECT parse_status FROM raw_page").item() == "error"
     assert health(path)[0] == "broken"
@@ -149,7 +168,8 @@ def test_the_broken_alert_is_delivered_by_the_alerts_path(tmp_path: Path) -> Non
 def test_a_scrape_job_that_meets_a_broken_page_alerts_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loopback: LoopbackServer
 ) -> None:
-    loopback.script("/api/v0/bundles/", reply(200, read("vastai_renamed_price.json")))
+    every_price_renamed = read("vastai_bundles.json").replace(b'"dph_total"', b'"dph_total_usd"')
+    loopback.script("/api/v0/bundles/", reply(200, every_price_renamed))
     with running_receiver() as receiver:
         monkeypatch.setenv("GPUPRICE_NOTIFY_URLS", receiver.url())
         settings = settings_from(tmp_path, FAST_HTTP + sources(vastai={"live_url": loopback.url}))

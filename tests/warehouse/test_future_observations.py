@@ -55,12 +55,12 @@ def test_a_jygpu_page_dated_2099_is_refused_and_the_other_page_loads(tmp_path: P
     assert offers["newest"][0] <= FETCHED and offers["n"][0] == len(other.rows)
     run = read_frame(warehouse, "SELECT status, reason, error FROM scrape_run").row(0)
     assert run[:2] == ("partial", "drift")
-    assert f"{len(dated.rows)} of {len(dated.rows)} row(s) refused" in run[2]
+    assert f"no row; {len(dated.rows)} rejected" in run[2]
     assert "2099-12-31 02:00 UTC" in run[2] and "2026-09-04 02:30 UTC" in run[2]
     archived = read_frame(
         warehouse, "SELECT parse_status, parse_error FROM raw_page WHERE url LIKE '%container%'"
     ).row(0)
-    assert archived[0] == "error" and "refused" in archived[1]  # the page is kept, with why
+    assert archived[0] == "error" and "the page's date is wrong" in archived[1]  # kept, with why
 
 
 def test_one_smm_quote_dated_ahead_is_refused_alone(tmp_path: Path) -> None:
@@ -74,8 +74,9 @@ def test_one_smm_quote_dated_ahead_is_refused_alone(tmp_path: Path) -> None:
         warehouse, "SELECT count(*) AS n, max(observed_at) AS newest FROM spot_quote"
     )
     assert stored["n"][0] == len(quotes.rows) - 1 and stored["newest"][0] <= FETCHED
-    error = read_frame(warehouse, "SELECT error FROM scrape_run")["error"][0]
-    assert f"1 of {len(quotes.rows)} row(s) refused" in error
+    assert read_frame(warehouse, "SELECT status FROM scrape_run")["status"][0] == "ok"
+    (reason,) = read_frame(warehouse, "SELECT reason FROM rejected_row")["reason"].to_list()
+    assert "observed at 2099-12-31" in reason and "the page's date is wrong" in reason
 
 
 def test_within_the_tolerance_a_page_ahead_of_the_clock_loads(tmp_path: Path) -> None:

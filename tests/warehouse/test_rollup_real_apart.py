@@ -229,13 +229,20 @@ def at_011(path: Path) -> None:
         if version < 12:
             con.execute(sql)
             con.execute("INSERT INTO schema_migration VALUES (?, ?, ?)", [version, name, utcnow()])
-    load_reference(con)
 
     def add(rows: list[Row], citation: str | None, tag: str) -> None:
         insert_rows(con, rows, page=f"page-{tag}", run_id=f"run-{tag}", citation=citation)
 
+    # today's rows carry a price tier, which the old file's offer has no column for: given
+    # one for the insert, then taken away again (all of them are list prices)
+    tier_columns = ("tier VARCHAR", "tier_name VARCHAR", "tier_from DATE", "tier_to DATE")
+    for column in tier_columns:
+        con.execute(f"ALTER TABLE offer ADD COLUMN {column}")
+    load_reference(con)
     runpod_day(add)
     add(listing(at(DAY, 2), "jygpu", "rtx4090-24g", hourly="1.90"), None, "jygpu")
+    for column in tier_columns:
+        con.execute(f"ALTER TABLE offer DROP COLUMN {column.split()[0]}")
     con.execute(OLD_DAILY)
     con.execute(OLD_MONTHLY)
     con.close()

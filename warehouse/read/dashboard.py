@@ -54,6 +54,7 @@ def _daily_sql(
     months: bool = False,
     tail: bool = True,
     origin: bool = True,
+    tiers: bool = True,
 ) -> str:
     """A CTE ``daily``: per day, card, platform, billing, region and kind of data (real or
     simulated) the observations, their sum, low, high, newest time and origin (the first
@@ -63,7 +64,8 @@ def _daily_sql(
     months before it). ``months``: whole calendar months in [$month_low, $month_high) come
     from offer_monthly as one row dated the 1st (only for callers that group by month).
     ``tail``: False on the serving copy, which holds no raw offers (warehouse.store.serving).
-    ``origin``: False on a warehouse whose rollups predate migration 012."""
+    ``origin``: False on a warehouse whose rollups predate migration 012; ``tiers``: False on
+    one whose offers have no price tier yet (migration 013: all of them are list prices)."""
     start = start and offers.start is not None
     since = " AND observed_at >= $start::TIMESTAMP" if start else ""
     until = " AND observed_at < $end::TIMESTAMP + INTERVAL 1 DAY" if offers.end is not None else ""
@@ -91,7 +93,8 @@ def _daily_sql(
                 """
             )
     if tail:
-        parts.append(_tail_sql(tail_after, offers.where(at=None) + until + since))
+        public = f" AND {PUBLIC}" if tiers else ""
+        parts.append(_tail_sql(tail_after, offers.where(at=None) + until + since + public))
     return "daily AS (" + " UNION ALL ".join(parts) + ")"
 
 
@@ -105,7 +108,7 @@ def _tail_sql(tail_after: str, where: str) -> str:
                    FILTER (WHERE citation IS NOT NULL AND NOT simulated) AS origin,
                (count(DISTINCT citation) FILTER (WHERE NOT simulated))::INTEGER AS origins
         FROM offer
-        WHERE {tail_after}gpu <> 'unknown' AND {PUBLIC} AND {where}
+        WHERE {tail_after}gpu <> 'unknown' AND {where}
         GROUP BY ALL
         """
 
@@ -144,8 +147,9 @@ def _read_daily(
     with read_connection(warehouse) as con:
         watermark, rollup, origin = _rollup_state(con)
         return _run_daily(
-            con, sql, offers, params, watermark, start, by_month, rollup=rollup, origin=origin
-        )
+            con, sql, offers, params, watermark, start, by_month, rollup=rollup, origin=origin,
+            tiers=_has_tiers(con),
+        )  # fmt: skip
 
 
 def _rollup_state(con: duckdb.DuckDBPyConnection) -> tuple[object, bool, bool]:
@@ -157,6 +161,12 @@ def _rollup_state(con: duckdb.DuckDBPyConnection) -> tuple[object, bool, bool]:
         return None, False, False
     columns = {d[0] for d in con.execute("SELECT * FROM offer_daily LIMIT 0").description}
     return watermark[0][0], True, "origin" in columns
+
+
+def _has_tiers(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether offers carry their price tier (migration 013); before it every one is a list
+    price, and a dashboard reading a warehouse not upgraded yet still draws it."""
+    return "tier" in {d[0] for d in con.execute("SELECT * FROM offer LIMIT 0").description}
 
 
 def _run_daily(
@@ -171,6 +181,7 @@ def _run_daily(
     rollup: bool = True,
     tail: bool = True,
     origin: bool = True,
+    tiers: bool = True,
 ) -> pl.DataFrame:
     if watermark is not None and tail:
         params = params | {"watermark": watermark}
@@ -179,7 +190,7 @@ def _run_daily(
     if months:
         low, high = _whole_months(offers.start if start else None, offers.end)
         params = params | {"month_low": low, "month_high": high}
-    daily = _daily_sql(offers, watermark, rollup, start, months, tail, origin)
+    daily = _daily_sql(offers, watermark, rollup, start, months, tail, origin, tiers)
     return con.sql(sql.format(daily=daily), params=params).pl()
 
 
@@ -196,7 +207,7 @@ def trend_options(warehouse: Warehouse) -> pl.DataFrame:
     raw = f"""
         SELECT gpu, source, billing, coalesce(region, '{NO_REGION}') AS region,
                observed_at AS first_at, observed_at AS last_at, 1 AS n, simulated
-        FROM offer WHERE gpu <> 'unknown' AND {PUBLIC} {{after}}
+        FROM offer WHERE gpu <> 'unknown' {{public}} {{after}}
     """
     daily = (
         "SELECT gpu, source, billing, region, first_observed_at AS first_at, "
@@ -214,10 +225,12 @@ def trend_options(warehouse: Warehouse) -> pl.DataFrame:
             return served[0].sql(options.format(rows=daily)).pl()
     with read_connection(warehouse) as con:
         watermark = _rollup_state(con)[0]
+        public = f"AND {PUBLIC}" if _has_tiers(con) else ""
         if watermark is None:
-            rows, params = raw.format(after=""), None
+            rows, params = raw.format(after="", public=public), None
         else:
-            rows = daily + " UNION ALL " + raw.format(after="AND observed_at > $watermark")
+            after = "AND observed_at > $watermark"
+            rows = daily + " UNION ALL " + raw.format(after=after, public=public)
             params = {"watermark": watermark}
         return con.sql(options.format(rows=rows), params=params).pl()
 
