@@ -340,7 +340,6 @@ class QuarantineConfig(StrictModel):
     confirm_snapshots: Annotated[int, Field(ge=1, le=1000)] = 3
 
 
-
 class ParseConfig(StrictModel):
     """``[parse]``: how much of a page may be rejected before the page itself fails
     (scrapers.parse: each listing that does not parse, or that the load refuses, is kept as a
