@@ -647,6 +647,22 @@ def test_a_grid_of_divs_with_its_header_row_before_it() -> None:
     ]
 
 
+def test_a_grid_of_divs_straight_under_the_body_of_an_excerpt() -> None:
+    """FluidStack's 2023 capture starts inside the grid's header row: parsed, its header
+    cells and rows are children of <body> itself, and are a grid all the same."""
+    cell = '<div class="pricing__col"><div class="text">{}</div></div>'
+    row = '<div class="pricing-row">' + cell * 3 + "</div>"
+    body = (
+        '<div class="pricing__top-headline">GPU Model</div></div>'
+        + cell.format("VRAM (GB)") + cell.format("On-Demand Cost (/hr)") + "</div>"
+        + row.format("NVIDIA H100 PCIe", "80", "$4.25") + row.format("A100 40GB PCIe", "40", "$1.40")
+    ).encode()  # fmt: skip
+    assert _offers(body) == [
+        ("NVIDIA H100 PCIe", "h100-80g", 1, "hourly", "4.2500", "USD/card-hour"),
+        ("A100 40GB PCIe", "a100-40g", 1, "hourly", "1.4000", "USD/card-hour"),
+    ]
+
+
 def test_rows_a_source_says_are_not_listings() -> None:
     page = _table("GPU|Price", "Reserved 8x NVIDIA H100 SXM|Contact sales", "8x H100|$2.99/GPU/hr")
     with pytest.raises(ParseError, match="no price given"):

@@ -358,7 +358,10 @@ def other_grids(tree: LexborHTMLParser, cut_end: bool) -> list[Grid]:
     ]
     grids += [_aria_table(node, f"a{n}", cut_end) for n, node in enumerate(aria, 1)]
     n = 0
-    for parent in tree.css("body *"):
+    # The body itself too: an excerpt cut out of a page (a tracker's saved pricing section)
+    # often leaves the grid's rows straight under <body>.
+    body = tree.body
+    for parent in [*([body] if body is not None else []), *tree.css("body *")]:
         if parent.tag == "table" or _inside(parent, ("table",), ("table", "grid")):
             continue
         if parent.attributes.get("role") in ("table", "grid"):
