@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from scrapers.parse import read_page
 from scrapers.rows import ParseError
 from scrapers.sources import _jsonld, build_adapter
 from scrapers.sources.generic.adapter import GenericAdapter, GenericOptions
@@ -552,6 +553,58 @@ def test_placeholders_in_one_of_several_price_columns() -> None:
     ]
 
 
+def test_a_garbled_price_among_several_columns_rejects_its_listing() -> None:
+    """A cell that names a currency or a period but no number it can read is a price gone
+    wrong, not a mode the listing lacks: its listing is rejected and named, never dropped
+    silently (issue 36: a real page's variants)."""
+    rows = [f"{card}|{a}元/时|{b}元/时" for card, a, b in
+            [("4090", "2.08", "1.87"), ("3090", "1.5", "1.35"), ("A800", "8.11", "7.3"),
+             ("H20", "7.5", "6.75"), ("5090", "3.16", "2.84")]]  # fmt: skip
+    page = _table("GPU型号|日常单价|白银会员", *rows).replace(b"1.5\xe5", b"?.??\xe5")
+    read = read_page(GenericAdapter("x", GenericOptions()), page, "https://x", FETCHED)
+    assert [(r.where, r.reason) for r in read.rejected] == [
+        ("table t1 row 2", "日常单价: not a price: '?.??元/时'")
+    ]
+    assert len(read.rows) == 8 and read.failure() is None
+    # a placeholder still means "no price in this mode"
+    assert len(_offers(page.replace("?.??元/时".encode(), b"-"))) == 9
+
+
+def test_a_garbled_price_in_a_link_is_not_a_link_to_leave_out() -> None:
+    """Hyperstack's "Starts from <a>$1.32/hour</a>": a link without a digit ("Reserve now")
+    is no part of a price, but one that names a currency is the price, garbled or not."""
+    cell = "Starts from <a href='/r'>{}</a>"
+    rows = [f"{card}|${a}/hour|" + cell.format(f"${b}/hour") for card, a, b in
+            [("H100", "1.90", "1.33"), ("A100", "1.35", "1.32"), ("L40", "1.00", "0.80"),
+             ("A40", "0.50", "0.35"), ("A6000", "0.50", "0.35")]]  # fmt: skip
+    page = _table("GPU Model|Pricing Per Hour|Reservation Pricing", *rows)
+    read = read_page(GenericAdapter("x", GenericOptions()), page.replace(b"$1.32", b"$?.??"),
+                     "https://x", FETCHED)  # fmt: skip
+    assert [r.where for r in read.rejected] == ["table t1 row 2"]
+    assert "?.??" in read.rejected[0].reason and len(read.rows) == 8
+    reserve = page.replace(b"$1.32/hour", b"Reserve now")
+    assert [o[4] for o in _offers(reserve)][2:4] == ["1.3500", "1.0000"]  # A100: on demand
+
+
+def test_a_cell_that_names_whom_but_not_the_period_takes_its_columns() -> None:
+    """Lambda's 2024 cells read "$1.29 / GPU / hr": one "$2.49 / GPU" among them is per GPU,
+    by the hour, as its column's other cells state."""
+    rows = [
+        "8x A100 SXM 40GB|$1.29 / GPU / hr",
+        "8x H100 PCIe|$2.49 / GPU",
+        "8x A6000|$0.80 / GPU / hr",
+    ]
+    adapter = GenericAdapter("x", GenericOptions())
+    parsed = adapter.parse(_table("Instance|Price", *rows), "https://x", FETCHED)
+    assert [(r.price, r.unit) for r in parsed] == [
+        (D("1.2900"), "USD/card-hour"), (D("2.4900"), "USD/card-hour"),
+        (D("0.8000"), "USD/card-hour"),
+    ]  # fmt: skip
+    assert (
+        parsed[1].unit_raw == "$2.49 / GPU (period / GPU / hr as the column's other cells state it)"
+    )
+
+
 def test_a_spot_column_a_prices_from_qualifier_and_a_split_number() -> None:
     page = _table(
         "GPU|Pricing Per Hour|Reservation Pricing|Current Spot pricing (USD)",
@@ -644,6 +697,22 @@ def test_a_grid_of_divs_with_its_header_row_before_it() -> None:
         ("NVIDIA H100 80GB", "h100-80g", 1, "hourly", "3.9000", "USD/card-hour"),
         ("NVIDIA H100 80GB", "h100-80g", 1, "spot", "1.6000", "USD/card-hour"),
         ("NVIDIA A100 80GB", "a100-80g", 1, "hourly", "1.9500", "USD/card-hour"),
+    ]
+
+
+def test_a_grid_of_divs_straight_under_the_body_of_an_excerpt() -> None:
+    """FluidStack's 2023 capture starts inside the grid's header row: parsed, its header
+    cells and rows are children of <body> itself, and are a grid all the same."""
+    cell = '<div class="pricing__col"><div class="text">{}</div></div>'
+    row = '<div class="pricing-row">' + cell * 3 + "</div>"
+    body = (
+        '<div class="pricing__top-headline">GPU Model</div></div>'
+        + cell.format("VRAM (GB)") + cell.format("On-Demand Cost (/hr)") + "</div>"
+        + row.format("NVIDIA H100 PCIe", "80", "$4.25") + row.format("A100 40GB PCIe", "40", "$1.40")
+    ).encode()  # fmt: skip
+    assert _offers(body) == [
+        ("NVIDIA H100 PCIe", "h100-80g", 1, "hourly", "4.2500", "USD/card-hour"),
+        ("A100 40GB PCIe", "a100-40g", 1, "hourly", "1.4000", "USD/card-hour"),
     ]
 
 

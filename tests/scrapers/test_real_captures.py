@@ -25,6 +25,8 @@ MIN_RECALL = 0.95
 PRICE_SCALE = Decimal("0.0001")
 
 _KEYS = ("kind", "gpu_name_raw", "gpu", "gpu_count", "billing", "price", "currency", "per")
+# Compared only where an expected row gives them.
+_OPTIONAL_KEYS = ("region", "tier", "tier_name", "list_price")
 
 
 def _facts(row: Row) -> dict[str, Any]:
@@ -40,6 +42,9 @@ def _facts(row: Row) -> dict[str, Any]:
             "currency": row.currency,
             "per": "card" if "/card-" in row.unit else "machine",
             "region": row.region,
+            "tier": row.tier,
+            "tier_name": row.tier_name,
+            "list_price": None if row.list_price is None else row.list_price.normalize(),
         }
     return {
         "kind": "quote",
@@ -56,12 +61,18 @@ def _key(facts: dict[str, Any], keys: tuple[str, ...]) -> tuple[Any, ...]:
 
 
 def _expected_key(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    keys = tuple(k for k in (*_KEYS, "region") if k in row)
+    keys = tuple(k for k in (*_KEYS, *_OPTIONAL_KEYS) if k in row)
     facts = dict(row)
     facts["gpu_name_raw"] = nfkc(str(row["gpu_name_raw"])).casefold()
     # as printed; adapters store prices at the warehouse's scale (4 decimals, half up)
-    facts["price"] = Decimal(str(row["price"])).quantize(PRICE_SCALE, ROUND_HALF_UP).normalize()
+    for price in ("price", "list_price"):
+        if row.get(price) is not None:
+            facts[price] = _scaled(row[price])
     return keys, _key(facts, keys)
+
+
+def _scaled(printed: object) -> Decimal:
+    return Decimal(str(printed)).quantize(PRICE_SCALE, ROUND_HALF_UP).normalize()
 
 
 def _case_id(path: Path) -> str:

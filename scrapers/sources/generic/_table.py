@@ -27,7 +27,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from scrapers.sources._page import child_elements
 from scrapers.sources.generic._table_columns import count_label, is_label_row
-from scrapers.units import nfkc
+from scrapers.units import currency_in, nfkc
 
 # Elements whose text is never a cell's text.
 _NO_TEXT = frozenset({"script", "style", "svg", "noscript", "template", "img", "iframe"})
@@ -53,9 +53,10 @@ _DOCUMENT_END = re.compile(rb"</(?:html|body)>\s*$", re.IGNORECASE)
 @dataclass(frozen=True, slots=True)
 class Cell:
     """One cell: its text (NFKC, whitespace collapsed; badges and icons left out), the text to
-    read a price from (the same without links and buttons that hold no digit, such as "Reserve
-    now", and without a struck-out price), the column name a responsive table writes on each
-    cell (``data-label``), and a price struck out in it (the list price a promotion replaced)."""
+    read a price from (the same without links and buttons that hold no digit and no currency,
+    such as "Reserve now", and without a struck-out price), the column name a responsive table
+    writes on each cell (``data-label``), and a price struck out in it (the list price a
+    promotion replaced)."""
 
     text: str
     price_text: str
@@ -115,7 +116,7 @@ def _ends_document(node: LexborNode) -> bool:
 
 def _parts(node: LexborNode, price: bool) -> list[str]:
     """The texts under ``node`` in order, without scripts, icons and badges (and, for a
-    price, without links and buttons that hold no digit)."""
+    price, without links and buttons that hold no digit and no currency)."""
     parts: list[str] = []
     child = node.child
     while child is not None:
@@ -124,7 +125,9 @@ def _parts(node: LexborNode, price: bool) -> list[str]:
         elif child.is_element_node and child.tag not in _NO_TEXT:
             text = nfkc(child.text(deep=True, separator=" "))
             badge = text.lower() in _BADGES
+            # "Reserve now" is no part of a price; "$?.??/hour" in a link is a garbled one
             link = price and child.tag in ("a", "button") and not _DIGIT.search(text)
+            link = link and currency_in(text) is None
             struck = price and child.tag in _STRUCK
             if not (badge or link or struck):
                 parts += _parts(child, price)
@@ -358,7 +361,10 @@ def other_grids(tree: LexborHTMLParser, cut_end: bool) -> list[Grid]:
     ]
     grids += [_aria_table(node, f"a{n}", cut_end) for n, node in enumerate(aria, 1)]
     n = 0
-    for parent in tree.css("body *"):
+    # The body itself too: an excerpt cut out of a page (a tracker's saved pricing section)
+    # often leaves the grid's rows straight under <body>.
+    body = tree.body
+    for parent in [*([body] if body is not None else []), *tree.css("body *")]:
         if parent.tag == "table" or _inside(parent, ("table",), ("table", "grid")):
             continue
         if parent.attributes.get("role") in ("table", "grid"):

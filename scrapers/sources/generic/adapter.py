@@ -254,7 +254,7 @@ class GenericAdapter(Adapter):
         prices: dict[int, Priced] = {}
         for column in layout.prices:
             text = price_text(cells[column.index].price_text)
-            if several and not starts_like_price(text):
+            if several and not starts_like_price(text) and not _names_money(text):
                 continue  # no price in this mode: "-", "N/A", "Contact sales"
             try:
                 prices[column.index] = self._price(page, column, row, text, unit_cell)
@@ -287,6 +287,8 @@ class GenericAdapter(Adapter):
             raise ParseError("the price names no currency")
         stated = unit or unit_cell or column.unit
         from_column = row.periods.get(column.index)
+        if stated and from_column and period_unit(stated) is None:
+            stated = None  # "$2.49 / GPU" among "$X / GPU / hr": whom, but no period
         unit = stated or from_column or facts.unit or self.options.unit or ""
         if not unit:
             raise ParseError(
@@ -344,6 +346,13 @@ def _per(unit: str, card: str) -> Per | None:
     segments = [s.strip() for s in nfkc(unit).split("/")[1:-1]]
     named = [s for s in segments if s and is_gpu_name(s) and s.upper() in card.upper()]
     return "card" if named else None
+
+
+def _names_money(text: str) -> bool:
+    """Whether a cell that does not start as a price still names a currency or a period
+    ("?.??元/时", "$--"): a price cell whose number is garbled, an error of its listing, not a
+    mode the listing lacks ("-", "N/A", "Contact sales")."""
+    return currency_in(text) is not None or period_unit(text) is not None
 
 
 def _column_periods(layout: Layout, grid: Grid) -> dict[int, str]:
