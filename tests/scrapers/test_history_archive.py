@@ -71,8 +71,7 @@ def test_no_capture_is_an_empty_answer_not_an_error() -> None:
         (b"<html>Temporarily Offline</html>", "not JSON"),
         (b'{"error": "x"}', "not a CDX answer"),
         (json.dumps([["urlkey", "original"]]).encode(), "lacks timestamp"),
-        (json.dumps([HEADER, ["only", "three", "values"]]).encode(), "not a list of 7"),
-        (json.dumps([HEADER, _row("2025-09-09")]).encode(), "not YYYYMMDDhhmmss"),
+        (json.dumps([HEADER, _row("20250101000000"), [], ["a", "b"]]).encode(), "resumption"),
     ],
 )
 def test_a_broken_cdx_answer_is_refused(body: bytes, says: str) -> None:

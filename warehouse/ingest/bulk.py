@@ -32,7 +32,8 @@ from datetime import datetime
 
 import duckdb
 
-from scrapers.collect import Snapshot
+from scrapers.clock import Window, keep_dated
+from scrapers.collect import ParsedPage, Snapshot
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from warehouse.derive.metrics import DeriveSummary, derive
 from warehouse.ingest.drift import record_health
@@ -91,6 +92,9 @@ class BulkOptions:
     fx_defaults: Sequence[FxRate] = ()  # the configured rates, for days before every stored one
     record_runs: bool = True  # a scrape_run per snapshot (a backfill; imports keep a ledger)
     record_health: bool = False  # the drift check of a scraped source, per snapshot
+    # The span a history import asked for: rows dated outside it are refused (scrapers.clock,
+    # the same function that refuses rows dated after now); None: a backfill's, no window.
+    window: Window | None = None
 
 
 @dataclass(slots=True)
@@ -225,7 +229,7 @@ class BulkLoader:
         refused = item.not_loaded or _fetch_failed(snapshot)
         if refused is not None:  # as load_snapshot: no page to judge the parser on
             return self._not_loaded(item, refused)
-        pages = [validate_page(p, self.rates) for p in snapshot.pages]
+        pages = [_in_window(validate_page(p, self.rates), options.window) for p in snapshot.pages]
         errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
         status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
         problem = "; ".join(errors) or None
@@ -260,6 +264,16 @@ def bulk_loader(warehouse: Warehouse, options: BulkOptions) -> Iterator[BulkLoad
     """The one write connection of a batch of snapshots, closed when the block ends."""
     with write_connection(warehouse) as con:
         yield BulkLoader(con, options)
+
+
+def _in_window(parsed: ParsedPage, window: Window | None) -> ParsedPage:
+    """The page without the rows dated outside ``window`` (the one clock), saying so."""
+    if window is None or not parsed.rows:
+        return parsed
+    kept, problem = keep_dated(parsed.rows, lambda row: row.observed_at, window=window)
+    if problem is None:
+        return parsed
+    return ParsedPage(parsed.page, kept, "; ".join(filter(None, (parsed.error, problem))))
 
 
 def _fetch_failed(snapshot: Snapshot) -> NotLoaded | None:

@@ -7,11 +7,11 @@ import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from decimal import Decimal
 
 import duckdb
 
+from scrapers.clock import keep_dated
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.fx import FxRate, FxRates
 from scrapers.rows import BILLING_MODES, QUOTE_KINDS, OfferRow, ParseError, Row
@@ -85,33 +85,17 @@ def _invalid(row: Row) -> str | None:
     return None
 
 
-# A row observed more than this after its page was fetched is refused: the page's own date
-# (jygpu's 更新时间, SMM's 日期) is ahead of the clock that fetched it, so it is wrong. One page
-# dated 2099-12-31 hid every other platform from the comparison page (11 → 1) and stretched
-# the trend range to 2099 (issue 31). An hour allows for clocks that differ a little.
-FUTURE_TOLERANCE = timedelta(hours=1)
-
-
 def _not_ahead(parsed: ParsedPage, rows: list[Row]) -> ParsedPage:
-    """``rows`` without those observed more than FUTURE_TOLERANCE after the page was
-    fetched; the page's error says how many were refused and when they claimed to be."""
-    latest = parsed.page.fetched_at + FUTURE_TOLERANCE
-    ahead = [row for row in rows if row.observed_at > latest]
-    if not ahead:
-        return ParsedPage(parsed.page, rows, parsed.error)
-    claimed = max(row.observed_at for row in ahead)
-    problem = (
-        f"{len(ahead)} of {len(rows)} row(s) refused: observed at {claimed:%Y-%m-%d %H:%M} UTC, "
-        f"more than {FUTURE_TOLERANCE.total_seconds() / 3600:g} h after the page was fetched "
-        f"({parsed.page.fetched_at:%Y-%m-%d %H:%M} UTC); the page's date is wrong"
-    )
-    return ParsedPage(parsed.page, [row for row in rows if row.observed_at <= latest], problem)
+    """``rows`` without those the one clock refuses (scrapers.clock: observed after the page
+    was fetched or after now, beyond its skew); the page's error says how many and why."""
+    kept, problem = keep_dated(rows, lambda row: row.observed_at, fetched_at=parsed.page.fetched_at)
+    return ParsedPage(parsed.page, kept, problem or parsed.error)
 
 
 def validate_page(parsed: ParsedPage, rates: FxRates) -> ParsedPage:
     """The page as loaded, its rows priced in CNY at the rate of their day (``rates``); any
-    invalid, unconvertible or implausible row rejects the whole page. Rows dated after the
-    fetch (beyond FUTURE_TOLERANCE) are refused one by one, and the page says so."""
+    invalid, unconvertible or implausible row rejects the whole page. Rows the one clock
+    refuses (dated after the fetch or now) are refused one by one, and the page says so."""
     priced: list[Row] = []
     for row in parsed.rows:
         problem = _invalid(row)
