@@ -56,22 +56,28 @@ def write_tracker(path: Path, megabytes: float, start: datetime = datetime(2020,
     return rows
 
 
-def run_import(home: Path, config: Path, file: Path) -> tuple[float, float, str]:
-    """Seconds, peak resident MB of the command's process, and its first output line."""
+def _cpu(usage: resource.struct_rusage) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_import(home: Path, config: Path, file: Path) -> tuple[float, float, float, str]:
+    """Seconds, CPU seconds and peak resident MB of the command's process, and its first
+    output line."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUPRICE_")}
     env |= {"GPUPRICE_HOME": str(home), "GPUPRICE_CONFIG": str(config), "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "gpuprice.main", "history", "csv", str(file),
                "--mapping", "gpu_price_track"]  # fmt: skip
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak, cpu = after.ru_maxrss, _cpu(after) - _cpu(before)
     if done.returncode != 0:
         raise SystemExit(f"the import failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-    if peak <= before:
+    if peak <= before.ru_maxrss:
         print("  (peak RSS not measurable: an earlier child peaked higher)")
-    return elapsed, peak / 1024, (done.stdout.strip().splitlines() or [""])[0]
+    return elapsed, cpu, peak / 1024, (done.stdout.strip().splitlines() or [""])[0]
 
 
 def main() -> None:
@@ -84,12 +90,15 @@ def main() -> None:
         config = Path(tmp) / "gpuprice.toml"
         config.write_text("", encoding="utf-8")
         size = file.stat().st_size / 1_000_000
-        elapsed, peak, head = run_import(Path(tmp) / "home", config, file)
+        elapsed, cpu, peak, head = run_import(Path(tmp) / "home", config, file)
     rate = rows / elapsed
     print(f"history csv of a {size:.0f} MB tracker CSV, {rows:,} rows (`gpuprice history csv`):")
     print(f"  {head}")
     print(f"  {elapsed:.1f} s for the whole command: {rate:,.0f} rows/s "
           f"(target ≥ {TARGET_ROWS_PER_S:,})")  # fmt: skip
+    print(f"  CPU time of the command: {cpu:.1f} s, {rows / cpu:,.0f} rows per CPU-second "
+          f"(the rate on a machine with a core to spare; load average now "
+          f"{os.getloadavg()[0]:.1f})")  # fmt: skip
     print(f"  peak resident memory of the command: {peak:,.0f} MB (target < {TARGET_RSS_MB})")
 
 

@@ -309,7 +309,8 @@ class Importer:
         """The capture's ledger row once its load says how it went."""
         if summary.status == "ok":
             return replace(record, rows_added=summary.rows_added)
-        error = summary.error or "no rows"
+        # one page, whose URL is the ledger row's origin: the error need not name it again
+        error = (summary.error or "no rows").removeprefix(f"{record.origin}: ")
         reason = "rejected" if "page rejected" in error else "parse_error"
         if "row(s) refused: dated" in error and not summary.rows_added:
             reason = "future" if "after now" in error else "out_of_window"

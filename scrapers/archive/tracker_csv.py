@@ -235,12 +235,13 @@ class _Group:
 
 def _header(
     reader: Iterator[list[str]], lines: _Lines, mapping: CsvMapping, where: str
-) -> list[str]:
+) -> tuple[list[str], bytes]:
     try:
         header = next(reader, [])
     except csv.Error as exc:
         raise ParseError(f"{where}: not a readable CSV ({exc})") from None
-    if lines.take()[1]:
+    raw, undecodable = lines.take()
+    if undecodable:
         raise ParseError(f"{where}: not UTF-8 text (the header line)")
     missing = [c for c in mapping.columns() if c not in header]
     if missing:
@@ -248,7 +249,7 @@ def _header(
             f"{where}: no column {', '.join(missing)} (header: {', '.join(header)[:200]}); "
             "is it the file this mapping is for?"
         )
-    return header
+    return header, raw
 
 
 def stream_tracker_csv(
@@ -267,8 +268,7 @@ def stream_tracker_csv(
     ``ParseError`` for a file the mapping does not fit (a column missing, not CSV)."""
     lines = _Lines(stream)
     reader = csv.reader(lines)
-    header = _header(reader, lines, mapping, where)
-    head = b",".join(_quoted(c) for c in header) + b"\n"
+    header, head = _header(reader, lines, mapping, where)  # the header line as it is
     groups: dict[tuple[str, str], _Group] = {}
     moment_text: str | None = None
     while True:
@@ -347,12 +347,6 @@ def _add(
     except (ParseError, KeyError, ArithmeticError) as exc:
         return str(exc)
     return None
-
-
-def _quoted(cell: str) -> bytes:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="").writerow([cell])
-    return out.getvalue().encode()
 
 
 def read_tracker_csv(
