@@ -151,7 +151,7 @@ def tracker_csv(
             raise HistoryError(str(exc)) from None
         days = request.days()
         record = ImportRecord(
-            new_import_id("csv"), "csv", request.source or (first.source if first else "*"),
+            new_import_id("csv"), "csv", request.source or "*",  # its providers' sources
             f"{request.mapping}: {path.name}", days[0], days[1], None, utcnow(), run,
         )  # fmt: skip
         header = first.body[: first.body.index(b"\n") + 1] if first else b""

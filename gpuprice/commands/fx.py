@@ -59,6 +59,7 @@ def import_(
     """Store the ECB's daily USD→CNY rates (CNY/USD per euro) in fx_rate; re-importing adds
     nothing, and a day already holding a fetched rate keeps it."""
     from scrapers.ecb import parse_ecb_history
+    from scrapers.redaction import Redactor
     from scrapers.rows import ParseError
     from warehouse.ingest.fx_rates import import_rates
     from warehouse.store.db import WarehouseBusy, WarehouseUnreachable
@@ -67,7 +68,9 @@ def import_(
     try:
         rates = parse_ecb_history(_read(where, settings), where)
     except (ValueError, ParseError) as exc:
-        err.print(f"[red]fx import: {escape(str(exc))}[/red]")
+        # a body may quote what the server was sent: every configured secret masked
+        masked = Redactor(settings.secret_values()).text(str(exc))
+        err.print(f"[red]fx import: {escape(masked)}[/red]")
         raise typer.Exit(2) from None
     try:
         done = import_rates(settings.warehouse, rates, settings.file.fx.policy())
