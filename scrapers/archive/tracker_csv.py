@@ -9,6 +9,10 @@ source named after the provider. Prices stay as listed; the card's name goes thr
 ``scrapers.gpu_names`` (an unknown name stays ``unknown``). A snapshot with a row that cannot
 be read (a price that is no number, a time that is no time, a card listed twice) is refused
 whole, with the line that broke it; the other snapshots of the file still load.
+
+The file is read one line at a time (:func:`stream_tracker_csv`): a file up to the import's
+size limit never sits in memory whole, and each snapshot keeps the header and its own lines
+(what is archived for it).
 """
 
 from __future__ import annotations
@@ -291,7 +295,7 @@ def stream_tracker_csv(
             groups, moment_text = {}, text
         key = (source or provider, text)
         group = groups.get(key)
-        if group is None or len(group.rows) >= max_rows:
+        if group is None or len(group.lines) >= max_rows:
             if group is not None:
                 yield _snapshot(group, head, mapping, source)
             group = groups[key] = _Group(key, reader.line_num)
