@@ -42,6 +42,7 @@ from scrapers.sources.skypilot import SkypilotOptions
 from scrapers.units import parse_period
 
 if TYPE_CHECKING:  # warehouse.ingest.quarantine loads DuckDB and Polars: only policy() needs it
+    from warehouse.ingest.fx_rates import FxPolicy
     from warehouse.ingest.quarantine import QuarantinePolicy
 
 Profile = Literal["demo", "live"]
@@ -306,6 +307,38 @@ class FxConfig(StrictModel):
         "not a market rate; update usd_cny or set source_url for daily rates"
     )
     source_url: HttpUrl | None = None
+    # The plausible band of CNY per USD: a rate outside it (999,999 or 0.000001; the JPY
+    # figure for the USD one) is refused. The ECB's daily CNY/USD since 2005 lies between
+    # about 6.0 and 8.3; the band leaves some 10% either side.
+    usd_cny_min: Annotated[_Money, Field(gt=0, le=100)] = Decimal("5.5")
+    usd_cny_max: Annotated[_Money, Field(gt=0, le=100)] = Decimal("9.5")
+    # A rate that moves more than this share from the day before is held (fx_rate_held), as
+    # a jump in a price is, until confirm_days rates in a row agree with it.
+    max_daily_change: Annotated[float, Field(gt=0, le=1)] = 0.05
+    confirm_days: Annotated[int, Field(ge=1, le=30)] = 3
+
+    @model_validator(mode="after")
+    def _default_within_band(self) -> FxConfig:
+        if self.usd_cny_min >= self.usd_cny_max:
+            raise ValueError(
+                f"usd_cny_min ({self.usd_cny_min}) must be below usd_cny_max ({self.usd_cny_max})"
+            )
+        if not self.usd_cny_min <= self.usd_cny <= self.usd_cny_max:
+            raise ValueError(
+                f"usd_cny {self.usd_cny} lies outside the plausible band "
+                f"{self.usd_cny_min} .. {self.usd_cny_max} (usd_cny_min, usd_cny_max)"
+            )
+        return self
+
+    def policy(self) -> FxPolicy:
+        """The bounds every stored rate is checked against (warehouse.ingest.fx_rates)."""
+        from warehouse.ingest.fx_rates import FxPolicy
+
+        return FxPolicy(
+            {"USD": (self.usd_cny_min, self.usd_cny_max)},
+            Decimal(str(self.max_daily_change)),
+            self.confirm_days,
+        )
 
 
 class DemoMarketConfig(StrictModel):

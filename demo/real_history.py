@@ -54,7 +54,7 @@ def import_real_history(settings: Settings, run: Run, say: Callable[[str], None]
     """Import the ECB rates, then every demo request from the archive under ``base``; 0 when
     all ran, 1 otherwise."""
     rates = parse_ecb_history(ECB_CSV.read_bytes(), ECB_ORIGIN)
-    stored = import_rates(settings.warehouse, rates)
+    stored = import_rates(settings.warehouse, rates, settings.file.fx.policy())
     say(
         f"real history: {stored.added} ECB USD→CNY rate(s) stored ({rates[0].day} .. {rates[-1].day})"
     )

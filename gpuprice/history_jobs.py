@@ -35,8 +35,8 @@ class _Recorded:
     def start(self, total: int, what: str) -> None:
         self.progress.start(total, what)
 
-    def advance(self, line: str) -> None:
-        self.progress.advance(line)
+    def advance(self, line: str, by: int = 1) -> None:
+        self.progress.advance(line, by)
 
     def say(self, line: str) -> None:
         self.progress.say(line)

@@ -17,6 +17,7 @@ from datetime import date, timedelta
 import dagster as dg
 
 from configuration.log_redaction import install as install_log_redaction
+from configuration.outbound import download_client, source_client
 from configuration.settings import ConfigError, Settings
 from pipelines.redacted import redact_snapshot
 from pipelines.resources import GpupriceResource
@@ -34,7 +35,7 @@ from scrapers.sources import (
     public_fetch_plan,
 )
 from scrapers.sources.generic.adapter import GenericAdapter
-from warehouse.ingest.fx_rates import has_recent_rate, store_rates
+from warehouse.ingest.fx_rates import has_recent_rate, store_fetched
 from warehouse.ingest.load import LoadSummary, load_snapshot, record_run, record_skipped
 from warehouse.ingest.reference import load_reference
 from warehouse.read.stats import table_stats
@@ -94,7 +95,7 @@ def store_fx_rates(settings: Settings, warn: Callable[[str], None]) -> dict[str,
             fetched = "today's rate is already stored"
         else:
             try:
-                with PoliteClient(settings.file.http, respect_robots=False) as client:
+                with download_client(settings) as client:
                     page = client.get(url)
                 rates = parse_rates(page.body, url)
                 fetched = ", ".join(f"{r.currency} {r.cny_per_unit} on {r.day}" for r in rates)
@@ -102,9 +103,13 @@ def store_fx_rates(settings: Settings, warn: Callable[[str], None]) -> dict[str,
                 fetched = f"not fetched: {exc}"
                 warn(f"fx rate {fetched}; conversions use the latest known rate")
     # One write connection for the step, opened after the fetch: the defaults first, so that
-    # a fetched rate of the same day replaces its default.
+    # a fetched rate of the same day replaces its default; the fetched one screened first
+    # (the one clock, the plausible band, a jump held).
     with write_connection(warehouse) as con:
-        store_rates(con, [*defaults, *rates])
+        screened = store_fetched(con, defaults, rates, settings.file.fx.policy())
+    for line in screened.lines():
+        fetched = f"{fetched}; {line}"
+        warn(f"fx rate {line}; conversions use the latest known rate")
     default = defaults[0]
     return {
         "configured_default": f"USD {default.cny_per_unit} from {default.day}",
@@ -253,15 +258,10 @@ def take_snapshot(
 
 
 def snapshot_client(settings: Settings, source: str, redactor: Redactor) -> PoliteClient:
-    """The client a snapshot of ``source`` fetches with. It masks secrets in the errors it
-    builds (redact_snapshot masks the bodies, rows and errors of the whole snapshot). Live,
-    it honours robots.txt and refuses a redirect to an internal address unless the source
-    allows it ([sources.X] allow_private_redirects)."""
-    live = settings.profile == "live"
-    private = not live or settings.file.sources[source].allow_private_redirects
-    return PoliteClient(
-        settings.fetch_http(), respect_robots=live, redactor=redactor, private_redirects=private
-    )
+    """The client a snapshot of ``source`` fetches with (configuration.outbound, the one
+    door). It masks secrets in the errors it builds (redact_snapshot masks the bodies, rows
+    and errors of the whole snapshot)."""
+    return source_client(settings, source, redactor)
 
 
 def fetch_snapshot(

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Protocol
 
@@ -39,6 +39,7 @@ from pipelines.assets import (
     store_fx_rates,
 )
 from pipelines.derived import deliver, watch_rules
+from scrapers.clock import Window
 from scrapers.collect import Snapshot
 from scrapers.http import PoliteClient
 from scrapers.redaction import Redactor
@@ -156,6 +157,8 @@ class Backfill:
         stopped it. Derived, alerted and delivered either way. The next day is fetched
         while one loads (DuckDB works without Python's lock; the demo market is local)."""
         self.prepare()
+        if days:  # the one clock: a row dated outside the days asked for is refused
+            self.options = replace(self.options, window=Window.of_days(min(days), max(days)))
         stopped = False
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="backfill-fetch") as pool:

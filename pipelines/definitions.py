@@ -73,6 +73,10 @@ def build_defs(
         schedules=[schedule, retention_schedule(settings)],
         sensors=[delivery_sensor(settings)],
         resources={"gpuprice": resource or resource_from_environment()},
+        # One process per run, whoever launches it (the daemon, a command): its resource is
+        # set up once and holds the warehouse's lease from the first step to the last
+        # (pipelines.resources); with a process per step, a restore could come in between.
+        executor=dg.in_process_executor,
     )
 
 

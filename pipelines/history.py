@@ -31,9 +31,9 @@ class _Logged:
         self.log.info(f"{what}: {total} period(s) to import")
         self.progress.start(total, what)
 
-    def advance(self, line: str) -> None:
+    def advance(self, line: str, by: int = 1) -> None:
         self.log.debug(line)
-        self.progress.advance(line)
+        self.progress.advance(line, by)
 
     def say(self, line: str) -> None:
         self.log.info(line)
@@ -41,7 +41,9 @@ class _Logged:
 
     def done(self, status: str, lines: list[str]) -> None:
         for line in lines:
-            (self.log.warning if status in ("failed", "refused") else self.log.info)(line)
+            (self.log.warning if status in ("failed", "refused", "interrupted") else self.log.info)(
+                line
+            )
         self.progress.done(status, lines)
 
 
@@ -79,7 +81,7 @@ def import_history(
         "last_day": f"{c.last_observed:%Y-%m-%d}" if c.last_observed else "",
         "summary": "\n".join(summary.lines()),
     }
-    if summary.status == "failed":
+    if summary.status in ("failed", "interrupted"):
         raise dg.Failure(description=summary.lines()[0], metadata=metadata)
     return dg.Output({"import_id": summary.import_id, "status": summary.status}, metadata=metadata)
 

@@ -12,15 +12,21 @@ in pipelines.history_kinds.
 
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from datetime import time as day_time
 from typing import Literal, Protocol
 
 import dagster as dg
 import duckdb
 
+from configuration.outbound import archive_client
 from configuration.settings import Settings
 from pipelines.derived import watch_rules
+from pipelines.redacted import redact_snapshot
+from scrapers.clock import Window
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.http import PoliteClient
 from scrapers.redaction import Redactor
@@ -35,6 +41,7 @@ from warehouse.ingest.bulk import (
     derive_loaded,
 )
 from warehouse.ingest.history import (
+    DATE_REFUSALS,
     CaptureRecord,
     ImportCounts,
     ImportRecord,
@@ -52,8 +59,12 @@ from warehouse.store.db import WarehouseBusy, utcnow, write_connection
 # what it had loaded (its cursors move with each batch).
 BATCH_CAPTURES = 50
 BATCH_SECONDS = 10.0
+# ... or this many rows (a tracker's chunks hold thousands each): what waits stays small.
+BATCH_ROWS = 20_000
 # The failures the closing summary lists (all of them are in history_capture).
 SHOWN_FAILURES = 20
+# What an import stopped by Ctrl-C says, and records as its error.
+INTERRUPTED = "interrupted; run the same command to resume"
 
 
 class HistoryError(ValueError):
@@ -87,18 +98,31 @@ class HistoryRequest(dg.Config):
             raise HistoryError(f"--from {first} is after --to {last}")
         return first, last
 
+    def window(self) -> Window:
+        """The span asked for (default 2000-01-01 to today): a row dated outside it is
+        refused (scrapers.clock), as is one dated after now whatever was asked."""
+        return Window.of_days(*self.days())
+
+
+def span(days: tuple[date, date], cursor: datetime | None) -> tuple[datetime, datetime]:
+    """What to list: the days asked for, from the cursor on when there is one."""
+    first = datetime.combine(days[0], day_time.min)
+    last = datetime.combine(days[1], day_time.max)
+    return (max(first, cursor) if cursor else first), last
+
 
 class Progress(Protocol):
     """How far an import is, and how it ended: the command's progress bar, or nothing."""
 
     def start(self, total: int, what: str) -> None: ...
 
-    def advance(self, line: str) -> None: ...
+    def advance(self, line: str, by: int = 1) -> None: ...
 
     def say(self, line: str) -> None: ...
 
     def done(self, status: str, lines: list[str]) -> None:
-        """``status``: ok, partial, failed, or ``refused`` (the request was not run)."""
+        """``status``: ok, partial, failed, interrupted, or ``refused`` (the request was not
+        run)."""
         ...
 
 
@@ -106,7 +130,7 @@ class QuietProgress:
     def start(self, total: int, what: str) -> None:
         pass
 
-    def advance(self, line: str) -> None:
+    def advance(self, line: str, by: int = 1) -> None:
         pass
 
     def say(self, line: str) -> None:
@@ -167,6 +191,10 @@ def failure_reason(error: str) -> tuple[str, bool]:
         return "unreachable", True
     if "larger than" in error:
         return "too_large", False
+    if "refused" in error and "redirect" in error:
+        return "blocked", False
+    if "deadline" in error or "slower than" in error:
+        return "timeout", True
     return "http_error", False
 
 
@@ -181,10 +209,15 @@ class Importer:
         *,
         every: str | None,
         min_interval_s: float | None = None,
+        window: Window | None = None,
     ) -> None:
         self.settings, self.record = settings, record
         self.min_interval_s = min_interval_s
+        self.window = window or Window()
         self.warehouse = settings.warehouse
+        # GITHUB_TOKEN among them: whatever an archive or API echoes is masked before it is
+        # stored, printed, logged or kept in the Dagster run
+        self.redactor = Redactor(settings.secret_values())
         self.counts = ImportCounts()
         # what the summary names: the source of a Wayback import, the catalog or file else
         label = record.source if record.kind == "wayback" else record.target
@@ -194,6 +227,7 @@ class Importer:
             quarantine=settings.file.load_policy(),
             fx_defaults=tuple(settings.fx_defaults()),
             record_runs=False,  # the ledger (history_capture) records each capture instead
+            window=self.window,
         )
         self.fx = FxUse()
         self.digests: dict[str, str] = {}  # digest -> page_id, loaded by this import
@@ -204,19 +238,16 @@ class Importer:
         self._next = (self._settled, self._retry_from)  # what a batch settles, once it is in
         self._count = 0
         self._since_flush = time.monotonic()
+        self.interrupted = False
+        # run_id -> (first moment, snapshots) of a capture holding several (a tracker's)
+        self._spans: dict[str, tuple[datetime, int]] = {}
         start_import(self.warehouse, record)
 
     def client(self) -> PoliteClient:
-        """The polite client of an import: [http] with [history].min_interval_s per host;
-        no robots.txt (these are the archive's and GitHub's APIs, meant for programs)."""
-        pause = self.min_interval_s
-        if pause is None:
-            pause = self.settings.file.history.min_interval_s
-        http = self.settings.file.http.model_copy(update={"min_interval_s": pause})
-        # GITHUB_TOKEN among them: an archive or API answer that echoes a secret is masked
-        return PoliteClient(
-            http, respect_robots=False, redactor=Redactor(self.settings.secret_values())
-        )
+        """The client of an import (configuration.outbound, the one door): [http] with
+        [history].min_interval_s per host, no robots.txt (these are the archive's and
+        GitHub's APIs, meant for programs), no redirect to an internal address."""
+        return archive_client(self.settings, self.min_interval_s, self.redactor)
 
     def _run_id(self) -> str:
         self._count += 1
@@ -225,18 +256,27 @@ class Importer:
     def parsed(
         self, target: str, parsed: ParsedPage, *, origin: str, digest: str | None,
         kind: str = "offers", source: str | None = None, archive_as: str | None = None,
+        first: datetime | None = None, snapshots: int = 1,
     ) -> None:  # fmt: skip
         """Queue a parsed capture for the next batch; a page that did not parse is archived
         too (``gpuprice reparse`` can read it again) and recorded as failed. ``source``: the
-        rows' source when it is not the import's; ``archive_as``: the raw page's."""
+        rows' source when it is not the import's; ``archive_as``: the raw page's. A page
+        holding several snapshots (a tracker's moments, loaded together) says how many, and
+        its ``first`` moment (its ``fetched_at`` is the last)."""
         run_id = self._run_id()
         page = parsed.page
         source = source or self.record.source
-        snapshot = Snapshot(archive_as or source, kind, page.fetched_at, None, [parsed])  # type: ignore[arg-type]
+        snapshot = redact_snapshot(
+            Snapshot(archive_as or source, kind, page.fetched_at, None, [parsed]),  # type: ignore[arg-type]
+            self.redactor,
+        )
+        origin = self.redactor.text(origin)
         record = CaptureRecord(
             run_id, self.record.import_id, self.record.kind, source, target, page.fetched_at,
-            origin, digest, "ok", page_id=page_id(page.body),
+            origin, digest, "ok", page_id=page_id(snapshot.pages[0].page.body),
         )  # fmt: skip
+        if first is not None or snapshots != 1:
+            self._spans[run_id] = (first or page.fetched_at, snapshots)
         item = BulkSnapshot(snapshot, page.fetched_at, run_id, origin)
         self._pending.append(_Pending(record, item))
         self._maybe_flush()
@@ -249,15 +289,17 @@ class Importer:
         goes on. ``retry``: the next import tries it again."""
         record = CaptureRecord(
             self._run_id(), self.record.import_id, self.record.kind,
-            source or self.record.source, target, observed_at, origin, digest, "failed",
-            reason, retry, error[:2000],
+            source or self.record.source, target, observed_at, self.redactor.text(origin),
+            digest, "failed", reason, retry, self.redactor.text(error)[:2000],
         )  # fmt: skip
         self._pending.append(_Pending(record, None))
         self._maybe_flush()
 
     def _maybe_flush(self) -> None:
+        rows = sum(len(e.item.snapshot.pages[0].rows) for e in self._pending if e.item)
         if (
             len(self._pending) >= BATCH_CAPTURES
+            or rows >= BATCH_ROWS
             or time.monotonic() - self._since_flush >= BATCH_SECONDS
         ):
             self.flush()
@@ -267,8 +309,11 @@ class Importer:
         """The capture's ledger row once its load says how it went."""
         if summary.status == "ok":
             return replace(record, rows_added=summary.rows_added)
-        error = summary.error or "no rows"
+        # one page, whose URL is the ledger row's origin: the error need not name it again
+        error = (summary.error or "no rows").removeprefix(f"{record.origin}: ")
         reason = "rejected" if "page rejected" in error else "parse_error"
+        if "row(s) refused: dated" in error and not summary.rows_added:
+            reason = "future" if "after now" in error else "out_of_window"
         return replace(record, status="failed", reason=reason, error=error[:2000])
 
     def flush(self) -> None:
@@ -324,15 +369,17 @@ class Importer:
 
     def _count_in(self, record: CaptureRecord) -> None:
         counts = self.counts
+        first, snapshots = self._spans.pop(record.run_id, (None, 1))
         if record.status == "ok":
-            counts.parsed += 1
+            counts.parsed += snapshots
             counts.rows_added += record.rows_added
-            if record.observed_at is not None:
-                counts.observed(record.observed_at)
+            for moment in (first, record.observed_at):
+                if moment is not None:
+                    counts.observed(moment)
             if record.digest and record.page_id:
                 self.digests[record.digest] = record.page_id
         else:
-            counts.failed += 1
+            counts.failed += snapshots
             self.summary.failures.append(
                 f"{record.origin}: {record.error or record.reason} ({record.reason})"
             )
@@ -344,8 +391,8 @@ class Importer:
         settled, retry_from = dict(self._settled), dict(self._retry_from)
         for record in records:
             at, key = record.observed_at, (record.source, record.target)
-            if at is None:
-                continue
+            if at is None or record.reason in DATE_REFUSALS:
+                continue  # a date refused is no point in time the cursor may move to
             if record.status == "failed" and record.retry:
                 retry_from[key] = min(retry_from.get(key, at), at)
             else:
@@ -372,12 +419,23 @@ class Importer:
         found = self.digests.get(digest) or archived.get(digest)
         return archived_body(self.warehouse, found) if found else None
 
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """The import's loop: a Ctrl-C (Dagster raises it inside a step as
+        DagsterExecutionInterruptedError, a plain run as KeyboardInterrupt) ends it where it
+        is, and :meth:`finish` then records what was loaded, as ``interrupted``."""
+        try:
+            yield
+        except (KeyboardInterrupt, dg.DagsterExecutionInterruptedError):
+            self.interrupted = True
+
     def finish(self, error: str | None = None) -> ImportSummary:
-        """Load what is queued, derive once over the imported snapshots, keep the watch
-        rules' cursors past them, and record the import's outcome."""
+        """Load what is queued, derive once over the imported snapshots (not after a
+        Ctrl-C: the next run derives them), keep the watch rules' cursors past them, and
+        record the import's outcome, every secret masked."""
         self.flush()
         counts = self.counts
-        if counts.rows_added:
+        if counts.rows_added and not self.interrupted:
             self._derive()
         if counts.last_observed is not None:
             with write_connection(self.warehouse) as con:
@@ -390,13 +448,19 @@ class Importer:
         fx = self.fx.note()
         if fx:
             self.summary.notes.append(f"fx: {fx}")
-        if error is None and not counts.failed:
+        if self.interrupted:
+            status, error = "interrupted", INTERRUPTED
+            if counts.rows_added:
+                self.summary.notes.append("derive NOT run: the next run or import derives them")
+        elif error is None and not counts.failed:
             status = "ok"
         else:
             status = "partial" if counts.parsed else "failed"
+        error = self.redactor.optional(error)
         self.summary.status = status
         if error:
             self.summary.notes.append(f"stopped: {error}")
+        self.summary.notes = [self.redactor.text(note) for note in self.summary.notes]
         finish_import(
             self.warehouse, self.record.import_id, counts, status=status, fx_note=fx, error=error
         )

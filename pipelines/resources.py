@@ -1,7 +1,9 @@
 """The one Dagster resource: where the settings, the warehouse handle and the run's secret
-redactor come from."""
+redactor come from, and what holds the warehouse's lease for the whole run."""
 
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -11,7 +13,12 @@ from pydantic import PrivateAttr
 from configuration.log_redaction import register_secrets
 from configuration.settings import Settings, load_settings
 from scrapers.redaction import Redactor
+from warehouse.store.db import WarehouseBusy
 from warehouse.store.handle import Warehouse
+from warehouse.store.lease import in_use
+
+# How long a run waits for a restore that holds the warehouse before it gives up (skipped).
+LEASE_WAIT_S = 600.0
 
 # Resource field -> the environment variable `gpuprice up` and the deployment set for it.
 ENV_FIELDS = {
@@ -42,6 +49,33 @@ class GpupriceResource(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._settings = self._load()
         self.redactor()  # before any step logs: every record of the run is masked
+
+    @contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["GpupriceResource"]:
+        """The resource for one run, holding the warehouse's "in use" lease
+        (warehouse.store.lease) from its first step to its last, whoever started it: the
+        daemon (the schedule, the UI's launchpad) or a command. The jobs run in one process
+        (pipelines.definitions: the in-process executor), so this is set up once per run.
+        A restore is refused meanwhile; a run that starts during a restore waits for it,
+        saying so in its log, and fails saying it was skipped if the restore outlasts
+        :data:`LEASE_WAIT_S`."""
+        self.setup_for_execution(context)
+        log = context.log
+
+        def waiting() -> None:
+            if log is not None:
+                log.warning(
+                    f"a restore is replacing the warehouse {self.warehouse().path}: this run "
+                    f"waits for it to finish (up to {LEASE_WAIT_S:.0f} s)"
+                )
+
+        lease = ExitStack()
+        try:
+            lease.enter_context(in_use(self.warehouse(), wait_s=LEASE_WAIT_S, on_wait=waiting))
+        except WarehouseBusy as exc:
+            raise dg.Failure(description=f"run skipped: {exc}") from None
+        with lease:
+            yield self
 
     def redactor(self) -> Redactor:
         """Masks every secret these settings can hand out (``Settings.secret_values``), in

@@ -49,7 +49,8 @@ def parse_page(adapter: SourceAdapter, page: FetchedPage) -> ParsedPage:
     try:
         read = read_page(adapter, page.body, page.url, page.fetched_at)
     except ParseError as exc:
-        return ParsedPage(page, [], f"parse error: {exc}")
+        # the page's error is kept with its URL: the adapter's own "URL: " is not repeated
+        return ParsedPage(page, [], f"parse error: {str(exc).removeprefix(f'{page.url}: ')}")
     except Exception as exc:  # a parser bug must not take the other pages or sources down
         return ParsedPage(page, [], f"parser crashed: {type(exc).__name__}: {exc}")
     rejected = tuple(read.rejected)

@@ -114,6 +114,19 @@ def _is_connection_failure(exc: BaseException | None) -> bool:
     return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
 
 
+def _url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be asked for at all (control characters, a broken host or port), or
+    None; httpx and urllib would raise their own errors from deep inside a fetch."""
+    try:
+        parsed = httpx.URL(url)
+        urlsplit(url).port  # noqa: B018  (a port that is no number raises here)
+    except (httpx.InvalidURL, ValueError) as exc:
+        return f"not a URL that can be asked for ({exc})"
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return "not an http(s) URL"
+    return None
+
+
 def _robots_parser(body: Body) -> RobotFileParser:
     lines = body.data.decode("utf-8", errors="replace").splitlines()
     if body.over:
@@ -185,6 +198,9 @@ class PoliteClient:
             retry=retry_if_exception(_is_retryable),
             reraise=True,
         )
+        problem = _url_problem(request.url)
+        if problem is not None:  # one a hostile listing named: one line, like any failure
+            raise self._error(request.url.encode("unicode_escape").decode(), problem, "http_error")
         token = _DEADLINE.set(Deadline(self._settings.total_deadline_s))
         try:
             if self._respect_robots and not self._allowed(request.url):

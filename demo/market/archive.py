@@ -27,10 +27,10 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from demo.market.platforms.base import Answer, json_answer
-from scrapers.archive.cdx import CDX_FIELDS, served_timestamp
+from scrapers.archive.cdx import CDX_FIELDS, served_timestamp, url_key
 from scrapers.archive.github import CATALOG_REPO, PER_PAGE, UNAUTHENTICATED_PER_HOUR, commit_url
 
 __all__ = [
@@ -129,19 +129,30 @@ REAL_VERSIONS: tuple[CatalogVersion, ...] = tuple(
 )  # fmt: skip
 
 
-def url_key(url: str) -> str:
-    """What makes two spellings of a page's URL the same page for the archive (its SURT
-    key, simplified): no scheme, no ``www.``, no default port, no trailing slash, host lower
-    case."""
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    port = f":{parts.port}" if parts.port not in (None, 80, 443) else ""
-    return f"{host}{port}{parts.path.rstrip('/')}"
-
-
 def _surt(url: str) -> str:
     host, _, path = url_key(url).partition("/")
     return f"{','.join(reversed(host.split('.')))})/{path}"
+
+
+def _resume_key(row: list[str]) -> str:
+    """The archive's resumption key of a row: its urlkey and timestamp, then ``!``."""
+    return f"{row[0]} {row[1]}!"
+
+
+def _paged(rows: list[list[str]], args: dict[str, list[str]]) -> list[list[str]]:
+    """The rows after ``resumeKey``, at most ``limit`` of them, then (``showResumeKey``) an
+    empty row and the key to the rest, as the CDX server pages a listing."""
+    key = _first(args, "resumeKey")
+    if key:
+        after = [i for i, row in enumerate(rows) if _resume_key(row) == key]
+        rows = rows[after[0] + 1 :] if after else []
+    limit = _first(args, "limit")
+    if not limit.isdigit() or int(limit) == 0 or len(rows) <= int(limit):
+        return rows
+    shown = rows[: int(limit)]
+    if _first(args, "showResumeKey") != "true":
+        return shown
+    return [*shown, [], [_resume_key(shown[-1])]]
 
 
 def wayback_digest(body: bytes) -> str:
@@ -191,7 +202,7 @@ class LocalArchive:
         wanted = url_key(_first(args, "url"))
         first = _first(args, "from").ljust(14, "0")
         last = _first(args, "to").ljust(14, "9") if _first(args, "to") else "9" * 14
-        rows: list[list[str]] = [list(CDX_FIELDS)]
+        rows: list[list[str]] = []
         for page in sorted(self.pages, key=lambda p: p.timestamp):
             if url_key(page.original) != wanted or not first <= page.timestamp <= last:
                 continue
@@ -199,9 +210,9 @@ class LocalArchive:
             digest = page.digest or (wayback_digest(body) if body else "-")
             rows.append([_surt(page.original), page.timestamp, page.original, page.mimetype,
                          "200", digest, str(len(body))])  # fmt: skip
-        if len(rows) == 1:
+        if not rows:
             return json_answer([])  # the archive's answer for nothing captured
-        return json_answer(rows)
+        return json_answer([list(CDX_FIELDS), *_paged(rows, args)])
 
     def _capture(self, rest: str) -> Answer:
         stamp = served_timestamp(f"/web/{rest}")

@@ -62,8 +62,8 @@ class _Bar:
     def start(self, total: int, what: str) -> None:
         self.bar.update(self.task, total=total, completed=0, description=escape(what))
 
-    def advance(self, line: str) -> None:
-        self.bar.update(self.task, advance=1, description=escape(line))
+    def advance(self, line: str, by: int = 1) -> None:
+        self.bar.update(self.task, advance=by, description=escape(line))
 
     def say(self, line: str) -> None:
         self.bar.console.print(escape(line), highlight=False)
@@ -80,29 +80,39 @@ def _days(first: str | None, last: str | None) -> tuple[str | None, str | None]:
 
 
 def _run(settings: Settings, request: HistoryRequest) -> None:
-    """Run the import as one Dagster run; exit 2 for a request refused, 1 when nothing of
-    it could be loaded."""
+    """Run the import as one Dagster run; exit 2 for a request refused (or a warehouse that
+    cannot be written: the storage fault's one line, as every command says it), 1 when
+    nothing of it could be loaded, 130 after a Ctrl-C (what was loaded stays)."""
     from gpuprice.history_jobs import run_history
-    from pipelines.history_import import HistoryError
+    from pipelines.history_import import INTERRUPTED, HistoryError
     from pipelines.history_kinds import precheck
+    from warehouse.store.preflight import check_writable
 
     try:
         precheck(settings, request)
     except HistoryError as exc:
         err.print(f"[red]history {request.kind}: {escape(str(exc))}[/red]", soft_wrap=True)
         raise typer.Exit(2) from None
+    # a damaged, lost or read-only warehouse: one line, exit 2 (gpuprice.main), before the run
+    check_writable(settings.warehouse)
     progress = _Bar()
-    with progress.bar:
-        outcome = run_history(settings, request, progress)
+    try:
+        with progress.bar:
+            outcome = run_history(settings, request, progress)
+    except KeyboardInterrupt:  # before the import's own loop could record it
+        err.print(f"[red]history {request.kind}: {INTERRUPTED}[/red]")
+        raise typer.Exit(130) from None
     if outcome.status == "crashed":
         err.print(
             f"[red]history: the import stopped unexpectedly; its log is Dagster run "
             f"{outcome.run_id} (the UI's Runs page)[/red]"
         )
         raise typer.Exit(1)
-    out = err if outcome.status in ("failed", "refused") else console
+    out = err if outcome.status in ("failed", "refused", "interrupted") else console
     for line in outcome.lines:
         out.print(escape(line), highlight=False, soft_wrap=True)
+    if outcome.status == "interrupted":
+        raise typer.Exit(130)
     if outcome.status == "refused":
         raise typer.Exit(2)
     if outcome.status == "failed":

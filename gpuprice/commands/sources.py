@@ -297,10 +297,10 @@ def check(
 def check_source(settings: Settings, name: str, served_at: str | None = None) -> CheckResult:
     """Fetch one source's snapshot as a run would, parse it, load nothing; ``served_at``: the
     URL of this command's own demo market for the source, when it reads one."""
+    from configuration.outbound import source_client
     from pipelines.redacted import redact_snapshot
     from scrapers.collect import collect
     from scrapers.dated_market import DatedMarketAdapter
-    from scrapers.http import PoliteClient
     from scrapers.redaction import Redactor
     from scrapers.sources import build_adapter
     from warehouse.store.db import utcnow
@@ -323,13 +323,8 @@ def check_source(settings: Settings, name: str, served_at: str | None = None) ->
     reader = DatedMarketAdapter(adapter, market) if market else adapter
     started = utcnow()
     result.url, result.fetched_utc = url, f"{started:%Y-%m-%d %H:%M}"
-    live, redactor = settings.profile == "live", Redactor(settings.secret_values())
-    with PoliteClient(
-        settings.fetch_http(),
-        respect_robots=live,
-        redactor=redactor,
-        private_redirects=not live or src.allow_private_redirects,
-    ) as client:
+    redactor = Redactor(settings.secret_values())
+    with source_client(settings, name, redactor) as client:  # the one door
         fetched = collect(reader, client, url, started, headers=headers, plan=plan)
     snapshot = redact_snapshot(fetched, redactor)  # a server may echo the secret it was sent
     _read_snapshot(result, adapter, snapshot, settings)

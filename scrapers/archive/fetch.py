@@ -9,16 +9,18 @@ its ``fetched_at`` is the capture (commit) time, the moment its prices were obse
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
 
 from scrapers.archive.cdx import (
+    PAGE_ROWS,
     Capture,
+    CdxPage,
     archive_url,
     cdx_url,
-    parse_cdx,
     raw_capture_url,
+    read_cdx,
     served_timestamp,
     usable,
 )
@@ -42,11 +44,14 @@ __all__ = [
     "fetch_catalog",
     "list_captures",
     "list_commits",
+    "list_pages",
     "rate_limit",
 ]
 
 # A file touched by more commits than this in one listing is not a catalog's history.
 MAX_COMMIT_PAGES = 100
+# The most pages of one CDX listing (PAGE_ROWS rows each): 5 million captures of one page.
+MAX_CDX_PAGES = 1000
 _GITHUB_JSON = (("Accept", "application/vnd.github+json"),)
 
 
@@ -59,12 +64,32 @@ class CaptureRefused(RuntimeError):
         self.kind = kind
 
 
+def list_pages(
+    client: PoliteClient, base: str, url: str, first: datetime, last: datetime
+) -> Iterator[CdxPage]:
+    """The CDX listing of ``url``'s captures from ``first`` to ``last`` (days), page by page
+    (the server's resumption key), each page within the client's byte limit."""
+    resume: str | None = None
+    for _ in range(MAX_CDX_PAGES):
+        query = cdx_url(base, url, first.date(), last.date(), resume=resume, limit=PAGE_ROWS)
+        fetched = client.get(query)
+        page = read_cdx(fetched.body, fetched.url)
+        yield page
+        if page.resume_key is None:
+            return
+        if page.resume_key == resume:
+            raise ParseError(f"{url}: the archive gave the same resumption key twice")
+        resume = page.resume_key
+    raise ParseError(f"{url}: more than {MAX_CDX_PAGES} pages of {PAGE_ROWS} captures listed")
+
+
 def list_captures(
     client: PoliteClient, base: str, url: str, first: datetime, last: datetime
 ) -> list[Capture]:
-    """The usable captures of ``url`` from ``first`` to ``last`` (days), oldest first."""
-    page = client.get(cdx_url(base, url, first.date(), last.date()))
-    return usable(parse_cdx(page.body, page.url))
+    """The usable captures of ``url`` from ``first`` to ``last`` (days), oldest first (every
+    page of the listing; refused rows left out)."""
+    pages = list_pages(client, base, url, first, last)
+    return usable(capture for page in pages for capture in page.captures)
 
 
 def fetch_capture(client: PoliteClient, base: str, capture: Capture) -> FetchedPage:

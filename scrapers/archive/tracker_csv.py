@@ -9,6 +9,10 @@ source named after the provider. Prices stay as listed; the card's name goes thr
 ``scrapers.gpu_names`` (an unknown name stays ``unknown``). A snapshot with a row that cannot
 be read (a price that is no number, a time that is no time, a card listed twice) is refused
 whole, with the line that broke it; the other snapshots of the file still load.
+
+The file is read one line at a time (:func:`stream_tracker_csv`): a file up to the import's
+size limit never sits in memory whole, and each snapshot keeps the header and its own lines
+(what is archived for it).
 """
 
 from __future__ import annotations
@@ -16,20 +20,30 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
+from functools import lru_cache
+from typing import BinaryIO, Literal
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.rows import BILLING_MODES, Billing, OfferRow, ParseError
 from scrapers.units import decimal_of, nfkc, parse_period, per_card_hour, size_gb
 
-__all__ = ["CsvMapping", "TrackerSnapshot", "read_tracker_csv", "source_name"]
+__all__ = [
+    "CsvMapping",
+    "TrackerSnapshot",
+    "read_tracker_csv",
+    "source_name",
+    "stream_tracker_csv",
+]
 
 PRICE_QUANTUM = Decimal("0.0001")
 _SOURCE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+# The most rows one snapshot holds: a moment with more is given out in parts (its rows are
+# then several snapshots of that moment), so that reading never holds more than this.
+MAX_SNAPSHOT_ROWS = 50_000
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,7 @@ class TrackerSnapshot:
     lines: tuple[int, int]  # first and last line of the file they come from
     rows: list[OfferRow]
     error: str | None = None
+    body: bytes = b""  # the header and the lines the snapshot was read from
 
 
 def source_name(provider: str, mapping: CsvMapping) -> str:
@@ -84,15 +99,24 @@ def source_name(provider: str, mapping: CsvMapping) -> str:
 
 
 def _moment(text: str, where: str) -> datetime:
+    """A tracker's time as naive UTC; ``ParseError`` for one that is no time, or one that
+    cannot be moved to UTC (year 1 with an offset, year 9999 ahead of UTC)."""
     try:
         moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+    except (ValueError, OverflowError):
         raise ParseError(f"{where}: {text[:40]!r} is not an ISO 8601 time") from None
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+_PLAIN = re.compile(r"^\d{1,12}(\.\d{1,8})?$")  # what trackers write: read without more checks
 
 
 def _price(text: str, where: str) -> Decimal:
-    value = decimal_of(text.strip(), where) if text.strip() else None
+    plain = text.strip()
+    if _PLAIN.match(plain):
+        value: Decimal | None = Decimal(plain)
+    else:
+        value = decimal_of(plain, where) if plain else None
     if value is None or not value.is_finite() or value <= 0:
         raise ParseError(f"{where}: price {text[:40]!r} is not a positive number")
     return value.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
@@ -116,98 +140,240 @@ def _billing(record: dict[str, str], mapping: CsvMapping, where: str) -> Billing
     return billing  # type: ignore[return-value]
 
 
-def _row(record: dict[str, str], mapping: CsvMapping, source: str, where: str) -> OfferRow:
+@lru_cache(maxsize=4096)
+def _card(name: str, vram_text: str | None) -> tuple[str, int | None]:
+    """The canonical id and memory of a tracker's card name (cached: a tracker repeats the
+    same few dozen names on every line, and the name rules are regular expressions)."""
+    size = size_gb(vram_text) if vram_text is not None else None
+    vram = int(size) if size is not None and size == size.to_integral_value() else None
+    return canonical_gpu(name, vram), vram
+
+
+def _row(
+    record: dict[str, str],
+    mapping: CsvMapping,
+    group: tuple[str, datetime, int],
+    where: str,
+) -> OfferRow:
+    """One line's offer; ``group``: its source, moment and the hours of the mapping's unit
+    (the same for every line of a snapshot: worked out once)."""
+    source, moment, hours = group
     name = " ".join(record[mapping.gpu].split())
     if not name:
         raise ParseError(f"{where}: no card name in column {mapping.gpu}")
-    size = size_gb(record[mapping.vram]) if mapping.vram else None
-    vram = int(size) if size is not None and size == size.to_integral_value() else None
+    gpu, vram = _card(name, record[mapping.vram] if mapping.vram else None)
     price = _price(record[mapping.price], where)
     currency = record[mapping.currency_column] if mapping.currency_column else mapping.currency
     count = _count(record[mapping.gpu_count] if mapping.gpu_count else None, where)
-    hours, _ = parse_period(mapping.unit)
-    unit, native = per_card_hour(price, currency.strip().upper(), hours, count, mapping.price_per)
+    code = currency.strip().upper()
+    unit, native = per_card_hour(price, code, hours, count, mapping.price_per)
     market = record[mapping.market].strip() if mapping.market else ""
     provider = record[mapping.provider].strip()
     return OfferRow(
-        observed_at=_moment(record[mapping.time], where),
+        observed_at=moment,
         source=source,
         offer_id="/".join(part for part in (provider, market, name) if part),
-        gpu=canonical_gpu(name, vram),
+        gpu=gpu,
         gpu_name_raw=name,
         gpu_count=count,
         vram_gb=vram,
         billing=_billing(record, mapping, where),
         price=price,
-        currency=currency.strip().upper(),
+        currency=code,
         unit=unit,
-        unit_raw=f"{currency.strip().upper()} {mapping.unit} per {mapping.price_per} "
-        f"(tracker column {mapping.price})",
+        unit_raw=f"{code} {mapping.unit} per {mapping.price_per} (tracker column {mapping.price})",
         per_card_hour=native,
     )
 
 
-def _records(body: bytes, mapping: CsvMapping, where: str) -> list[tuple[int, dict[str, str]]]:
+class _Lines:
+    """The file's lines as text for :mod:`csv`, keeping the raw bytes of the lines each
+    record was read from (its snapshot archives them). Read one line at a time, so a file
+    of any size is never in memory whole."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.raw: list[bytes] = []
+        self.undecodable = False
+        self._first = True
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        line = self._stream.readline()
+        if not line:
+            raise StopIteration
+        if self._first:
+            line, self._first = line.removeprefix(b"\xef\xbb\xbf"), False
+        self.raw.append(line)
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            self.undecodable = True
+            return line.decode("utf-8", errors="replace")
+
+    def take(self) -> tuple[bytes, bool]:
+        """The raw lines read since the last take, and whether one was not UTF-8."""
+        raw, bad = b"".join(self.raw), self.undecodable
+        self.raw, self.undecodable = [], False
+        return raw, bad
+
+
+@dataclass
+class _Group:
+    """The rows of one source at one moment, as they are read."""
+
+    key: tuple[str, str]
+    first: int
+    last: int = 0
+    rows: list[OfferRow] = field(default_factory=list)
+    lines: list[bytes] = field(default_factory=list)
+    listed: set[tuple[str, str]] = field(default_factory=set)
+    error: str | None = None
+    # its source, moment and unit hours, or why they cannot be had (worked out once)
+    shared: tuple[str, datetime, int] | str | None = None
+
+
+def _header(
+    reader: Iterator[list[str]], lines: _Lines, mapping: CsvMapping, where: str
+) -> tuple[list[str], bytes]:
     try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"{where}: not UTF-8 text ({exc})") from None
-    reader = csv.DictReader(io.StringIO(text))
-    header = reader.fieldnames or []
+        header = next(reader, [])
+    except csv.Error as exc:
+        raise ParseError(f"{where}: not a readable CSV ({exc})") from None
+    raw, undecodable = lines.take()
+    if undecodable:
+        raise ParseError(f"{where}: not UTF-8 text (the header line)")
     missing = [c for c in mapping.columns() if c not in header]
     if missing:
         raise ParseError(
             f"{where}: no column {', '.join(missing)} (header: {', '.join(header)[:200]}); "
             "is it the file this mapping is for?"
         )
+    return header, raw
+
+
+def stream_tracker_csv(
+    stream: BinaryIO,
+    mapping: CsvMapping,
+    where: str,
+    *,
+    source: str | None = None,
+    max_rows: int = MAX_SNAPSHOT_ROWS,
+) -> Iterator[TrackerSnapshot]:
+    """The file's snapshots in the order it lists them, read one line at a time: one per
+    source and moment, each with the header and the lines it came from. The rows of one
+    moment are one snapshot when they are adjacent, as trackers append them; a moment's
+    group is given out when the next moment starts (or at ``max_rows`` rows, the rest in
+    another snapshot of the same moment). ``source`` puts every row in that source.
+    ``ParseError`` for a file the mapping does not fit (a column missing, not CSV)."""
+    lines = _Lines(stream)
+    reader = csv.reader(lines)
+    header, head = _header(reader, lines, mapping, where)  # the header line as it is
+    groups: dict[tuple[str, str], _Group] = {}
+    moment_text: str | None = None
+    while True:
+        try:
+            values = next(reader, None)
+        except csv.Error as exc:
+            raise ParseError(
+                f"{where}: line {reader.line_num}: not a readable CSV ({exc})"
+            ) from None
+        raw, bad = lines.take()
+        if values is None:
+            break
+        if not values:
+            continue  # a blank line
+        record = dict(zip(header, values, strict=False))
+        provider = (record.get(mapping.provider) or "").strip()
+        text = (record.get(mapping.time) or "").strip()
+        if text != moment_text:
+            yield from (_snapshot(g, head, mapping, source) for g in groups.values())
+            groups, moment_text = {}, text
+        key = (source or provider, text)
+        group = groups.get(key)
+        if group is None or len(group.lines) >= max_rows:
+            if group is not None:
+                yield _snapshot(group, head, mapping, source)
+            group = groups[key] = _Group(key, reader.line_num)
+        group.last = reader.line_num
+        group.lines.append(raw)
+        if group.error is None:
+            group.error = _add(
+                group,
+                record,
+                values,
+                header,
+                mapping,
+                source,
+                bad,
+                f"{where}: line {reader.line_num}",
+            )
+    yield from (_snapshot(g, head, mapping, source) for g in groups.values())
+
+
+def _shared(
+    group: _Group, mapping: CsvMapping, source: str | None, at: str
+) -> tuple[str, datetime, int]:
+    """What every line of ``group`` has in common, worked out on its first line (a tracker
+    CSV repeats the provider and the time on every line); ``ParseError`` when it cannot be."""
+    if group.shared is None:
+        try:
+            name = source or source_name(group.key[0], mapping)
+            hours, _ = parse_period(mapping.unit)
+            group.shared = (name, _moment(group.key[1], at), hours)
+        except ParseError as exc:
+            group.shared = str(exc)
+    if isinstance(group.shared, str):
+        raise ParseError(group.shared)
+    return group.shared
+
+
+def _add(
+    group: _Group, record: dict[str, str], values: list[str], header: list[str],
+    mapping: CsvMapping, source: str | None, undecodable: bool, at: str,
+) -> str | None:  # fmt: skip
+    """Read one line into its group; what is wrong with it, if anything."""
     try:
-        return [(reader.line_num, record) for record in reader]
-    except csv.Error as exc:
-        raise ParseError(f"{where}: not a readable CSV ({exc})") from None
+        if undecodable:
+            raise ParseError(f"{at}: not UTF-8 text")
+        if len(values) < len(header):
+            raise ParseError(f"{at}: {len(values)} cells, the header has {len(header)}")
+        row = _row(record, mapping, _shared(group, mapping, source, at), at)
+        listing = (row.offer_id, row.billing)
+        if listing in group.listed:
+            raise ParseError(f"{at}: {row.offer_id} ({row.billing}) is listed twice")
+        group.listed.add(listing)
+        group.rows.append(row)
+    except (ParseError, KeyError, ArithmeticError) as exc:
+        return str(exc)
+    return None
 
 
 def read_tracker_csv(
     body: bytes, mapping: CsvMapping, where: str, *, source: str | None = None
 ) -> list[TrackerSnapshot]:
-    """The file's snapshots, oldest first: one per source and moment. ``source`` puts every
-    row in that source instead of the provider's. ``ParseError`` for a file the mapping does
-    not fit (a column missing, not CSV)."""
-    groups: dict[tuple[str, str], dict] = {}
-    for line, record in _records(body, mapping, where):
-        at = f"{where}: line {line}"
-        provider = (record.get(mapping.provider) or "").strip()
-        key = (source or provider, (record.get(mapping.time) or "").strip())
-        group = groups.setdefault(key, {"lines": [line, line], "rows": [], "error": None})
-        group["lines"][1] = line
-        if group["error"]:
-            continue
-        try:
-            name = source or source_name(provider, mapping)
-            row = _row(record, mapping, name, at)
-            if any(r.offer_id == row.offer_id and r.billing == row.billing for r in group["rows"]):
-                raise ParseError(f"{at}: {row.offer_id} ({row.billing}) is listed twice")
-            group["rows"].append(row)
-        except (ParseError, KeyError, ArithmeticError) as exc:
-            group["error"] = str(exc)
-    return sorted(
-        (_snapshot(key, group, mapping, source) for key, group in groups.items()),
-        key=lambda s: (s.observed_at or datetime.min, s.source),
-    )
+    """Every snapshot of a file held in memory (:func:`stream_tracker_csv`), oldest first."""
+    snapshots = stream_tracker_csv(io.BytesIO(body), mapping, where, source=source)
+    return sorted(snapshots, key=lambda s: (s.observed_at or datetime.min, s.source))
 
 
 def _snapshot(
-    key: tuple[str, str], group: dict, mapping: CsvMapping, source: str | None
+    group: _Group, head: bytes, mapping: CsvMapping, source: str | None
 ) -> TrackerSnapshot:
-    rows = group["rows"]
-    lines = (group["lines"][0], group["lines"][1])
-    if group["error"] or not rows:
+    body = head + b"".join(group.lines)
+    lines = (group.first, group.last)
+    if group.error or not group.rows:
         try:
-            name = source or source_name(key[0], mapping)
+            name = source or source_name(group.key[0], mapping)
         except ParseError:
             name = "unknown"
         try:
-            moment: datetime | None = _moment(key[1], "time")
+            moment: datetime | None = _moment(group.key[1], "time")
         except ParseError:
             moment = None
-        return TrackerSnapshot(name, moment, lines, [], group["error"] or "no rows")
-    return TrackerSnapshot(rows[0].source, rows[0].observed_at, lines, rows)
+        return TrackerSnapshot(name, moment, lines, [], group.error or "no rows", body)
+    return TrackerSnapshot(
+        group.rows[0].source, group.rows[0].observed_at, lines, group.rows, None, body
+    )

@@ -328,6 +328,12 @@ CASES: dict[tuple[str, str], Case] = {
     ("fx list", "currency"): Case(TEXT, option(["fx", "list"], "--currency"), frozenset({0})),
     ("fx list", "since"): Case(BAD_DAY, option(["fx", "list"], "--since")),
     ("fx list", "config"): config_case(["fx", "list"]),
+    ("fx accept", "days"): Case(BAD_DAY, lambda ctx, v: ["fx", "accept", "--", v]),
+    # any currency: one line that none of its rates is held (exit 1)
+    ("fx accept", "currency"): Case(
+        TEXT, option(["fx", "accept"], "--currency", "2025-05-08"), frozenset({1})
+    ),
+    ("fx accept", "config"): config_case(["fx", "accept"], "2025-05-08"),
     ("reparse", "source"): Case(
         TEXT.filter(lambda t: t not in ADAPTER_NAMES), option(["reparse"], "--source")
     ),

@@ -8,6 +8,7 @@ import json
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import quote_plus
 
 import pytest
 
@@ -18,7 +19,10 @@ from scrapers.archive.cdx import (
     archive_url,
     cdx_url,
     parse_cdx,
+    read_cdx,
+    screen,
     served_timestamp,
+    url_key,
     usable,
 )
 from scrapers.archive.fetch import fetch_capture, fetch_catalog, list_captures, list_commits
@@ -29,13 +33,21 @@ from scrapers.archive.github import (
     parse_rate_limit,
 )
 from scrapers.archive.periods import one_per_period, period_of
-from scrapers.archive.tracker_csv import CsvMapping, read_tracker_csv, source_name
+from scrapers.archive.tracker_csv import (
+    CsvMapping,
+    read_tracker_csv,
+    source_name,
+    stream_tracker_csv,
+)
+from scrapers.clock import Window
 from scrapers.http import FetchError, PoliteClient
 from scrapers.rows import UNKNOWN_GPU, ParseError
 from tests.support.archive_server import ArchiveServer
 
 HEADER = ["urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length"]
 TRACKER = REAL / "trackers" / "gpu_price_track_2026-07-08_09.csv"
+PRICING = "https://www.runpod.io/pricing"
+RUNPOD_2025 = REAL / "runpod" / "runpod_20250909131230.html"
 TRACK = CsvMapping(
     time="observed_at_utc", provider="provider", gpu="raw_label", vram="notes",
     price="price_usd_per_gpu_hour", market="market", citation="gpu_price_track",
@@ -71,8 +83,7 @@ def test_no_capture_is_an_empty_answer_not_an_error() -> None:
         (b"<html>Temporarily Offline</html>", "not JSON"),
         (b'{"error": "x"}', "not a CDX answer"),
         (json.dumps([["urlkey", "original"]]).encode(), "lacks timestamp"),
-        (json.dumps([HEADER, ["only", "three", "values"]]).encode(), "not a list of 7"),
-        (json.dumps([HEADER, _row("2025-09-09")]).encode(), "not YYYYMMDDhhmmss"),
+        (json.dumps([HEADER, _row("20250101000000"), [], ["a", "b"]]).encode(), "resumption"),
     ],
 )
 def test_a_broken_cdx_answer_is_refused(body: bytes, says: str) -> None:
@@ -236,3 +247,96 @@ def test_a_long_commit_listing_is_read_page_by_page(monkeypatch: pytest.MonkeyPa
     assert len(commits) == 5
     pages = [h.query for h in server.requests("/github/api/repos")]
     assert [q.split("page=")[-1] for q in pages] == ["1", "2", "3"]
+
+
+def test_each_bad_cdx_row_is_refused_alone_with_its_reason() -> None:
+    good = _row("20250909131230")
+    body = json.dumps(
+        [
+            HEADER,
+            ["only", "three", "values"],
+            _row("00000101000000"),
+            _row("20251301000000"),
+            [*good[:6], 100],
+            good,
+        ]  # fmt: skip
+    ).encode()
+    page = read_cdx(body, "cdx")
+    assert [c.timestamp for c in page.captures] == ["20250909131230"]
+    assert [r.reason for r in page.refused] == ["bad_row", "bad_timestamp", "bad_timestamp",
+                                                "bad_row"]  # fmt: skip
+    assert "not a moment" in page.refused[1].error and page.resume_key is None
+
+
+def test_a_cdx_page_gives_its_resumption_key_and_the_demo_archive_pages_too() -> None:
+    body = json.dumps([HEADER, _row("20250101000000"), [], ["io,runpod)/pricing 20250101!"]])
+    assert read_cdx(body.encode(), "cdx").resume_key == "io,runpod)/pricing 20250101!"
+    stamps = [f"2025010{d}000000" for d in range(1, 8)]
+    archive = LocalArchive(pages=tuple(ArchivedPage(s, PRICING, RUNPOD_2025) for s in stamps))
+    query = cdx_url("http://x/archive", "www.runpod.io/pricing", date(2025, 1, 1),
+                    date(2025, 1, 31), limit=3).split("?", 1)[1]  # fmt: skip
+    seen, key = [], None
+    for _ in range(5):
+        asked = query + (f"&resumeKey={quote_plus(key)}" if key else "")
+        answer = archive.answer("GET", "/archive/cdx/search/cdx", asked)
+        assert answer is not None
+        page = read_cdx(answer.body, "cdx")
+        seen += [c.timestamp for c in page.captures]
+        if page.resume_key is None:
+            break
+        key = page.resume_key
+    assert seen == stamps  # 3 + 3 + 1, each once
+
+
+def test_the_screen_keeps_only_the_page_asked_for_within_the_window() -> None:
+    rows = [
+        _row("20250101000000", "file:///etc/passwd"),
+        _row("20250102000000", "http://169.254.169.254/latest/meta-data/"),
+        _row("20250103000000", "http://127.0.0.1:8080/secret"),
+        _row("20250104000000", "https://www.runpod.io/pricing\r\nX: 1"),
+        _row("20250105000000", "gopher://www.runpod.io/pricing"),
+        _row("19991231000000"),
+        _row("20990101000000"),
+        _row("20250106000000", "http://runpod.io:80/pricing/"),  # the same page, spelt so
+        _row("20250107000000"),
+    ]
+    page = read_cdx(json.dumps([HEADER, *rows]).encode(), "cdx")
+    window = Window.of_days(date(2000, 1, 1), date(2025, 12, 31))
+    kept, refused = screen(page, "www.runpod.io/pricing", window, now=datetime(2026, 1, 1))
+    assert [c.timestamp for c in kept] == ["20250106000000", "20250107000000"]
+    assert [r.reason for r in refused] == ["bad_url", "not_asked", "not_asked", "bad_url",
+                                           "bad_url", "out_of_window", "future"]  # fmt: skip
+    assert all("\r" not in r.original and "\n" not in r.original for r in refused)
+    assert url_key("https://WWW.RunPod.io:443/pricing/") == url_key("runpod.io/pricing")
+    assert url_key("runpod.io/pricing?x=1") != url_key("runpod.io/pricing")
+
+
+def test_a_tracker_file_is_read_a_line_at_a_time_in_bounded_snapshots() -> None:
+    with TRACKER.open("rb") as stream:
+        snapshots = list(stream_tracker_csv(stream, TRACK, "t.csv", max_rows=10))
+    # 22 Lambda rows of a moment in parts of 10, 10, 2; RunPod's 15 in 10 and 5 (a full
+    # part is given out at once, the rest when the next moment starts)
+    assert [(s.source, len(s.rows)) for s in snapshots[:5]] == [
+        ("lambda", 10), ("lambda", 10), ("runpod", 10), ("lambda", 2), ("runpod", 5),
+    ]  # fmt: skip
+    lines = TRACKER.read_bytes().splitlines(keepends=True)
+    first = snapshots[0]
+    assert first.body == b"".join(lines[:11]) and first.lines == (2, 11)  # verbatim
+    assert sum(len(s.rows) for s in snapshots) == 74
+
+
+@pytest.mark.parametrize(
+    ("moment", "says"),
+    [
+        ("9999-12-31T23:59:59-08:00", "not an ISO 8601 time"),  # past year 9999 in UTC
+        ("0001-01-01T00:00:00+08:00", "not an ISO 8601 time"),  # before year 1 in UTC
+        ("2026-13-01T00:00:00Z", "not an ISO 8601 time"),
+    ],
+)
+def test_a_tracker_time_that_is_no_utc_moment_refuses_its_snapshot(moment: str, says: str) -> None:
+    text = TRACKER.read_text(encoding="utf-8").replace("2026-07-08T16:07:24Z", moment)
+    snapshots = read_tracker_csv(text.encode(), TRACK, "t.csv")
+    refused = [s for s in snapshots if s.error]
+    assert {s.source for s in refused} == {"lambda", "runpod"}
+    assert all(says in (s.error or "") and s.observed_at is None for s in refused)
+    assert sum(len(s.rows) for s in snapshots) == 37  # the other moment

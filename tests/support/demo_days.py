@@ -48,7 +48,7 @@ def demo_snapshot(source: str, day: date, paths: tuple[str, ...] | None = None) 
     for path in paths or PAGES[source]:
         body = render_page(source, path, day)
         # fetched after the page's stated time (10:00 Beijing): a page dated after its fetch
-        # is refused (warehouse.ingest.load.FUTURE_TOLERANCE)
+        # is refused (scrapers.clock.SKEW)
         fetched = datetime.combine(day, time(3, 0))
         page = FetchedPage(
             f"http://demo.invalid{path}?as_of={day}", 200, body, "text/html", fetched

@@ -29,7 +29,7 @@ def seed_demo_history(path: Path, last_day: date, days: int) -> None:
         for source, paths in PAGES.items():
             adapter = build_adapter(source)
             # after the pages' stated time (10:00 Beijing, 02:00 UTC): a page dated after its
-            # fetch is refused (warehouse.ingest.load.FUTURE_TOLERANCE)
+            # fetch is refused (scrapers.clock.SKEW)
             fetched_at = datetime.combine(day, time(3, 0))
             snapshot = Snapshot(source, adapter.kind, fetched_at, day)
             for page_path in paths:

@@ -32,6 +32,7 @@ from datetime import datetime
 
 import duckdb
 
+from scrapers.clock import Window
 from scrapers.collect import Snapshot
 from scrapers.fx import CONFIGURED_DEFAULT, FxRate
 from scrapers.parse import summary
@@ -92,6 +93,9 @@ class BulkOptions:
     fx_defaults: Sequence[FxRate] = ()  # the configured rates, for days before every stored one
     record_runs: bool = True  # a scrape_run per snapshot (a backfill; imports keep a ledger)
     record_health: bool = False  # the drift check of a scraped source, per snapshot
+    # The span a history import asked for: rows dated outside it are refused (scrapers.clock,
+    # the same function that refuses rows dated after now); None: a backfill's, no window.
+    window: Window | None = None
 
 
 @dataclass(slots=True)
@@ -227,7 +231,10 @@ class BulkLoader:
         if refused is not None:  # as load_snapshot: no page to judge the parser on
             return self._not_loaded(item, refused)
         policy = options.quarantine
-        pages = [validate_page(p, self.rates, policy.max_rejected_share) for p in snapshot.pages]
+        pages = [
+            validate_page(p, self.rates, policy.max_rejected_share, options.window)
+            for p in snapshot.pages
+        ]
         errors = [f"{p.page.url}: {p.error}" for p in pages if p.error]
         status = "ok" if not errors else ("failed" if len(errors) == len(pages) else "partial")
         problem = "; ".join(errors) or None

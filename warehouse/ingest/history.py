@@ -27,6 +27,7 @@ from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new_frame
 
 __all__ = [
+    "DATE_REFUSALS",
     "CaptureRecord",
     "ImportCounts",
     "ImportRecord",
@@ -38,6 +39,12 @@ __all__ = [
     "record_captures",
     "start_import",
 ]
+
+
+# Why a capture was refused for its date (scrapers.clock): after now, or outside the window
+# asked for. Such a capture settles nothing: a later import with another window may load it,
+# and no cursor moves to a date refused.
+DATE_REFUSALS = ("future", "out_of_window")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +92,7 @@ class CaptureRecord:
     origin: str
     digest: str | None
     status: str  # ok | failed
-    reason: str | None = None
+    reason: str | None = None  # not_found, parse_error, blocked, future, out_of_window, …
     retry: bool = False  # a failure the next import tries again (429, 5xx, unreachable)
     error: str | None = None
     page_id: str | None = None
@@ -185,16 +192,32 @@ def read_ledger(warehouse: Warehouse, kind: str, source: str) -> Ledger:
             ).fetchall()
         )
         captures = con.execute(
-            "SELECT target, observed_at, status, retry, digest, page_id FROM history_capture "
-            "WHERE kind = ? AND source = ? AND observed_at IS NOT NULL",
+            "SELECT target, observed_at, status, retry, digest, page_id, reason "
+            "FROM history_capture WHERE kind = ? AND source = ? AND observed_at IS NOT NULL",
             [kind, source],
         ).fetchall()
-    settled = {(t, at) for t, at, status, retry, _, _ in captures if status == "ok" or not retry}
+        # A tracker's moments are loaded a chunk at a time (one ledger row per chunk): each
+        # moment with a row loaded is settled.
+        moments = (
+            con.execute(
+                "SELECT DISTINCT c.target, o.observed_at FROM history_capture c "
+                "JOIN offer o USING (run_id) WHERE c.kind = 'csv' AND c.source = ? "
+                "AND c.status = 'ok' AND o.source = ?",
+                [source, source],
+            ).fetchall()
+            if kind == "csv"
+            else []
+        )
+    settled = {
+        (t, at)
+        for t, at, status, retry, _, _, reason in captures
+        if status == "ok" or not (retry or reason in DATE_REFUSALS)
+    } | set(moments)
     loaded: dict[str, set[datetime]] = {}
-    for target, at, status, _, _, _ in captures:
+    for target, at, status, *_ in captures:
         if status == "ok":
             loaded.setdefault(target, set()).add(at)
-    digests = {d: p for _, _, status, _, d, p in captures if status == "ok" and d and p}
+    digests = {d: p for _, _, status, _, d, p, _ in captures if status == "ok" and d and p}
     return Ledger(cursors, frozenset(settled), loaded, digests)
 
 

@@ -6,10 +6,10 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 
 import duckdb
 
+from scrapers.clock import Window, refusal
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.fx import FxRate, FxRates
 from scrapers.parse import DEFAULT_MAX_REJECTED_SHARE, Rejected, excerpt_of, page_failure, summary
@@ -67,24 +67,6 @@ def page_id(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-# A row observed more than this after its page was fetched is refused: the page's own date
-# (jygpu's 更新时间, SMM's 日期) is ahead of the clock that fetched it, so it is wrong. One page
-# dated 2099-12-31 hid every other platform from the comparison page (11 → 1) and stretched
-# the trend range to 2099 (issue 31). An hour allows for clocks that differ a little.
-FUTURE_TOLERANCE = timedelta(hours=1)
-
-
-def _ahead(row: Row, fetched_at: datetime) -> str | None:
-    """Why ``row`` is dated after its page was fetched (beyond FUTURE_TOLERANCE), or None."""
-    if row.observed_at <= fetched_at + FUTURE_TOLERANCE:
-        return None
-    return (
-        f"observed at {row.observed_at:%Y-%m-%d %H:%M} UTC, more than "
-        f"{FUTURE_TOLERANCE.total_seconds() / 3600:g} h after the page was fetched "
-        f"({fetched_at:%Y-%m-%d %H:%M} UTC): the page's date is wrong"
-    )
-
-
 def _refused(row: Row, problem: str) -> Rejected:
     """A row the load refuses, kept as a rejected listing of its page (stage "load")."""
     where = getattr(row, "offer_id", None) or f"{row.gpu_name_raw} {row.region}"
@@ -93,13 +75,17 @@ def _refused(row: Row, problem: str) -> Rejected:
 
 
 def validate_page(
-    parsed: ParsedPage, rates: FxRates, max_rejected_share: float = DEFAULT_MAX_REJECTED_SHARE
+    parsed: ParsedPage,
+    rates: FxRates,
+    max_rejected_share: float = DEFAULT_MAX_REJECTED_SHARE,
+    window: Window | None = None,
 ) -> ParsedPage:
     """The page as loaded: each row priced in CNY at the rate of its day. A row that cannot
-    be converted, whose CNY figure is implausible for its card, or that is dated after the
-    fetch is refused alone and kept as a rejected listing; the page fails (zero rows) when no
-    row is left or more than ``max_rejected_share`` of its listings were rejected, at parse
-    and at load together (scrapers.parse.page_failure)."""
+    be converted, whose CNY figure is implausible for its card, or whose date the one clock
+    refuses (after the fetch or now, outside the asked ``window``: scrapers.clock) is refused
+    alone and kept as a rejected listing; the page fails (zero rows) when no row is left or
+    more than ``max_rejected_share`` of its listings were rejected, at parse and at load
+    together (scrapers.parse.page_failure)."""
     if parsed.error:
         return parsed
     kept: list[Row] = []
@@ -110,7 +96,9 @@ def validate_page(
         except ParseError as exc:
             refused.append(_refused(row, str(exc)))
             continue
-        problem = implausible(priced) or _ahead(priced, parsed.page.fetched_at)
+        problem = implausible(priced) or refusal(
+            priced.observed_at, fetched_at=parsed.page.fetched_at, window=window
+        )
         if problem:
             refused.append(_refused(priced, problem))
         else:

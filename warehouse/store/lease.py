@@ -6,11 +6,14 @@ backfill's days a restore found the file free, moved it aside and put the backup
 place: the backfill's later rows went into the restored file and its earlier ones stayed in
 the moved-aside one (issue 31). With the lease:
 
-- ``gpuprice run`` and ``gpuprice backfill`` hold it shared (:func:`in_use`) from start to
-  end; any number of them at once;
+- every Dagster run holds it shared (:func:`in_use`) from start to end, whoever started it:
+  the daemon (the schedule, a run launched from the UI) or a command (``gpuprice run``,
+  ``backfill``, ``history``): the run's resource takes it (pipelines.resources), and the
+  commands take it around their runs too; any number of them at once;
 - ``gpuprice restore`` takes it exclusively without waiting (:func:`exclusive`) and is refused
-  with a message while a run or backfill holds it; a run that starts during a restore
-  waits for it (a restore takes seconds to minutes) up to ``wait_s``, then says so.
+  with a message while a run holds it; a run that starts during a restore waits for it (a
+  restore takes seconds to minutes) up to ``wait_s``, saying so (``on_wait``), then gives up
+  with a message.
 
 ``fcntl.flock`` (Linux, macOS): the kernel drops the lock when its holder exits, also on
 SIGKILL, so a lease can never be left behind by a crash. (``filelock`` is only a test
@@ -22,7 +25,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,16 +63,23 @@ def _open(path: Path) -> int:
 
 
 @contextmanager
-def in_use(warehouse: Warehouse, *, wait_s: float = 600.0) -> Iterator[None]:
+def in_use(
+    warehouse: Warehouse, *, wait_s: float = 600.0, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
     """Hold the warehouse shared for the block (a run, a backfill); waits up to ``wait_s``
-    while a restore replaces it, then raises WarehouseBusy. A DuckLake has no lease."""
+    while a restore replaces it (``on_wait`` is called once when it starts waiting), then
+    raises WarehouseBusy. A DuckLake has no lease."""
     if warehouse.lake is not None:
         yield
         return
     fd = _open(warehouse.path)
     try:
         deadline = time.monotonic() + wait_s
+        waited = False
         while not _try(fd, fcntl.LOCK_SH):
+            if not waited and on_wait is not None:
+                on_wait()
+            waited = True
             if time.monotonic() > deadline:
                 raise WarehouseBusy(
                     f"a restore has been replacing the warehouse {warehouse.path} for more "
@@ -89,8 +99,9 @@ def exclusive(warehouse: Warehouse) -> Iterator[None]:
     try:
         if not _try(fd, fcntl.LOCK_EX):
             raise WarehouseInUse(
-                f"the warehouse {warehouse.path} is in use by a `gpuprice run` or `gpuprice "
-                "backfill`: restore when it has finished (or stop it first)"
+                f"the warehouse {warehouse.path} is in use by a run (a `gpuprice run`, "
+                "`backfill` or `history`, or one the Dagster daemon started: the schedule, the "
+                "UI): restore when it has finished (or stop it first)"
             )
         yield
     finally:
