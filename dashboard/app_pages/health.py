@@ -1,5 +1,7 @@
-"""Data health: last successful scrape per source (stale ones highlighted), failures with
-their errors, rows per snapshot, and GPU names that map to no known card."""
+"""Data health: per source its last success and its newest data, each by the moment the data is
+about (a live run's time, a backfilled day) with the load time beside it (stale ones
+highlighted), failures with their errors, rows per snapshot, and GPU names that map to no
+known card."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import streamlit as st
 
 from dashboard import charts, data, history_data
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import header, t
+from dashboard.i18n import header, relabel, t
 from dashboard.tables import show
 from warehouse.store.db import utcnow
 
@@ -22,8 +24,10 @@ FRESH = "fresh"
 def freshness(
     health: pl.DataFrame, expected: list[str], now: datetime, hours: float
 ) -> pl.DataFrame:
-    """One row per source (configured or seen in scrape_run): hours since its last
-    successful scrape and whether that is past ``hours``; never scraped counts as stale."""
+    """One row per source (configured or seen in scrape_run): hours since the moment its
+    last success is about (warehouse.read.stats.SOURCE_RUNS: a backfilled day counts as that
+    day, not as when it was loaded) and whether that is past ``hours``; never scraped counts
+    as stale."""
     known = pl.DataFrame({"source": expected}, schema={"source": pl.String})
     table = known.join(health, on="source", how="full", coalesce=True)
     age = (pl.lit(now) - pl.col("last_ok_at")).dt.total_seconds() / 3600
@@ -61,6 +65,20 @@ def _highlight(row: object) -> list[str]:
     return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
 
 
+def _moment(at: str, how: str) -> pl.Expr:
+    """When a run's data is about: a live run's time, a backfilled day's date (its day is
+    what it says, not the midnight it is stamped with)."""
+    return (
+        pl.when(pl.col(how) == "backfill")
+        .then(pl.col(at).dt.strftime("%Y-%m-%d"))
+        .otherwise(pl.col(at).dt.strftime("%Y-%m-%d %H:%M"))
+    )
+
+
+def _how(frame: pl.DataFrame, column: str) -> pl.Expr:
+    return relabel(frame, column, lambda how: t(f"health.{how}"))
+
+
 def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
     config = settings()
     hours = config.file.thresholds.stale_after_hours
@@ -73,30 +91,42 @@ def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
             parsers.filter(pl.col("profile") == config.profile).select(
                 "source",
                 pl.col("state").alias("parser"),
-                pl.col("since").dt.strftime("%Y-%m-%d %H:%M").alias("parser since (UTC)"),
                 pl.col("reason").alias("parser problem"),
             ),
             on="source",
             how="left",
         )
     st.subheader(t("health.sources", now=f"{now:%Y-%m-%d %H:%M}", hours=hours))
-    extra = [c for c in ("parser", "parser since (UTC)", "parser problem") if c in table.columns]
+    st.caption(t("health.by_day"))
+    status = pl.col("last_status") + pl.when(pl.col("last_reason").is_not_null()).then(
+        pl.lit(" (") + pl.col("last_reason").str.replace_all("_", " ") + pl.lit(")")
+    ).otherwise(pl.lit(""))
     shown = table.select(
         "source",
         "status",
-        *extra,
-        pl.col("last_ok_at").dt.strftime("%Y-%m-%d %H:%M").alias("last success (UTC)"),
+        *([c for c in ("parser", "parser problem") if c in table.columns]),
+        _moment("last_ok_at", "last_ok_how").alias("last success (UTC)"),
+        _how(table, "last_ok_how").alias("last success from"),
+        pl.col("last_ok_loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("loaded (UTC)"),
         "hours since success",
-        pl.col("last_run_at").dt.strftime("%Y-%m-%d %H:%M").alias("last run (UTC)"),
-        pl.col("last_status").alias("last run status"),
+        _moment("last_run_at", "last_run_how").alias("newest data (UTC)"),
+        _how(table, "last_run_how").alias("newest data from"),
+        status.alias("newest data status"),
         pl.col("last_error")
         .map_elements(reason_first, return_dtype=pl.String)
-        .alias("last run error"),
+        .alias("newest data error"),
         "runs",
         pl.col("failed_runs").alias("failed"),
-        pl.col("partial_runs").alias("partial"),
     )
-    show(shown, row_style=_highlight, translate=True)
+    show(
+        shown,
+        row_style=_highlight,
+        translate=True,
+        column_config={
+            name: st.column_config.TextColumn(width="large")
+            for name in ("newest data error", "parser problem")
+        },
+    )
     stale = table.filter(pl.col("status") == STALE)["source"].to_list()
     if stale:
         st.warning(t("health.stale", names=", ".join(stale)))
@@ -174,7 +204,8 @@ def unknown(names: pl.DataFrame) -> None:
 def main() -> None:
     st.title(t("health.title"))
     simulated_banner()
-    tables = data.health()  # every table of the page in one read of the warehouse
+    # every table of the page in one read of the warehouse
+    tables = data.health(profile=settings().profile)
     if tables is None:
         return
     if tables["sources"].is_empty():

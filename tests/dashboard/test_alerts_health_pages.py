@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -28,7 +28,7 @@ from tests.dashboard.seeding import (
     Seeded,
     record_health,
 )
-from warehouse.store.db import read_frame, write_connection
+from warehouse.store.db import read_frame, utcnow, write_connection
 
 
 def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
@@ -107,7 +107,12 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     assert sources.loc["jygpu", "status"] == "STALE"  # last success on 2026-09-10
     assert sources.loc["smm", "status"] == "fresh"  # succeeded five minutes ago
     assert sources.loc["smm", "failed"] == 1
-    assert sources.loc["jygpu", "last success (UTC)"] == "2026-09-10 02:00"
+    # its last success is a day the seeding asked for: that day, from a backfill, and when
+    # it was loaded
+    assert sources.loc["jygpu", "last success (UTC)"] == "2026-09-10"
+    assert sources.loc["jygpu", "last success from"] == "回填"
+    assert sources.loc["jygpu", "loaded (UTC)"] == "2026-09-10 02:00"
+    assert sources.loc["smm", "last success from"] == "实时抓取"
     if record_health is not None:  # the drift check's verdict on the parser, when it exists
         assert sources.loc["jygpu", "parser"] == "broken"
         assert sources.loc["jygpu", "parser problem"] == BROKEN_PROBLEM
@@ -121,7 +126,7 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     ]
     assert DOWN_ERROR.endswith("ReadTimeout") and FAILED_ERROR.endswith("refused")
     assert list(failures["source"]) == ["jygpu", "smm"]
-    assert sources.loc["jygpu", "last run status"] == "failed"  # tried, but no success since
+    assert sources.loc["jygpu", "newest data status"] == "failed"  # tried, no success since
     rows = table(app, "he_rows")
     newest = rows[(rows["observed (UTC)"] == "2026-09-10 02:00") & (rows["source"] == "jygpu")]
     assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown cards"] == 1
@@ -133,6 +138,40 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
         and unknown.iloc[0]["rows"] == UNKNOWN_ROWS
     )
     assert f"未识别的 GPU 名称：{UNKNOWN_ROWS} 行" in texts(app)
+
+
+def test_health_goes_by_the_day_the_data_is_about(
+    use: Callable[..., None], seeded: Seeded, tmp_path: Path
+) -> None:
+    """Issue 38: a seeded demo day loaded after a live success is older data, not the
+    source's latest run; a backfilled success is its day, with its load time beside it."""
+    copy = copy_of(seeded, tmp_path)
+    now = utcnow()
+    yesterday = now.date() - timedelta(days=1)
+    with write_connection(copy.warehouse) as con:
+        for run_id, source, status, error in (
+            ("late-smm", "smm", "failed", "page 1: no quote table (layout changed?)"),
+            ("late-jygpu", "jygpu", "ok", None),
+        ):
+            con.execute(
+                "INSERT INTO scrape_run (run_id, source, profile, as_of, started_at, "
+                "finished_at, status, pages, rows, error, reason) "
+                "VALUES (?, ?, 'demo', ?, ?, ?, ?, 1, 0, ?, ?)",
+                [run_id, source, yesterday, now, now, status, error, "drift" if error else None],
+            )
+    use(copy.home, copy.config)
+    sources = table(open_page("health"), "he_sources").set_index("source")
+    # smm: its live success five minutes ago is newer than the day the backfill failed on
+    assert sources.loc["smm", "newest data status"] == "ok"
+    assert sources.loc["smm", "newest data from"] == "实时抓取"
+    assert sources.loc["smm", "status"] == "fresh"
+    # jygpu: its newest data is still the live run an hour ago that failed; its last success
+    # is yesterday's backfilled day, loaded just now, and that does not make it fresh
+    assert sources.loc["jygpu", "newest data status"] == "failed"
+    assert sources.loc["jygpu", "last success (UTC)"] == f"{yesterday}"
+    assert sources.loc["jygpu", "last success from"] == "回填"
+    assert sources.loc["jygpu", "loaded (UTC)"] == f"{now:%Y-%m-%d %H:%M}"
+    assert sources.loc["jygpu", "status"] == "STALE"
 
 
 def test_staleness_follows_the_configured_threshold(
