@@ -601,6 +601,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "The notification targets cannot be read: {error}",
     ),
     "alerts.details": ("预警详情", "Alert details"),
+    "alerts.resolved_short": ("{at} UTC 已恢复", "resolved {at} UTC"),
     "alerts.pick": (
         "在上表中点选一行查看该预警的完整内容（默认显示最新一条）。",
         "Select a row above to read that alert in full (the newest is shown until you do).",

@@ -189,7 +189,7 @@ TABLES = {
     "rp_medians": "observations",
     "rp_cheapest": "cheapest MoM %",
     "rp_breakeven": "snapshots",
-    "rp_alerts": "to h/month",
+    "rp_alerts": "summary",
     "tr_changes": "MoM %",
     "tr_latest": "listed price",
     "va_table": "CNY per TFLOP-hour",

@@ -60,7 +60,8 @@ _TEXT: dict[Lang, dict[str, str]] = {
             "{tag}{where}: breakeven vs {container} moved {delta:+.1f} h ({old:.1f} h → "
             "{new:.1f} h per month; threshold {threshold}); {prices}. Rule '{rule}'."
         ),
-        "summary.mode_flip": "{dearer} → {cheaper} is cheaper at {usage:g} h/month",
+        "summary.mode_flip": "{dearer} → {cheaper} is now the cheaper",
+        "line": "{what}: {summary}",
         "summary.breakeven_shift": (
             "breakeven {old:.1f} → {new:.1f} h/month ({delta:+.1f} h; threshold {threshold})"
         ),
@@ -96,7 +97,8 @@ _TEXT: dict[Lang, dict[str, str]] = {
             "{tag}{where}：相对{container}的盈亏平衡点变动 {delta:+.1f} 小时（每月 {old:.1f} → "
             "{new:.1f} 小时；阈值 {threshold}）；{prices}。规则“{rule}”。"
         ),
-        "summary.mode_flip": "每月 {usage:g} 小时：{dearer} → {cheaper}更便宜",
+        "summary.mode_flip": "{dearer} → {cheaper}，现在更便宜",
+        "line": "{what}：{summary}",
         "summary.breakeven_shift": "盈亏平衡 {old:.1f} → {new:.1f} 小时/月（{delta:+.1f} 小时；阈值 {threshold}）",
         "broken_now": "自 {at:%Y-%m-%d %H:%M} UTC 起失效",
         "broken_then": "在 {at:%Y-%m-%d} 失效",
@@ -246,6 +248,11 @@ def title(kind: str, params: Params, lang: Lang = "en") -> str:
     if kind == "scraper_broken":
         return _text(lang)["scraper_title"].format(source=params["source"])
     return rule_title(params["gpu"], params.get("line"), params["usage_hours"], lang)
+
+
+def line(what: str, summary: str, lang: Lang = "en") -> str:
+    """What an alert is about and what happened, as one line."""
+    return _text(lang)["line"].format(what=what, summary=summary)
 
 
 def render(row: Mapping[str, Any], lang: Lang = "en") -> tuple[str, str, str]:

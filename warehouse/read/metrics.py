@@ -243,10 +243,11 @@ RULE_STATES = """
 
 def alert_feed(warehouse: Warehouse, wait_s: float = WAIT_S) -> dict[str, pl.DataFrame | None]:
     """The alerts page's tables in one connection (one wait for the lock while the pipeline
-    writes): ``alerts`` (as ``alerts``) and ``rules``, where each watch rule stands
-    (alert_rule_state: its cursor, baseline and mode; None before migration 002 made it)."""
+    writes): ``alerts`` (as ``alerts``, the superseded ones too: the page offers them) and
+    ``rules``, where each watch rule stands (alert_rule_state: its cursor, baseline and mode;
+    None before migration 002 made it)."""
     with read_connection(warehouse, wait_s=wait_s) as con:
-        feed = _alerts(con, None)
+        feed = _alerts(con, None, include_superseded=True)
         try:
             rules = con.sql(RULE_STATES).pl()
         except duckdb.CatalogException:

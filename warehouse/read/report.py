@@ -164,7 +164,7 @@ def alerts_in_month_query(month: date) -> Query:
     return (
         """
         SELECT created_at, kind, rule, gpu, source, old_value, new_value, old_mode, new_mode,
-               new_observed_at, delivered_at, message, simulated
+               new_observed_at, delivered_at, message, params, simulated
         FROM alert
         WHERE created_at >= $month::TIMESTAMP AND created_at < $next::TIMESTAMP
           AND superseded IS NULL  -- standing alerts only (warehouse.derive.alerts)

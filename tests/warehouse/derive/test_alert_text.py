@@ -44,9 +44,7 @@ def test_the_stored_message_is_the_english_rendering(warehouse: Warehouse) -> No
     assert "breakeven vs hourly container moved +125.0 h (500.0 h → 625.0 h per month; " \
            "threshold 12 %)" in shift["message"]  # fmt: skip
     assert "the hourly container is now cheaper than the bare metal" in flip["message"]
-    assert alert_text.render(flip, "en")[1] == (
-        "bare metal → hourly container is cheaper at 550 h/month"
-    )
+    assert alert_text.render(flip, "en")[1] == ("bare metal → hourly container is now the cheaper")
 
 
 def test_the_chinese_rendering_says_the_same_in_chinese(warehouse: Warehouse) -> None:
@@ -60,7 +58,7 @@ def test_the_chinese_rendering_says_the_same_in_chinese(warehouse: Warehouse) ->
     assert "¥1,000.00/卡/月" in message and "¥1.60/卡时" in message
     assert "规则“box”" in message
     _, flip_summary, flip_message = alert_text.render(flip, "zh")
-    assert flip_summary == "每月 550 小时：裸金属 → 按时容器更便宜"
+    assert flip_summary == "裸金属 → 按时容器，现在更便宜"
     assert "按时容器现在比裸金属便宜" in flip_message
     for text in (title, summary, message, flip_summary, flip_message):
         assert not ENGLISH.search(text.replace("[SIMULATED 模拟]", "")), text
