@@ -256,8 +256,9 @@ def _newest(settings: Settings, line: SourceLine) -> str:
     day = date.fromisoformat(line.last_run_utc[:10]) if line.last_run_utc else None
     if (
         line.last_status == "failed"
+        and line.last_reason == "drift"
         and line.last_run_from == "backfill"
-        and (deliberate_layout_change(settings, line.source, day))
+        and deliberate_layout_change(settings, line.source, day)
     ):
         return f"{text} (demo layout change, deliberate)"
     return text + (f" ({line.last_reason})" if line.last_reason else "")

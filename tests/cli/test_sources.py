@@ -245,7 +245,7 @@ def test_check_fetches_and_parses_against_the_demo_market_it_starts(tmp_path: Pa
     code, results, stderr = checked(config, home, "runpod", "skypilot", "lambda", "smm")
     assert code == 0, stderr
     # the command's own demo market, on free ports (demo.autostart), not the configured ones
-    assert "serving the demo market (SIMULATED prices) for this command" in stderr
+    assert "this command reads its own copy of the demo market (the same SIMULATED pages" in stderr
     by_name = {r["source"]: r for r in results}
     for name, result in by_name.items():
         assert result["failure"] is None, name
