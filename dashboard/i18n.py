@@ -151,6 +151,7 @@ HEADERS: dict[str, str] = {
     "summary": "摘要",
     "delivery": "投递",
     "name in gpuprice.toml": "gpuprice.toml 中的名称",
+    "where it stands (UTC)": "当前：更便宜的方式 · 盈亏平衡 · 快照 (UTC)",
     "finished (UTC)": "结束时间 (UTC)",
     "error": "错误",
     "day asked for": "回填日期",
@@ -662,6 +663,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "health.no_unknown": ("没有未识别的 GPU 名称。", "No unknown GPU names."),
     "health.no_runs": ("还没有抓取记录。", "No scrape runs recorded yet."),
     "health.live": ("实时抓取", "live run"),
+    "health.broken": (
+        "{source} 的页面无法解析（自 {since} UTC 起）：{problem}",
+        "{source}'s pages no longer parse (since {since} UTC): {problem}",
+    ),
     "health.backfill": ("回填", "backfill"),
     "health.by_day": (
         "“最近成功”与“最新数据”按数据所属的时间判断（实时抓取为抓取时间，回填为所回填的日期），"

@@ -91,8 +91,9 @@ def _rates_line(added: int, rates: list) -> str:
     head = "real history: exchange rates, the European Central Bank's daily USD→CNY reference rate"
     if not added:
         return f"{head}: already stored"
+    new = "" if added == days else f" ({added} new)"
     return (
-        f"{head} on {days} business days from {rates[0].day} to {rates[-1].day} ({added} new), "
+        f"{head} on {days} business days from {rates[0].day} to {rates[-1].day}{new}, "
         "to convert the real prices listed in USD below into CNY at each day's own rate"
     )
 

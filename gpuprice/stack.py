@@ -162,12 +162,13 @@ def _start(
         f"started {_what(name, settings)} (log: {logs / f'{name}.log'})",
         markup=False,
         highlight=False,
+        soft_wrap=True,
     )
     return child
 
 
 def _say_first_scrape(line: str) -> None:
-    console.print(f"first scrape: {line}", markup=False, highlight=False)
+    console.print(f"first scrape: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _first_scrape(settings: Settings) -> subprocess.Popen | None:

@@ -30,6 +30,14 @@ DELIVERY = ("all", "delivered", "pending")
 # listed and filtered under this name instead of vanishing behind the card filter.
 NO_CARD = "—"
 _MARKDOWN = re.compile(r"([\\*_\[\]<>#|~])")
+FEED_WIDTHS = {
+    "created (UTC)": 125,
+    "kind": 90,
+    "what": 210,
+    "summary": 280,
+    "delivery": 95,
+    "data": 75,
+}
 
 
 def _rule_choice(alerts: pl.DataFrame) -> dict[str, str]:
@@ -137,10 +145,10 @@ def feed(alerts: pl.DataFrame | None) -> None:
         key="al_feed",
         on_select="rerun",
         selection_mode="single-row",
+        # widths in pixels that fit the page at 1400 px without an inner scroll; a cell cut
+        # short is read in full in the details below
         column_config={
-            "created (UTC)": st.column_config.TextColumn(width="small"),
-            "what": st.column_config.TextColumn(width="medium"),
-            "summary": st.column_config.TextColumn(width="large"),
+            name: st.column_config.TextColumn(width=px) for name, px in FEED_WIDTHS.items()
         },
     )
     rows = picked.selection.rows if picked is not None else []
@@ -209,7 +217,6 @@ def watch_rules(states: pl.DataFrame | None) -> None:
             {
                 "rule": alert_text.rule_title(r.gpu, r.source or CHEAPEST, r.usage_hours, lang),
                 "name in gpuprice.toml": r.name,
-                "usage h/month": r.usage_hours,
                 "against": mode_label(r.against),
                 "threshold": f"{r.threshold_hours:g} h"
                 if r.threshold_hours is not None
@@ -221,12 +228,19 @@ def watch_rules(states: pl.DataFrame | None) -> None:
     )
     # Where each rule stands, when the pipeline has evaluated it; rules are shown anyway.
     if states is not None and not states.is_empty():
+        # one column: the cheaper mode, the breakeven and the snapshot they are of
+        now = pl.concat_str(
+            [
+                relabel(states, "mode", mode_label),
+                pl.lit(" · "),
+                pl.col("last_value").round(1).cast(pl.String),
+                pl.lit(" h · "),
+                pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M"),
+            ]
+        )
         table = table.join(
             states.select(
-                pl.col("rule").alias("name in gpuprice.toml"),
-                relabel(states, "mode", mode_label).alias("cheaper mode now"),
-                pl.col("last_value").round(1).alias("breakeven now h"),
-                pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("as of (UTC)"),
+                pl.col("rule").alias("name in gpuprice.toml"), now.alias("where it stands (UTC)")
             ),
             on="name in gpuprice.toml",
             how="left",

@@ -79,54 +79,68 @@ def _how(frame: pl.DataFrame, column: str) -> pl.Expr:
     return relabel(frame, column, lambda how: t(f"health.{how}"))
 
 
+def _when(frame: pl.DataFrame, at: str, how: str) -> pl.Expr:
+    """ "2026-12-03 18:05 · live run", "2026-12-02 · backfill": the moment and how it came."""
+    return pl.concat_str([_moment(at, how), pl.lit(" · "), _how(frame, how)])
+
+
+def _parsers(table: pl.DataFrame, parsers: pl.DataFrame | None, profile: str) -> pl.DataFrame:
+    """Whether each source's pages still parse (the pipeline's drift check; a warehouse from
+    before that check has no such table, and the page goes on without the column)."""
+    if parsers is None:
+        return table
+    return table.join(
+        parsers.filter(pl.col("profile") == profile).select(
+            "source",
+            pl.col("state").alias("parser"),
+            pl.col("since").alias("parser_since"),
+            pl.col("reason").alias("parser_problem"),
+        ),
+        on="source",
+        how="left",
+    )
+
+
 def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
+    """One row per source, few enough columns to read without scrolling: its state, its last
+    success and its newest data (each the moment the data is about, and how it came), when
+    that success was loaded; a broken parser's problem and every error are below."""
     config = settings()
     hours = config.file.thresholds.stale_after_hours
     now = utcnow()
-    table = freshness(health, list(config.enabled_sources()), now, hours)
-    # Whether each source's pages still parse (the pipeline's drift check); a warehouse
-    # from before that check has no such table, and the page goes on without the column.
-    if parsers is not None:
-        table = table.join(
-            parsers.filter(pl.col("profile") == config.profile).select(
-                "source",
-                pl.col("state").alias("parser"),
-                pl.col("reason").alias("parser problem"),
-            ),
-            on="source",
-            how="left",
-        )
+    table = _parsers(
+        freshness(health, list(config.enabled_sources()), now, hours), parsers, config.profile
+    )
     st.subheader(t("health.sources", now=f"{now:%Y-%m-%d %H:%M}", hours=hours))
     st.caption(t("health.by_day"))
-    status = pl.col("last_status") + pl.when(pl.col("last_reason").is_not_null()).then(
+    ended = pl.col("last_status") + pl.when(pl.col("last_reason").is_not_null()).then(
         pl.lit(" (") + pl.col("last_reason").str.replace_all("_", " ") + pl.lit(")")
     ).otherwise(pl.lit(""))
     shown = table.select(
         "source",
         "status",
-        *([c for c in ("parser", "parser problem") if c in table.columns]),
-        _moment("last_ok_at", "last_ok_how").alias("last success (UTC)"),
-        _how(table, "last_ok_how").alias("last success from"),
+        *(["parser"] if "parser" in table.columns else []),
+        _when(table, "last_ok_at", "last_ok_how").alias("last success (UTC)"),
         pl.col("last_ok_loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("loaded (UTC)"),
         "hours since success",
-        _moment("last_run_at", "last_run_how").alias("newest data (UTC)"),
-        _how(table, "last_run_how").alias("newest data from"),
-        status.alias("newest data status"),
-        pl.col("last_error")
-        .map_elements(reason_first, return_dtype=pl.String)
-        .alias("newest data error"),
-        "runs",
+        pl.concat_str([_when(table, "last_run_at", "last_run_how"), pl.lit(" · "), ended]).alias(
+            "newest data (UTC)"
+        ),
         pl.col("failed_runs").alias("failed"),
     )
-    show(
-        shown,
-        row_style=_highlight,
-        translate=True,
-        column_config={
-            name: st.column_config.TextColumn(width="large")
-            for name in ("newest data error", "parser problem")
-        },
-    )
+    show(shown, row_style=_highlight, translate=True)
+    for row in (
+        table.filter(pl.col("parser") == "broken").to_dicts() if "parser" in table.columns else []
+    ):
+        since = row["parser_since"]
+        st.warning(
+            t(
+                "health.broken",
+                source=row["source"],
+                since="—" if since is None else f"{since:%Y-%m-%d %H:%M}",
+                problem=row["parser_problem"] or "—",
+            )
+        )
     stale = table.filter(pl.col("status") == STALE)["source"].to_list()
     if stale:
         st.warning(t("health.stale", names=", ".join(stale)))

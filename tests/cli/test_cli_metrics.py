@@ -159,7 +159,7 @@ def test_alerts_in_chinese(home: Path) -> None:
     zh = cli.invoke(app, ["alerts", "--lang", "zh", "--verbose"])
     assert zh.exit_code == 0, zh.output
     assert (
-        "租用方式翻转  RTX 4090 24GB（mk），每月 550 小时：裸金属 → 按时容器，现在更便宜  [待投递]"
+        "租用方式翻转  RTX 4090 24GB（mk），每月 550 小时：按时容器现在比裸金属便宜  [待投递]"
         in zh.stdout
     )
     assert "盈亏平衡 500.0 → 625.0 小时/月（+125.0 小时；阈值 30 小时）" in zh.stdout

@@ -197,7 +197,7 @@ TABLES = {
     "be_row": "breakeven vs hourly",
     "be_alerts": "from h/month",
     "al_feed": "created (UTC)",
-    "al_rules": "usage h/month",
+    "al_rules": "name in gpuprice.toml",
     "he_sources": "hours since success",
     "he_failures": "error",
     "he_rows": "unknown cards",

@@ -60,7 +60,7 @@ _TEXT: dict[Lang, dict[str, str]] = {
             "{tag}{where}: breakeven vs {container} moved {delta:+.1f} h ({old:.1f} h → "
             "{new:.1f} h per month; threshold {threshold}); {prices}. Rule '{rule}'."
         ),
-        "summary.mode_flip": "{dearer} → {cheaper} is now the cheaper",
+        "summary.mode_flip": "{cheaper} now cheaper than the {dearer}",
         "line": "{what}: {summary}",
         "summary.breakeven_shift": (
             "breakeven {old:.1f} → {new:.1f} h/month ({delta:+.1f} h; threshold {threshold})"
@@ -72,7 +72,7 @@ _TEXT: dict[Lang, dict[str, str]] = {
             "failing pages was loaded (they are kept in raw_page). Fix the adapter, then run "
             "`gpuprice reparse --source {source}` to repair the history."
         ),
-        "summary.scraper_broken": "{source}'s pages stopped parsing ({when})",
+        "summary.scraper_broken": "its pages stopped parsing ({when})",
         "scraper_title": "scraper of {source}",
     },
     "zh": {
@@ -97,7 +97,7 @@ _TEXT: dict[Lang, dict[str, str]] = {
             "{tag}{where}：相对{container}的盈亏平衡点变动 {delta:+.1f} 小时（每月 {old:.1f} → "
             "{new:.1f} 小时；阈值 {threshold}）；{prices}。规则“{rule}”。"
         ),
-        "summary.mode_flip": "{dearer} → {cheaper}，现在更便宜",
+        "summary.mode_flip": "{cheaper}现在比{dearer}便宜",
         "line": "{what}：{summary}",
         "summary.breakeven_shift": "盈亏平衡 {old:.1f} → {new:.1f} 小时/月（{delta:+.1f} 小时；阈值 {threshold}）",
         "broken_now": "自 {at:%Y-%m-%d %H:%M} UTC 起失效",
@@ -107,7 +107,7 @@ _TEXT: dict[Lang, dict[str, str]] = {
             "（页面保存在 raw_page）。请修复适配器，再运行 `gpuprice reparse --source {source}` "
             "修复历史数据。"
         ),
-        "summary.scraper_broken": "{source} 的页面无法解析（{when}）",
+        "summary.scraper_broken": "页面无法解析（{when}）",
         "scraper_title": "{source} 的抓取程序",
     },
 }

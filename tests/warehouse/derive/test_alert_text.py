@@ -44,7 +44,7 @@ def test_the_stored_message_is_the_english_rendering(warehouse: Warehouse) -> No
     assert "breakeven vs hourly container moved +125.0 h (500.0 h → 625.0 h per month; " \
            "threshold 12 %)" in shift["message"]  # fmt: skip
     assert "the hourly container is now cheaper than the bare metal" in flip["message"]
-    assert alert_text.render(flip, "en")[1] == ("bare metal → hourly container is now the cheaper")
+    assert alert_text.render(flip, "en")[1] == ("hourly container now cheaper than the bare metal")
 
 
 def test_the_chinese_rendering_says_the_same_in_chinese(warehouse: Warehouse) -> None:
@@ -58,7 +58,7 @@ def test_the_chinese_rendering_says_the_same_in_chinese(warehouse: Warehouse) ->
     assert "¥1,000.00/卡/月" in message and "¥1.60/卡时" in message
     assert "规则“box”" in message
     _, flip_summary, flip_message = alert_text.render(flip, "zh")
-    assert flip_summary == "裸金属 → 按时容器，现在更便宜"
+    assert flip_summary == "按时容器现在比裸金属便宜"
     assert "按时容器现在比裸金属便宜" in flip_message
     for text in (title, summary, message, flip_summary, flip_message):
         assert not ENGLISH.search(text.replace("[SIMULATED 模拟]", "")), text
@@ -76,7 +76,7 @@ def test_a_broken_scraper_in_both_languages(warehouse: Warehouse) -> None:
     )
     title, summary, message = alert_text.render(row, "zh")
     assert title == "matpool 的抓取程序"
-    assert summary == "matpool 的页面无法解析（自 2026-11-03 02:00 UTC 起失效）"
+    assert summary == "页面无法解析（自 2026-11-03 02:00 UTC 起失效）"
     assert "page 1 parsed to zero rows" in message  # the parser's own words, quoted
     assert "gpuprice reparse --source matpool" in message
     assert not ENGLISH.search(
