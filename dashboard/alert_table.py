@@ -1,16 +1,26 @@
-"""The alert columns the alerts page and the monthly report both show, in one order."""
+"""The alert columns the alerts page and the monthly report both show, in one order, in the
+page's language: what the alert is about (its watch rule named by card, line and usage, or
+the broken scraper) and what happened in a few words, both rendered from the alert's stored
+parameters (warehouse.derive.alert_text); the whole message is the alerts page's details."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import polars as pl
 
 from dashboard.data import data_label
-from dashboard.i18n import card_label, relabel, t
+from dashboard.i18n import english, relabel, t
+from warehouse.derive import alert_text
 from warehouse.derive.metrics import CHEAPEST
 
 KINDS = ("breakeven_shift", "mode_flip", "scraper_broken")
 # The rent modes a watch rule compares (alert.old_mode / new_mode, rule states).
 MODES = ("hourly", "monthly", "bare_metal")
+
+
+def page_lang() -> alert_text.Lang:
+    return "en" if english() else "zh"
 
 
 def kind_label(kind: str) -> str:
@@ -28,18 +38,51 @@ def line_label(source: str | None) -> str | None:
     return t("be.cheapest") if source == CHEAPEST else source
 
 
-def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr) -> pl.DataFrame:
-    """``alerts`` (warehouse.read.metrics.alerts' columns) as a table: when, what, which
-    card and line, the move in hours per month, then ``more``, the message and provenance."""
-    return alerts.select(
+def rendered(alerts: pl.DataFrame) -> list[tuple[str, str, str]]:
+    """(what, summary, message) of each alert in the page's language, made here on the
+    script's thread (the language is the session's: see dashboard.i18n.relabel)."""
+    lang = page_lang()
+    columns = [c for c in ("kind", "params", "rule", "message") if c in alerts.columns]
+    return [alert_text.render(row, lang) for row in alerts.select(columns).to_dicts()]
+
+
+def delivery_labels(alerts: pl.DataFrame) -> pl.Series:
+    """Where each alert's delivery stands, in the page's language."""
+    lang = page_lang()
+    columns = [
+        c for c in ("superseded", "not_sent", "delivered_at", "attempts") if c in alerts.columns
+    ]
+    rows: list[dict[str, Any]] = alerts.select(columns).to_dicts()
+    return pl.Series("delivery", [alert_text.delivery_text(row, lang) for row in rows], pl.String)
+
+
+def _summaries(alerts: pl.DataFrame, words: list[tuple[str, str, str]]) -> list[str]:
+    """What happened; a broken scraper that loaded again says when (its summary is of the
+    break, its resolution a fact stored beside it)."""
+    resolved = alerts["resolved_at"] if "resolved_at" in alerts.columns else None
+    out = []
+    for k, (_, summary, _) in enumerate(words):
+        at = resolved[k] if resolved is not None else None
+        out.append(
+            summary
+            if at is None
+            else f"{summary}; {t('alerts.resolved_short', at=f'{at:%Y-%m-%d %H:%M}')}"
+        )
+    return out
+
+
+def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr | pl.Series) -> pl.DataFrame:
+    """``alerts`` (warehouse.read.metrics.alerts' columns) as a table: when, what kind, what
+    it is about and what happened, in the page's language, then ``more`` and provenance."""
+    words = rendered(alerts)
+    return alerts.with_columns(
+        pl.Series("what", [w[0] for w in words], pl.String),
+        pl.Series("summary", _summaries(alerts, words), pl.String),
+    ).select(
         pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
         relabel(alerts, "kind", kind_label).alias("kind"),
-        "rule",
-        pl.col("gpu").map_elements(card_label, return_dtype=pl.String).alias("card"),
-        relabel(alerts, "source", line_label).alias("line"),
-        pl.col("old_value").round(1).alias("from h/month"),
-        pl.col("new_value").round(1).alias("to h/month"),
+        "what",
+        "summary",
         *more,
-        "message",
         data_label(),
     )

@@ -141,6 +141,17 @@ HEADERS: dict[str, str] = {
     "runs": "抓取次数",
     "failed": "失败",
     "partial": "部分失败",
+    "last success from": "最近成功来自",
+    "loaded (UTC)": "载入时间 (UTC)",
+    "newest data (UTC)": "最新数据 (UTC)",
+    "newest data from": "最新数据来自",
+    "newest data status": "最新数据状态",
+    "newest data error": "最新数据错误",
+    "what": "预警对象",
+    "summary": "摘要",
+    "delivery": "投递",
+    "name in gpuprice.toml": "gpuprice.toml 中的名称",
+    "where it stands (UTC)": "当前：更便宜的方式 · 盈亏平衡 · 快照 (UTC)",
     "finished (UTC)": "结束时间 (UTC)",
     "error": "错误",
     "day asked for": "回填日期",
@@ -600,6 +611,28 @@ STRINGS: dict[str, tuple[str, str]] = {
         "无法读取通知目标：{error}",
         "The notification targets cannot be read: {error}",
     ),
+    "alerts.details": ("预警详情", "Alert details"),
+    "alerts.resolved_short": ("{at} UTC 已恢复", "resolved {at} UTC"),
+    "alerts.pick": (
+        "在上表中点选一行查看该预警的完整内容（默认显示最新一条）。",
+        "Select a row above to read that alert in full (the newest is shown until you do).",
+    ),
+    "alerts.snapshots": (
+        "快照：{new} UTC（对比 {old} UTC）",
+        "Snapshot: {new} UTC (compared with {old} UTC)",
+    ),
+    "alerts.offers": ("依据的挂牌：{offers}", "Listings behind the prices: {offers}"),
+    "alerts.state": ("投递：{state}", "Delivery: {state}"),
+    "alerts.why_not_sent": ("不发送的原因：{why}", "Why not sent: {why}"),
+    "alerts.resolved": (
+        "已于 {at} UTC 解除：{source} 重新成功载入。",
+        "Resolved {at} UTC: {source} loaded again.",
+    ),
+    "alerts.superseded_note": ("已被取代：{why}", "Superseded: {why}"),
+    "alerts.show_superseded": (
+        "同时显示 {n} 条已被取代的预警（规则重新检查其数据线后不再得出）",
+        "Also show {n} superseded alert(s) (no longer given once the rule walked its line again)",
+    ),
     "alerts.delivered": ("已投递", "delivered"),
     "alerts.pending": ("待投递", "pending"),
     "alerts.none": (
@@ -654,6 +687,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Held prices stay out of metrics and alerts. Accept one with `gpuprice quarantine "
         "accept ID`, reject it with `gpuprice quarantine reject ID`, or let the next "
         "snapshots confirm it ([quarantine].confirm_snapshots).",
+    ),
+    "health.live": ("实时抓取", "live run"),
+    "health.broken": (
+        "{source} 的页面无法解析（自 {since} UTC 起）：{problem}",
+        "{source}'s pages no longer parse (since {since} UTC): {problem}",
+    ),
+    "health.backfill": ("回填", "backfill"),
+    "health.by_day": (
+        "“最近成功”与“最新数据”按数据所属的时间判断（实时抓取为抓取时间，回填为所回填的日期），"
+        "载入时间另列：后载入的较早日期不会盖过更新的数据。",
+        "Last success and newest data go by the moment the data is about (a live run's time, "
+        "the day a backfill asked for), with the load time beside it: a past day loaded later "
+        "never overrules newer data.",
     ),
     "axis.rows": ("行数", "rows"),
     # recommend

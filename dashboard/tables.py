@@ -101,11 +101,12 @@ def show(
     row_style: RowStyle | None = None,
     translate: bool = False,
     **kwargs: Any,
-) -> None:
+) -> Any:
     """st.dataframe of ``frame`` without its index, as wide as the page, "—" for nulls;
     ``row_style`` colours rows (a pandas Styler.apply function, axis=1). ``translate``: the
     headers are dashboard.i18n.HEADERS keys, shown in the page's language (``row_style``
-    then gets the row under them; ``column_config`` stays keyed by the English names)."""
+    then gets the row under them; ``column_config`` stays keyed by the English names).
+    Returns what st.dataframe returns (the selection, when ``on_select`` asks for one)."""
     if translate:
         frame = translated(frame)
     numeric = [
@@ -114,7 +115,7 @@ def show(
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in numeric}
     rename = header if translate else str
     config |= {rename(k): v for k, v in (kwargs.pop("column_config", None) or {}).items()}
-    st.dataframe(
+    return st.dataframe(
         displayed(frame, row_style),
         **({"hide_index": True, "width": "stretch", "column_config": config} | kwargs),
     )

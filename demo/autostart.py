@@ -82,6 +82,26 @@ def private_market(settings: Settings, say: Callable[[str], None]) -> Iterator[D
         market.stop()
 
 
+# The demo market's three sites, as a notice names them.
+SITE_NAMES = {"jygpu": "极智算 (jygpu)", "smm": "SMM quotes", "platforms": "the other platforms"}
+
+
+def private_notice(settings: Settings, market: DemoMarket, readers: dict[str, str]) -> str:
+    """What a command's own demo market is, for someone who just saw another one start: the
+    same SIMULATED pages as the configured market, on free ports, for this command only."""
+    cfg = settings.file.demo_market
+    sites = sorted(set(readers.values()), key=("jygpu", "smm", "platforms").index)
+    where = ", ".join(
+        f"{SITE_NAMES[site]} on port {urlsplit(market.url(site)).port}" for site in sites
+    )
+    return (
+        "this command reads its own copy of the demo market (the same SIMULATED pages as "
+        f"the one on {cfg.host} ports {cfg.jygpu_port}, {cfg.smm_port}, {cfg.platforms_port}; "
+        f"here {where}), so that it depends on no other process; the copy stops when the "
+        "command ends"
+    )
+
+
 @contextmanager
 def private_demo_market(settings: Settings, say: Callable[[str], None]) -> Iterator[dict[str, str]]:
     """Serve the bundled demo market on free ports while the block runs; yields each demo
@@ -94,12 +114,7 @@ def private_demo_market(settings: Settings, say: Callable[[str], None]) -> Itera
         if market is None:
             yield {}
             return
-        ports = sorted({int(urlsplit(market.url(site)).port or 0) for site in readers.values()})
-        say(
-            f"serving the demo market (SIMULATED prices) for this command on "
-            f"{settings.file.demo_market.host}, ports {', '.join(map(str, ports))}; it stops "
-            "when the command ends"
-        )
+        say(private_notice(settings, market, readers))
         yield {
             name: moved(settings.source_url(name), market.url(site))
             for name, site in readers.items()

@@ -76,3 +76,45 @@ def parse_day(text: str, option: str = "date") -> date:
         )
         raise typer.Exit(2)
     return day
+
+
+def card_id(text: str) -> tuple[str | None, list[str]]:
+    """The canonical card id ``text`` names, or None and the ids nearest to it.
+
+    ``text`` may be an id ("rtx4090-24g"), a name or an alias as sources spell them ("4090",
+    "RTX 4090", "H100 SXM", "昇腾910B"): scrapers.gpu_names.canonical_gpu decides, so the CLI
+    accepts what the warehouse maps and nothing it would not. A name it cannot pin to one card
+    ("a100": 40 or 80 GB?) gets the ids of that model, else the closest ids and names by
+    spelling (difflib, the standard library's fuzzy matcher)."""
+    import difflib
+
+    from scrapers.gpu_names import CANONICAL_GPUS, canonical_gpu
+    from scrapers.rows import UNKNOWN_GPU
+    from warehouse.read.names import CARD_NAMES
+
+    wanted = text.strip()
+    if wanted.lower() in CANONICAL_GPUS:
+        return wanted.lower(), []
+    found = canonical_gpu(wanted)
+    if found != UNKNOWN_GPU:
+        return found, []
+    key = "".join(wanted.lower().split()).removeprefix("nvidia").removeprefix("geforce")
+    same_model = sorted(gid for gid in CANONICAL_GPUS if gid.split("-")[0] == key)
+    if same_model:
+        return None, same_model
+    by_name = {name.lower(): gid for gid, name in CARD_NAMES.items() if gid in CANONICAL_GPUS}
+    close = difflib.get_close_matches(key, [*CANONICAL_GPUS, *by_name], n=3, cutoff=0.5)
+    return None, list(dict.fromkeys(by_name.get(match, match) for match in close))
+
+
+def card_or_exit(text: str, option: str = "--gpu") -> str:
+    """The card id ``text`` names, or exit 2 with one line naming the nearest ids."""
+    found, nearest = card_id(text)
+    if found is not None:
+        return found
+    hint = f"did you mean {' or '.join(nearest)}?" if nearest else "no card is spelled like it"
+    err.print(
+        f"[red]{option} {escape(repr(text[:40]))} names no single card: {hint} (an id, a "
+        'name or an alias: rtx4090-24g, "RTX 4090", "H100 SXM")[/red]'
+    )
+    raise typer.Exit(2)

@@ -110,7 +110,11 @@ def failure_line(settings: Settings, day: date | None, outcome: Outcome) -> str:
     from demo.history_seed import deliberate_layout_change
 
     when = f"{day} " if day else ""
-    if outcome.status == "failed" and deliberate_layout_change(settings, outcome.source, day):
+    if (
+        outcome.status == "failed"
+        and outcome.reason == "drift"
+        and deliberate_layout_change(settings, outcome.source, day)
+    ):
         return f"{when}{outcome.source}: {DELIBERATE} (nothing to do; other days load)"
     what = status_text(outcome)
     short = _short(outcome.error)

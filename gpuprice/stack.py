@@ -131,7 +131,24 @@ def _commands(settings: Settings) -> list[tuple[str, list[str]]]:
     return commands
 
 
-def _start(name: str, argv: list[str], env: dict[str, str], logs: Path) -> subprocess.Popen:
+def _what(name: str, settings: Settings) -> str:
+    """What a service child is, for someone starting gpuprice for the first time."""
+    if name == "demo-market":
+        demo = settings.file.demo_market
+        return (
+            f"the demo market, SIMULATED: 极智算 (jygpu) at http://{demo.host}:{demo.jygpu_port}, "
+            f"SMM quotes at :{demo.smm_port}, the other platforms at "
+            f":{demo.platforms_port}/<source>; the hourly schedule scrapes it, and you can open "
+            "it in a browser"
+        )
+    if name == "dagster":
+        return "Dagster: its UI, and the daemon that runs the hourly scrape and sends alerts"
+    return "the dashboard"
+
+
+def _start(
+    name: str, argv: list[str], env: dict[str, str], logs: Path, settings: Settings
+) -> subprocess.Popen:
     log = (logs / f"{name}.log").open("ab")
     child = subprocess.Popen(
         argv,
@@ -141,8 +158,17 @@ def _start(name: str, argv: list[str], env: dict[str, str], logs: Path) -> subpr
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    console.print(f"started {name} (log: {logs / f'{name}.log'})")
+    console.print(
+        f"started {_what(name, settings)} (log: {logs / f'{name}.log'})",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     return child
+
+
+def _say_first_scrape(line: str) -> None:
+    console.print(f"first scrape: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _first_scrape(settings: Settings) -> subprocess.Popen | None:
@@ -154,7 +180,7 @@ def _first_scrape(settings: Settings) -> subprocess.Popen | None:
     from gpuprice.run_summary import command_failed, print_run_summary
 
     try:
-        result = JobRunner(settings, command="up").run()
+        result = JobRunner(settings, say=_say_first_scrape, command="up").run()
     except Exception as exc:  # the home or the warehouse: said in one line, the UI still starts
         command_failed(settings, "the first scrape", exc, console)
         return None
@@ -162,8 +188,9 @@ def _first_scrape(settings: Settings) -> subprocess.Popen | None:
     if not needs_history(settings):
         return None
     console.print(
-        f"no history yet: seeding {HISTORY_DAYS} days of SIMULATED demo history in the "
-        "background (the dashboard says how far it is; the UI is usable meanwhile)"
+        f"no history yet: in the background, importing real prices of the past from public "
+        f"archives, then seeding {HISTORY_DAYS} days of SIMULATED demo history (the dashboard "
+        "says how far it is; the UI is usable meanwhile)"
     )
     return start_in_background(settings)
 
@@ -212,7 +239,7 @@ def run_stack(settings: Settings) -> int:
     _stop_on_signals()
     try:
         for name, argv in commands:
-            children.append(_start(name, argv, env, logs))
+            children.append(_start(name, argv, env, logs, settings))
         if settings.profile == "demo" and not _wait_for_port(demo.host, demo.jygpu_port, 30):
             console.print("[red]demo market did not come up; see its log[/red]")
             return 1

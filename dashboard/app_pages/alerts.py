@@ -1,34 +1,67 @@
-"""Alerts: the procurement alert feed with filters, and the watch rules in force."""
+"""Alerts: the procurement alert feed in the page's language (filters; one line per alert;
+the selected alert in full below it), and the watch rules in force."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 import polars as pl
 import streamlit as st
 
 from configuration.errors import ConfigError
 from dashboard import data
-from dashboard.alert_table import KINDS, alert_table, mode_label
+from dashboard.alert_table import (
+    KINDS,
+    alert_table,
+    delivery_labels,
+    kind_label,
+    mode_label,
+    page_lang,
+)
 from dashboard.data import settings, simulated_banner
 from dashboard.i18n import both, card_label, labels, relabel, t
 from dashboard.tables import show
+from warehouse.derive import alert_text
+from warehouse.derive.metrics import CHEAPEST
 
 DELIVERY = ("all", "delivered", "pending")
 # Alerts about a source rather than a card (e.g. a broken scraper) have no card: they are
 # listed and filtered under this name instead of vanishing behind the card filter.
 NO_CARD = "—"
+_MARKDOWN = re.compile(r"([\\*_\[\]<>#|~])")
+FEED_WIDTHS = {
+    "created (UTC)": 125,
+    "kind": 90,
+    "what": 210,
+    "summary": 280,
+    "delivery": 95,
+    "data": 75,
+}
 
 
-def feed(alerts: pl.DataFrame | None) -> None:
-    if alerts is None:
-        return
-    if alerts.is_empty():
-        st.info(t("alerts.none"))
-        return
-    alerts = alerts.with_columns(pl.col("gpu").fill_null(NO_CARD))
-    kinds = sorted(alerts["kind"].drop_nulls().unique().to_list())
-    cards = sorted(alerts["gpu"].unique().to_list())
-    rules = sorted(alerts["rule"].drop_nulls().unique().to_list())
-    first = alerts["created_at"].min().date()
+def _rule_choice(alerts: pl.DataFrame) -> dict[str, str]:
+    """Each rule's label in the rule filter: its card, line and usage hours, the same in
+    both languages (a choice is kept by its label: dashboard.i18n.labels)."""
+    found: dict[str, str] = {}
+    for row in alerts.select("rule", "kind", "gpu", "source", "usage_hours").to_dicts():
+        if row["rule"] in found:
+            continue
+        if row["kind"] == "scraper_broken" or row["usage_hours"] is None:
+            found[row["rule"]] = f"{row['source']} · {both('kind.scraper_broken')}"
+            continue
+        line = both("be.cheapest") if row["source"] == CHEAPEST else row["source"]
+        found[row["rule"]] = f"{card_label(row['gpu'])} · {line} · {row['usage_hours']:g} h"
+    return found
+
+
+def _filtered(alerts: pl.DataFrame, every: pl.DataFrame) -> pl.DataFrame:
+    """``alerts`` as the filters choose; the choices are of ``every`` alert, superseded ones
+    too, so that a choice stays when those are shown or hidden."""
+    kinds = sorted(every["kind"].drop_nulls().unique().to_list())
+    cards = sorted(every["gpu"].unique().to_list())
+    choice = _rule_choice(every)
+    rules = sorted(choice, key=choice.__getitem__)
     with st.expander(t("filters"), expanded=True):
         a, b, c = st.columns(3)
         kind = a.multiselect(
@@ -50,10 +83,17 @@ def feed(alerts: pl.DataFrame | None) -> None:
             key="al_cards",
         )
         rule = c.multiselect(
-            t("alerts.rule"), rules, default=rules, placeholder=t("choose"), key="al_rules"
+            t("alerts.rule"),
+            rules,
+            default=rules,
+            format_func=labels(rules, choice.__getitem__),
+            placeholder=t("choose"),
+            key="al_rules",
         )
         d, e = st.columns(2)
-        since = d.date_input(t("alerts.since"), value=first, key="al_since")
+        since = d.date_input(
+            t("alerts.since"), value=alerts["created_at"].min().date(), key="al_since"
+        )
         delivery = e.radio(
             t("alerts.delivery"),
             DELIVERY,
@@ -68,28 +108,87 @@ def feed(alerts: pl.DataFrame | None) -> None:
         pl.col("created_at").dt.date() >= since,
     )
     if delivery == "delivered":
-        shown = shown.filter(pl.col("delivered_at").is_not_null())
-    elif delivery == "pending":  # waiting to go out: an alert about history never goes
-        shown = shown.filter(pl.col("delivered_at").is_null(), pl.col("not_sent").is_null())
+        return shown.filter(pl.col("delivered_at").is_not_null())
+    if delivery == "pending":  # waiting to go out: one about history, or superseded, never goes
+        return shown.filter(
+            pl.col("delivered_at").is_null(),
+            pl.col("not_sent").is_null(),
+            pl.col("superseded").is_null(),
+        )
+    return shown
+
+
+def feed(alerts: pl.DataFrame | None) -> None:
+    if alerts is None:
+        return
+    if alerts.is_empty():
+        st.info(t("alerts.none"))
+        return
+    every = alerts = alerts.with_columns(pl.col("gpu").fill_null(NO_CARD))
+    taken_back = alerts.filter(pl.col("superseded").is_not_null()).height
+    if not taken_back or not st.checkbox(
+        t("alerts.show_superseded", n=taken_back), key="al_superseded"
+    ):
+        alerts = alerts.filter(pl.col("superseded").is_null())
+    if alerts.is_empty():
+        st.info(t("alerts.none"))
+        return
+    shown = _filtered(alerts, every)
     st.subheader(t("alerts.feed", n=shown.height))
     if shown.is_empty():
         st.info(t("empty.filters"))
         return
-    show(
-        alert_table(
-            shown.with_columns(pl.col("gpu").replace(NO_CARD, None)),
-            relabel(shown, "old_mode", mode_label).alias("from mode"),
-            relabel(shown, "new_mode", mode_label).alias("to mode"),
-            pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
-            pl.col("delivered_at").dt.strftime("%Y-%m-%d %H:%M").alias("delivered (UTC)"),
-            pl.col("attempts").alias("delivery attempts"),
-            pl.col("last_error").alias("last delivery error"),
-            pl.col("not_sent").alias("not sent"),
-            pl.col("resolved_at").dt.strftime("%Y-%m-%d %H:%M").alias("resolved (UTC)"),
-            "resolution",
-        ),
+    shown = shown.with_columns(pl.col("gpu").replace(NO_CARD, None))
+    picked = show(
+        alert_table(shown, delivery_labels(shown)),
         translate=True,
+        key="al_feed",
+        on_select="rerun",
+        selection_mode="single-row",
+        # widths in pixels that fit the page at 1400 px without an inner scroll; a cell cut
+        # short is read in full in the details below
+        column_config={
+            name: st.column_config.TextColumn(width=px) for name, px in FEED_WIDTHS.items()
+        },
     )
+    rows = picked.selection.rows if picked is not None else []
+    details(shown.row(rows[0] if rows else 0, named=True))
+
+
+def _plain(text: str) -> str:
+    """Text shown as it is, not read as Markdown (an error may hold * _ < or |)."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+def details(row: dict[str, Any]) -> None:
+    """One alert in full, in the page's language, with where it came from and where its
+    delivery stands."""
+    lang = page_lang()
+    what, _, message = alert_text.render(row, lang)
+    notes = [t("alerts.state", state=alert_text.delivery_text(row, lang))]
+    if row.get("old_observed_at") is not None:
+        notes.append(
+            t(
+                "alerts.snapshots",
+                new=f"{row['new_observed_at']:%Y-%m-%d %H:%M}",
+                old=f"{row['old_observed_at']:%Y-%m-%d %H:%M}",
+            )
+        )
+    if row.get("new_offers"):
+        notes.append(t("alerts.offers", offers=row["new_offers"]))
+    if row.get("not_sent"):
+        notes.append(t("alerts.why_not_sent", why=alert_text.note_text(row["not_sent"], lang)))
+    if row.get("superseded"):
+        notes.append(t("alerts.superseded_note", why=alert_text.note_text(row["superseded"], lang)))
+    if row.get("resolved_at") is not None:
+        notes.append(
+            t("alerts.resolved", at=f"{row['resolved_at']:%Y-%m-%d %H:%M}", source=row["source"])
+        )
+    with st.container(border=True):
+        st.markdown(f"**{t('alerts.details')}** · {kind_label(row['kind'])} · {_plain(what)}")
+        st.markdown(_plain(message))
+        st.caption("  \n".join(_plain(note) for note in notes))
+    st.caption(t("alerts.pick"))
 
 
 def targets() -> None:
@@ -112,13 +211,12 @@ def watch_rules(states: pl.DataFrame | None) -> None:
     if not rules:
         st.info(t("alerts.no_rules"))
         return
+    lang = page_lang()
     table = pl.DataFrame(
         [
             {
-                "rule": r.name,
-                "card": card_label(r.gpu),
-                "line": r.source or t("be.cheapest"),
-                "usage h/month": r.usage_hours,
+                "rule": alert_text.rule_title(r.gpu, r.source or CHEAPEST, r.usage_hours, lang),
+                "name in gpuprice.toml": r.name,
                 "against": mode_label(r.against),
                 "threshold": f"{r.threshold_hours:g} h"
                 if r.threshold_hours is not None
@@ -130,14 +228,21 @@ def watch_rules(states: pl.DataFrame | None) -> None:
     )
     # Where each rule stands, when the pipeline has evaluated it; rules are shown anyway.
     if states is not None and not states.is_empty():
+        # one column: the cheaper mode, the breakeven and the snapshot they are of
+        now = pl.concat_str(
+            [
+                relabel(states, "mode", mode_label),
+                pl.lit(" · "),
+                pl.col("last_value").round(1).cast(pl.String),
+                pl.lit(" h · "),
+                pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M"),
+            ]
+        )
         table = table.join(
             states.select(
-                "rule",
-                relabel(states, "mode", mode_label).alias("cheaper mode now"),
-                pl.col("last_value").round(1).alias("breakeven now h"),
-                pl.col("last_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("as of (UTC)"),
+                pl.col("rule").alias("name in gpuprice.toml"), now.alias("where it stands (UTC)")
             ),
-            on="rule",
+            on="name in gpuprice.toml",
             how="left",
         )
     show(table, translate=True)

@@ -1,6 +1,7 @@
-"""Data health: last successful scrape per source (stale ones highlighted), failures with
-their errors, rows per snapshot, the listings pages rejected, the rows held in quarantine, and
-GPU names that map to no known card."""
+"""Data health: per source its last success and its newest data, each by the moment the data is
+about (a live run's time, a backfilled day) with the load time beside it (stale ones
+highlighted), failures with their errors, rows per snapshot, the listings pages rejected, the
+rows held in quarantine, and GPU names that map to no known card."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import streamlit as st
 
 from dashboard import charts, data, history_data
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import header, t
+from dashboard.i18n import header, relabel, t
 from dashboard.tables import show
 from warehouse.store.db import utcnow
 
@@ -23,8 +24,10 @@ FRESH = "fresh"
 def freshness(
     health: pl.DataFrame, expected: list[str], now: datetime, hours: float
 ) -> pl.DataFrame:
-    """One row per source (configured or seen in scrape_run): hours since its last
-    successful scrape and whether that is past ``hours``; never scraped counts as stale."""
+    """One row per source (configured or seen in scrape_run): hours since the moment its
+    last success is about (warehouse.read.stats.SOURCE_RUNS: a backfilled day counts as that
+    day, not as when it was loaded) and whether that is past ``hours``; never scraped counts
+    as stale."""
     known = pl.DataFrame({"source": expected}, schema={"source": pl.String})
     table = known.join(health, on="source", how="full", coalesce=True)
     age = (pl.lit(now) - pl.col("last_ok_at")).dt.total_seconds() / 3600
@@ -62,42 +65,82 @@ def _highlight(row: object) -> list[str]:
     return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
 
 
+def _moment(at: str, how: str) -> pl.Expr:
+    """When a run's data is about: a live run's time, a backfilled day's date (its day is
+    what it says, not the midnight it is stamped with)."""
+    return (
+        pl.when(pl.col(how) == "backfill")
+        .then(pl.col(at).dt.strftime("%Y-%m-%d"))
+        .otherwise(pl.col(at).dt.strftime("%Y-%m-%d %H:%M"))
+    )
+
+
+def _how(frame: pl.DataFrame, column: str) -> pl.Expr:
+    return relabel(frame, column, lambda how: t(f"health.{how}"))
+
+
+def _when(frame: pl.DataFrame, at: str, how: str) -> pl.Expr:
+    """ "2026-12-03 18:05 · live run", "2026-12-02 · backfill": the moment and how it came."""
+    return pl.concat_str([_moment(at, how), pl.lit(" · "), _how(frame, how)])
+
+
+def _parsers(table: pl.DataFrame, parsers: pl.DataFrame | None, profile: str) -> pl.DataFrame:
+    """Whether each source's pages still parse (the pipeline's drift check; a warehouse from
+    before that check has no such table, and the page goes on without the column)."""
+    if parsers is None:
+        return table
+    return table.join(
+        parsers.filter(pl.col("profile") == profile).select(
+            "source",
+            pl.col("state").alias("parser"),
+            pl.col("since").alias("parser_since"),
+            pl.col("reason").alias("parser_problem"),
+        ),
+        on="source",
+        how="left",
+    )
+
+
 def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
+    """One row per source, few enough columns to read without scrolling: its state, its last
+    success and its newest data (each the moment the data is about, and how it came), when
+    that success was loaded; a broken parser's problem and every error are below."""
     config = settings()
     hours = config.file.thresholds.stale_after_hours
     now = utcnow()
-    table = freshness(health, list(config.enabled_sources()), now, hours)
-    # Whether each source's pages still parse (the pipeline's drift check); a warehouse
-    # from before that check has no such table, and the page goes on without the column.
-    if parsers is not None:
-        table = table.join(
-            parsers.filter(pl.col("profile") == config.profile).select(
-                "source",
-                pl.col("state").alias("parser"),
-                pl.col("since").dt.strftime("%Y-%m-%d %H:%M").alias("parser since (UTC)"),
-                pl.col("reason").alias("parser problem"),
-            ),
-            on="source",
-            how="left",
-        )
+    table = _parsers(
+        freshness(health, list(config.enabled_sources()), now, hours), parsers, config.profile
+    )
     st.subheader(t("health.sources", now=f"{now:%Y-%m-%d %H:%M}", hours=hours))
-    extra = [c for c in ("parser", "parser since (UTC)", "parser problem") if c in table.columns]
+    st.caption(t("health.by_day"))
+    ended = pl.col("last_status") + pl.when(pl.col("last_reason").is_not_null()).then(
+        pl.lit(" (") + pl.col("last_reason").str.replace_all("_", " ") + pl.lit(")")
+    ).otherwise(pl.lit(""))
     shown = table.select(
         "source",
         "status",
-        *extra,
-        pl.col("last_ok_at").dt.strftime("%Y-%m-%d %H:%M").alias("last success (UTC)"),
+        *(["parser"] if "parser" in table.columns else []),
+        _when(table, "last_ok_at", "last_ok_how").alias("last success (UTC)"),
+        pl.col("last_ok_loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("loaded (UTC)"),
         "hours since success",
-        pl.col("last_run_at").dt.strftime("%Y-%m-%d %H:%M").alias("last run (UTC)"),
-        pl.col("last_status").alias("last run status"),
-        pl.col("last_error")
-        .map_elements(reason_first, return_dtype=pl.String)
-        .alias("last run error"),
-        "runs",
+        pl.concat_str([_when(table, "last_run_at", "last_run_how"), pl.lit(" · "), ended]).alias(
+            "newest data (UTC)"
+        ),
         pl.col("failed_runs").alias("failed"),
-        pl.col("partial_runs").alias("partial"),
     )
     show(shown, row_style=_highlight, translate=True)
+    for row in (
+        table.filter(pl.col("parser") == "broken").to_dicts() if "parser" in table.columns else []
+    ):
+        since = row["parser_since"]
+        st.warning(
+            t(
+                "health.broken",
+                source=row["source"],
+                since="—" if since is None else f"{since:%Y-%m-%d %H:%M}",
+                problem=row["parser_problem"] or "—",
+            )
+        )
     stale = table.filter(pl.col("status") == STALE)["source"].to_list()
     if stale:
         st.warning(t("health.stale", names=", ".join(stale)))
@@ -234,7 +277,8 @@ def held(rows: pl.DataFrame) -> None:
 def main() -> None:
     st.title(t("health.title"))
     simulated_banner()
-    tables = data.health()  # every table of the page in one read of the warehouse
+    # every table of the page in one read of the warehouse
+    tables = data.health(profile=settings().profile)
     if tables is None:
         return
     if tables["sources"].is_empty():

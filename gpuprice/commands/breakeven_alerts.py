@@ -8,14 +8,16 @@ import re
 import sys
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from gpuprice.cli_common import ConfigOption, console, err, settings_or_exit
+from gpuprice.cli_common import ConfigOption, card_or_exit, console, err, settings_or_exit
 from scrapers.rows import HOURS_PER_MONTH
+from warehouse.derive import alert_text
 
 _RELATIVE = re.compile(r"^(\d+)\s*([mhdw])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -103,7 +105,12 @@ def _read(call, *args):
 
 def breakeven(
     gpu: Annotated[
-        str | None, typer.Option("--gpu", help="Only this card, e.g. rtx4090-24g.")
+        str | None,
+        typer.Option(
+            "--gpu",
+            help='Only this card: an id (rtx4090-24g), a name or an alias ("4090", "RTX 4090", '
+            '"H100 SXM").',
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     config: ConfigOption = None,
@@ -113,14 +120,9 @@ def breakeven(
     Bare metal (CNY per card-month, 720 h) beats the hourly container above
     `vs hourly` hours of use per month, and the monthly-plan container above `vs monthly`.
     """
-    from scrapers.gpu_names import CANONICAL_GPUS
     from warehouse.read.metrics import latest_breakeven
 
-    if gpu is not None and gpu not in CANONICAL_GPUS:
-        err.print(
-            f"[red]--gpu {escape(repr(gpu))} is not a card id; known: {', '.join(sorted(CANONICAL_GPUS))}[/red]"
-        )
-        raise typer.Exit(2)
+    gpu = card_or_exit(gpu) if gpu is not None else None
     settings = settings_or_exit(config)
     frame = _read(latest_breakeven, settings.warehouse, gpu)
     rows = frame.to_dicts()
@@ -167,75 +169,106 @@ def breakeven(
     )
 
 
+class Lang(StrEnum):
+    en = "en"
+    zh = "zh"
+
+
 def alerts(
     since: Annotated[
         str | None,
         typer.Option(help="Only alerts created since: 90m, 24h, 7d, 2w, or a UTC date/datetime."),
     ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Each alert's whole message under its line.")
+    ] = False,
+    lang: Annotated[
+        Lang, typer.Option("--lang", help="The language of the lines and messages: en or zh.")
+    ] = Lang.en,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also the alerts a rule took back when older days arrived (superseded).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     config: ConfigOption = None,
 ) -> None:
-    """Alerts, newest first, with delivery: procurement (breakeven shifts, cheaper-mode flips)
-    and scraper-broken (a source's pages stopped parsing into plausible prices)."""
-    from warehouse.derive.alerts import alert_states
+    """Alerts, newest first, one line each (what, what happened, delivery): procurement
+    (breakeven shifts, cheaper-mode flips) and scraper-broken (a source's pages stopped
+    parsing into plausible prices). --verbose adds each whole message."""
     from warehouse.read.metrics import alerts as read_alerts
 
     moment = parse_since(since) if since is not None else None
     settings = settings_or_exit(config)
-    rows = _read(read_alerts, settings.warehouse, moment).to_dicts()
-    states = _read(alert_states, settings.warehouse, [r["alert_id"] for r in rows])
-    rows = [
-        r | states.get(r["alert_id"], dict.fromkeys(("resolved_at", "resolution", "not_sent")))
-        for r in rows
-    ]
+    rows = _read(lambda: read_alerts(settings.warehouse, moment, include_superseded=True))
+    rows = rows.to_dicts()
+    hidden = 0 if everything else sum(1 for r in rows if r["superseded"])
+    rows = [r for r in rows if everything or not r["superseded"]]
     if as_json:
-        _print_json(rows)
+        _print_json([r | {"params": alert_text.loads(r["params"])} for r in rows])
         return
     if not rows:
         console.print("no alerts" + (f" since {moment:%Y-%m-%d %H:%M} UTC" if moment else ""))
         return
-    table = Table(title="Procurement alerts (breakeven in usage hours per month)")
-    for column in (
-        "created (UTC)",
-        "kind",
-        "rule",
-        "card",
-        "line",
-        "old → new",
-        "delivery",
-        "message",
-    ):
-        table.add_column(column, overflow="fold")
     for r in rows:
-        if r["not_sent"]:
-            delivery = f"[dim]not sent: {escape(r['not_sent'])}[/dim]"
-        elif r["delivered_at"] is not None:
-            delivery = f"[green]delivered {r['delivered_at']:%Y-%m-%d %H:%M}[/green]"
-        elif r["attempts"]:
-            delivery = f"[red]pending, {r['attempts']} attempt(s): {r['last_error'] or ''}[/red]"
-        else:
-            delivery = "[yellow]pending[/yellow]"
-        change = f"{_hours(r['old_value'])} → {_hours(r['new_value'])}"
-        if r["kind"] == "scraper_broken":
-            change = (
-                f"[green]resolved {r['resolved_at']:%Y-%m-%d %H:%M}[/green]"
-                if r["resolved_at"] is not None
-                else "[red]open[/red]"
-            )
-        elif r["kind"] == "mode_flip":
-            change += f" ({r['old_mode']} → {r['new_mode']})"
-        table.add_row(
-            f"{r['created_at']:%Y-%m-%d %H:%M}",
-            r["kind"],
-            r["rule"],
-            r["gpu"] or "",
-            r["source"],
-            change,
-            delivery,
-            r["message"],
-        )
-    console.print(table)
-    console.print(f"{len(rows)} alert(s)")
+        _alert_line(r, lang.value, verbose)
+    _alerts_footer(lang.value, len(rows), hidden, verbose)
+
+
+KIND_WORDS = {
+    "en": {"breakeven_shift": "shift", "mode_flip": "flip", "scraper_broken": "scraper"},
+    "zh": {
+        "breakeven_shift": "盈亏平衡移动",
+        "mode_flip": "租用方式翻转",
+        "scraper_broken": "抓取失效",
+    },
+}
+_RESOLVED = {"en": ("open", "resolved {at}"), "zh": ("未解除", "{at} 已恢复")}
+
+
+def _alert_line(row: dict[str, Any], lang: alert_text.Lang, verbose: bool) -> None:
+    """One line: when, kind, what it is about, what happened, the delivery (cut at the
+    terminal's edge; --verbose prints the whole message under it)."""
+    what, summary, message = alert_text.render(row, lang)
+    if row["kind"] == "scraper_broken":
+        still, resolved = _RESOLVED[lang]
+        at = row["resolved_at"]
+        summary += "; " + (still if at is None else resolved.format(at=f"{at:%Y-%m-%d %H:%M}"))
+    kind = KIND_WORDS[lang].get(row["kind"], row["kind"])
+    delivery = alert_text.delivery_text(row, lang)
+    line = f"{row['created_at']:%Y-%m-%d %H:%M}  {kind:<7} {alert_text.line(what, summary, lang)}"
+    line += f"  [{delivery}]"
+    console.print(line, markup=False, highlight=False, no_wrap=True, overflow="ellipsis")
+    if verbose:
+        notes = [
+            message,
+            alert_text.note_text(row["not_sent"], lang),
+            alert_text.note_text(row["superseded"], lang),
+        ]
+        for note in filter(None, notes):
+            console.print(f"    {note}", markup=False, highlight=False, soft_wrap=True)
+
+
+_FOOTER = {
+    "en": (
+        "{n} alert(s), newest first, times UTC, breakeven in hours per month",
+        "; {hidden} superseded not shown (--all)",
+        "; --verbose: each whole message",
+    ),
+    "zh": (
+        "{n} 条预警，最新在前，时间为 UTC，盈亏平衡以每月小时计",
+        "；另有 {hidden} 条已被取代，未显示（--all）",
+        "；--verbose 显示完整内容",
+    ),
+}
+
+
+def _alerts_footer(lang: alert_text.Lang, shown: int, hidden: int, verbose: bool) -> None:
+    head, taken_back, more = _FOOTER[lang]
+    text = head.format(n=shown) + (taken_back.format(hidden=hidden) if hidden else "")
+    console.print(text + ("" if verbose else more), markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

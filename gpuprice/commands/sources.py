@@ -1,5 +1,6 @@
 """`gpuprice sources`: every configured source with its adapter, the evidence its format rests
-on, its credentials (set or missing, never the value), its schedule and its last run.
+on, its credentials (set or missing, never the value), its schedule, its newest data and its
+last success (each by the day the data is about, live or backfilled, with its load time).
 
 `gpuprice sources check SOURCE…`: fetch and parse each source once, load nothing, and print the
 format generation its adapter detected, the row count, three sample prices as listed and any
@@ -14,6 +15,7 @@ import csv
 import json
 import sys
 from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -54,10 +56,18 @@ class SourceLine:
     credentials_env: str  # the variables it reads (the missing ones when some are)
     credentials_detail: str
     schedule: str
+    # The newest data by the day it is about (a past day loaded later does not overrule a
+    # newer one): that moment, live or backfill, when it was loaded, how it ended.
     last_run_utc: str | None
+    last_run_from: str | None
+    last_loaded_utc: str | None
     last_status: str | None
     last_rows: int | None
     last_reason: str | None
+    # The newest success the same way: the day its data is about, and when it was loaded.
+    last_success_utc: str | None
+    last_success_from: str | None
+    last_success_loaded_utc: str | None
 
 
 @sources_app.callback(invoke_without_command=True)
@@ -132,11 +142,20 @@ def _line(settings: Settings, name: str, src: SourceConfig, run: LastRun | None)
         credentials_env=" ".join(envs),
         credentials_detail=detail,
         schedule=_schedule(settings, src),
-        last_run_utc=None if run is None else f"{run.finished_at:%Y-%m-%d %H:%M}",
-        last_status=None if run is None else run.status,
-        last_rows=None if run is None else run.rows,
-        last_reason=None if run is None else run.reason,
+        last_run_utc=_utc(run and run.about),
+        last_run_from=run and run.how,
+        last_loaded_utc=_utc(run and run.loaded),
+        last_status=run and run.status,
+        last_rows=run and run.rows,
+        last_reason=run and run.reason,
+        last_success_utc=_utc(run and run.ok_about),
+        last_success_from=run and run.ok_how,
+        last_success_loaded_utc=_utc(run and run.ok_loaded),
     )
+
+
+def _utc(moment: datetime | None) -> str | None:
+    return None if moment is None else f"{moment:%Y-%m-%d %H:%M}"
 
 
 def _credentials(
@@ -183,8 +202,9 @@ def _schedule(settings: Settings, src: SourceConfig) -> str:
 
 
 def _last_runs(settings: Settings) -> tuple[dict[str, LastRun], str | None]:
-    """The newest run of each source in the active profile, read-only; a note instead when
-    there is no warehouse (or it cannot be read now)."""
+    """The newest data and success of each source in the active profile, by the day the data
+    is about, read-only; a note instead when there is no warehouse (or it cannot be read
+    now)."""
     import duckdb
 
     from warehouse.read.stats import last_runs
@@ -200,19 +220,23 @@ def _last_runs(settings: Settings) -> tuple[dict[str, LastRun], str | None]:
 
 
 def _print_table(settings: Settings, lines: list[SourceLine], note: str | None) -> None:
-    table = Table("source (adapter)", "evidence", "credentials", "schedule", "last run (UTC)")
+    table = Table(
+        "source (adapter)",
+        "evidence",
+        "credentials",
+        "schedule",
+        "newest data (UTC)",
+        "last success (UTC)",
+    )
     table.columns[2].overflow = "fold"  # a variable's name is worth more than the width
     for line in lines:
         credentials = line.credentials
         if line.credentials_env and line.credentials != "set":
             credentials += f": {line.credentials_env}"
-        last = "—"
-        if line.last_status is not None:
-            last = f"{line.last_run_utc} {line.last_status}, {line.last_rows} rows"
-            last += f" ({line.last_reason})" if line.last_reason else ""
         evidence = _short_evidence(line)
         source = line.source if line.adapter == line.source else f"{line.source} ({line.adapter})"
-        cells = (source, evidence, credentials, line.schedule, last)
+        cells = (source, evidence, credentials, line.schedule, _newest(settings, line),
+                 _when(line.last_success_utc, line.last_success_from, line.last_success_loaded_utc))  # fmt: skip
         table.add_row(*(escape(cell) for cell in cells))
     console.print(table)
     schedule = settings.file.schedule
@@ -222,6 +246,8 @@ def _print_table(settings: Settings, lines: list[SourceLine], note: str | None) 
         f"{state} under the daemon.",
         "Evidence in full, and what to set for a missing credential: --format json; the "
         "formats themselves: docs/SOURCES.md.",
+        "Newest data and last success go by the day the data is about: a live run's time, or "
+        "the day a backfill asked for (loaded later, it does not overrule newer data).",
     ]
     if settings.profile == "demo":
         say.append(
@@ -230,6 +256,37 @@ def _print_table(settings: Settings, lines: list[SourceLine], note: str | None) 
         )
     for text in [*say, *([note] if note else [])]:
         console.print(text, markup=False, highlight=False)
+
+
+def _when(about: str | None, how: str | None, loaded: str | None) -> str:
+    """When data is about, and how it came: "2026-12-03 17:06 live", or for a backfilled
+    day "2026-12-02 backfill, loaded 2026-12-03 17:40" (the day, not the load, is what the
+    data says)."""
+    if about is None:
+        return "—"
+    if how == "backfill":
+        return f"{about[:10]} backfill, loaded {loaded}"
+    return f"{about} {how or ''}".strip()
+
+
+def _newest(settings: Settings, line: SourceLine) -> str:
+    """The newest data and how its run ended; a day the demo market changes its layout on
+    purpose says so (it is not the source failing)."""
+    from demo.history_seed import deliberate_layout_change
+
+    if line.last_status is None:
+        return "—"
+    when = _when(line.last_run_utc, line.last_run_from, line.last_loaded_utc)
+    text = f"{when}: {line.last_status}, {line.last_rows} rows"
+    day = date.fromisoformat(line.last_run_utc[:10]) if line.last_run_utc else None
+    if (
+        line.last_status == "failed"
+        and line.last_reason == "drift"
+        and line.last_run_from == "backfill"
+        and deliberate_layout_change(settings, line.source, day)
+    ):
+        return f"{text} (demo layout change, deliberate)"
+    return text + (f" ({line.last_reason})" if line.last_reason else "")
 
 
 def _short_evidence(line: SourceLine) -> str:

@@ -18,6 +18,7 @@ from tests.support.handles import warehouse_at
 from tests.warehouse.derive.rows import listing
 from warehouse.derive.alerts import WatchRule, evaluate
 from warehouse.derive.metrics import derive
+from warehouse.store.db import write_connection
 from warehouse.store.handle import Warehouse
 
 T0 = datetime(2026, 10, 1, 2)
@@ -62,9 +63,35 @@ def test_breakeven_table_says_what_is_missing(home: Path) -> None:
     assert "720 h" in result.stdout
 
 
-def test_breakeven_refuses_an_unknown_card(home: Path) -> None:
-    result = cli.invoke(app, ["breakeven", "--gpu", "rtx4090"])
-    assert result.exit_code == 2 and "rtx4090-24g" in result.output
+@pytest.mark.parametrize("name", ["4090", "RTX 4090", "rtx4090", "NVIDIA GeForce RTX 4090 24GB"])
+def test_breakeven_takes_a_cards_name_or_alias(home: Path, name: str) -> None:
+    """--gpu goes through the card-name mapping (scrapers.gpu_names) sources go through."""
+    derive(warehouse_at(home))
+    result = cli.invoke(app, ["breakeven", "--gpu", name, "--json"])
+    assert result.exit_code == 0, result.output
+    assert {r["gpu"] for r in json.loads(result.stdout)} == {"rtx4090-24g"}
+
+
+def test_breakeven_takes_h100_sxm(home: Path) -> None:
+    result = cli.invoke(app, ["breakeven", "--gpu", "H100 SXM", "--json"])
+    assert result.exit_code == 0, result.output
+    assert all(r["gpu"] == "h100-80g" for r in json.loads(result.stdout))
+
+
+@pytest.mark.parametrize(
+    ("name", "nearest"),
+    [
+        ("a100", "did you mean a100-40g or a100-80g?"),  # two sizes: which?
+        ("H20", "did you mean h20-141g or h20-96g?"),
+        ("mi300", "did you mean mi300x-192g?"),
+        ("qwerty", "no card is spelled like it"),
+    ],
+)
+def test_breakeven_suggests_the_nearest_card(home: Path, name: str, nearest: str) -> None:
+    result = cli.invoke(app, ["breakeven", "--gpu", name])
+    assert result.exit_code == 2
+    assert nearest in result.stderr and "\n" not in result.stderr.strip()
+    assert "v100s-32g" not in result.stderr  # not the list of every id
 
 
 def test_breakeven_without_a_warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,6 +124,64 @@ def test_alerts_listing_and_since(home: Path) -> None:
     table = cli.invoke(app, ["alerts"])
     assert table.exit_code == 0 and "500.0 → 625.0" in table.stdout and "pending" in table.stdout
     assert cli.invoke(app, ["alerts", "--since", "yesterday"]).exit_code == 2
+
+
+def _two_alerts(home: Path) -> None:
+    r = WatchRule(name="box", gpu="rtx4090-24g", usage_hours=550, source="mk", threshold_hours=30)
+    for k, hourly in enumerate(["2.00", "1.60"]):  # 500 h, then 625 h: a shift and a flip
+        at = T0 + timedelta(hours=k)
+        insert(home, listing(at, "mk", "rtx4090-24g", hourly=hourly, bare_metal="8000"))
+        derive(warehouse_at(home))
+        evaluate(warehouse_at(home), [r], now=at + timedelta(minutes=5))
+
+
+def test_alerts_print_one_line_each_and_the_whole_message_with_verbose(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_alerts(home)
+    monkeypatch.setattr(cli_common.console, "_width", 100)  # a terminal of 100 columns
+    short = cli.invoke(app, ["alerts"])
+    assert short.exit_code == 0, short.output
+    lines = short.stdout.splitlines()
+    assert len(lines) == 3 and lines[-1].startswith("2 alert(s), newest first")
+    assert all(len(line) <= 100 for line in lines[:2])  # cut at the edge, never wrapped
+    assert lines[0].startswith("2026-10-01 03:05  flip    RTX 4090 24GB on mk at 550 h/month")
+    assert lines[1].startswith("2026-10-01 03:05  shift   RTX 4090 24GB on mk at 550 h/month")
+    long = cli.invoke(app, ["alerts", "--verbose"])
+    messages = json.loads(cli.invoke(app, ["alerts", "--json"]).stdout)
+    for alert in messages:  # each whole message, on one (soft-wrapped) line under its line
+        assert f"    {alert['message']}" in long.stdout.splitlines()
+    assert "--verbose" not in long.stdout.splitlines()[-1]
+
+
+def test_alerts_in_chinese(home: Path) -> None:
+    _two_alerts(home)
+    zh = cli.invoke(app, ["alerts", "--lang", "zh", "--verbose"])
+    assert zh.exit_code == 0, zh.output
+    assert (
+        "租用方式翻转  RTX 4090 24GB（mk），每月 550 小时：按时容器现在比裸金属便宜  [待投递]"
+        in zh.stdout
+    )
+    assert "盈亏平衡 500.0 → 625.0 小时/月（+125.0 小时；阈值 30 小时）" in zh.stdout
+    assert (
+        "    [SIMULATED 模拟] RTX 4090 24GB（mk）：相对按时容器的盈亏平衡点变动 +125.0 小时"
+        in zh.stdout
+    )
+    assert zh.stdout.splitlines()[-1] == "2 条预警，最新在前，时间为 UTC，盈亏平衡以每月小时计"
+    assert cli.invoke(app, ["alerts", "--lang", "fr"]).exit_code == 2
+
+
+def test_superseded_alerts_only_with_all(home: Path) -> None:
+    _two_alerts(home)
+    with write_connection(warehouse_at(home)) as con:
+        con.execute(
+            "UPDATE alert SET superseded = 'older days loaded on 2026-10-02 changed it' WHERE kind = 'mode_flip'"
+        )
+    shown = cli.invoke(app, ["alerts"]).stdout
+    assert " flip " not in shown and "1 superseded not shown (--all)" in shown
+    every = cli.invoke(app, ["alerts", "--all"]).stdout
+    assert " flip " in every and "[superseded]" in every
+    assert len(json.loads(cli.invoke(app, ["alerts", "--json"]).stdout)) == 1
 
 
 def test_parse_since() -> None:

@@ -199,10 +199,11 @@ def test_alerts_show_resolution_and_what_was_not_sent(
     load(broken, now, date(2026, 9, 1))  # a past day: dated by it, not sent
     monkeypatch.setenv("GPUPRICE_HOME", str(warehouse.path.parent))
     monkeypatch.setattr(cli_common.console, "_width", 300)
-    shown = CliRunner().invoke(app, ["alerts"])
+    shown = CliRunner().invoke(app, ["alerts", "--verbose"])
     assert shown.exit_code == 0, shown.output
     assert f"resolved {now - timedelta(hours=1):%Y-%m-%d %H:%M}" in shown.stdout
-    assert "not sent: about 2026-09-01" in shown.stdout and "2026-09-01 00:00" in shown.stdout
+    assert "[not sent (history)]" in shown.stdout and "2026-09-01 00:00" in shown.stdout
+    assert "    about 2026-09-01, a day of history loaded on" in shown.stdout
     rows = {
         r["created_at"][:10]: r
         for r in json.loads(CliRunner().invoke(app, ["alerts", "--json"]).stdout)

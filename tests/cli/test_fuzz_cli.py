@@ -31,8 +31,7 @@ from typer.testing import CliRunner
 
 from configuration.schema import valid_host
 from gpuprice.cli import app
-from gpuprice.cli_common import FIRST_DAY, LAST_DAY
-from scrapers.gpu_names import CANONICAL_GPUS
+from gpuprice.cli_common import FIRST_DAY, LAST_DAY, card_id
 from scrapers.sources import ADAPTER_NAMES
 from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
@@ -240,11 +239,14 @@ CASES: dict[tuple[str, str], Case] = {
     ),
     ("prune-raw", "days"): Case(bad_int(1, 36_500), option(["prune-raw"], "--days")),
     ("prune-raw", "config"): config_case(["prune-raw", "--days", "1"]),
-    ("breakeven", "gpu"): Case(
-        TEXT.filter(lambda t: t not in CANONICAL_GPUS), option(["breakeven"], "--gpu")
+    ("breakeven", "gpu"): Case(  # any text that names no single card (gpuprice.cli_common)
+        TEXT.filter(lambda t: card_id(t)[0] is None), option(["breakeven"], "--gpu")
     ),
     ("breakeven", "config"): config_case(["breakeven"]),
     ("alerts", "since"): Case(BAD_SINCE, option(["alerts"], "--since")),
+    ("alerts", "lang"): Case(
+        TEXT.filter(lambda t: t not in {"en", "zh"}), option(["alerts"], "--lang")
+    ),
     ("alerts", "config"): config_case(["alerts"]),
     ("quarantine list", "status"): Case(
         TEXT.filter(

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import re
+from datetime import date, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -16,10 +17,14 @@ from typer.testing import CliRunner
 
 from demo.autostart import port_answers
 from demo.market import PLATFORM_SOURCES
+from demo.market.platforms import layout_change_days
+from demo.market.prices import DEFAULT_SEED
 from gpuprice.cli import app
 from scrapers.sources.evidence import evidence_table
 from tests.support.demo_settings import FAST_HTTP, GENERIC_EXTRACT, GENERIC_SOURCE
+from tests.support.handles import warehouse_at
 from tests.support.loopback import LoopbackServer, free_port, reply
+from warehouse.store.db import write_connection
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "skypilot"
 LIVE = Path(__file__).resolve().parent.parent / "fixtures" / "live"
@@ -141,6 +146,68 @@ def test_an_unreadable_secret_file_is_said_not_raised(tmp_path: Path) -> None:
     assert ppio["credentials"] == "unreadable" and "cannot be read" in ppio["credentials_detail"]
 
 
+def _runs(home: Path, runs: list[tuple]) -> None:
+    """scrape_run rows as runs and backfills record them (run_id, source, as_of, started,
+    finished, status, rows, reason), in the demo profile."""
+    with write_connection(warehouse_at(home / "gpuprice.duckdb")) as con:
+        for run_id, source, as_of, started, finished, status, rows, reason in runs:
+            con.execute(
+                "INSERT INTO scrape_run (run_id, source, profile, as_of, started_at, "
+                "finished_at, status, pages, rows, error, reason) "
+                "VALUES (?, ?, 'demo', ?, ?, ?, ?, 1, ?, NULL, ?)",
+                [run_id, source, as_of, started, finished, status, rows, reason],
+            )
+
+
+def test_health_goes_by_the_day_the_data_is_about(tmp_path: Path) -> None:
+    """Issue 38: after a first start compshare showed "failed, 0 rows (drift)": its seeded
+    2026-12-02 (a deliberate demo layout day) was loaded after the live run's success."""
+    config, _ = bundled_config(tmp_path)
+    home = tmp_path / "home"
+    layout = max(d for d in layout_change_days(DEFAULT_SEED, "compshare") if d < date(2026, 12, 3))
+    ppio_layout = max(d for d in layout_change_days(DEFAULT_SEED, "ppio") if d < date(2026, 12, 3))
+    assert date(2026, 12, 1) not in layout_change_days(DEFAULT_SEED, "gpushare")
+    live, seeded = datetime(2026, 12, 3, 17, 6), datetime(2026, 12, 3, 17, 40)
+    _runs(home, [
+        ("c1", "compshare", None, live, live, "ok", 20, None),
+        ("c2", "compshare", layout, seeded, seeded, "failed", 0, "drift"),
+        ("m1", "matpool", None, live, live, "failed", 0, "unreachable"),
+        ("m2", "matpool", date(2026, 12, 2), seeded, seeded, "ok", 5, None),
+        ("p1", "ppio", ppio_layout, seeded, seeded, "failed", 0, "drift"),
+        ("g1", "gpushare", date(2026, 12, 1), seeded, seeded, "failed", 0, "drift"),
+    ])  # fmt: skip
+    by_name = {
+        line["source"]: line for line in json.loads(listed(config, home, "--format", "json"))
+    }
+    compshare = by_name["compshare"]
+    assert (compshare["last_status"], compshare["last_run_utc"], compshare["last_run_from"]) == (
+        "ok", "2026-12-03 17:06", "live",
+    )  # fmt: skip
+    matpool = by_name["matpool"]
+    assert (matpool["last_success_utc"], matpool["last_success_from"]) == (
+        "2026-12-02 00:00",
+        "backfill",
+    )
+    assert matpool["last_success_loaded_utc"] == "2026-12-03 17:40"
+    rows = {
+        line.split("│")[1].strip(): line
+        for line in listed(config, home).splitlines()
+        if "│" in line
+    }
+    assert "2026-12-03 17:06 live: ok, 20 rows" in rows["compshare"]
+    assert "failed" not in rows["compshare"]
+    assert "2026-12-03 17:06 live: failed, 0 rows (unreachable)" in rows["matpool"]
+    assert "2026-12-02 backfill, loaded 2026-12-03 17:40" in rows["matpool"]
+    # a newest day that is one of the demo's deliberate layout days says so; another does not
+    assert (
+        f"{ppio_layout} backfill, loaded 2026-12-03 17:40: failed, 0 rows (demo layout change, deliberate) │ —"
+        in rows["ppio"]
+    )
+    assert (
+        "2026-12-01 backfill, loaded 2026-12-03 17:40: failed, 0 rows (drift)" in rows["gpushare"]
+    )
+
+
 @pytest.mark.e2e
 def test_sources_shows_each_last_run_after_a_run(tmp_path: Path) -> None:
     off = {n: 'enabled = false\ndemo_url = "http://127.0.0.1:1/off"' for n in PLATFORM_SOURCES}
@@ -178,7 +245,7 @@ def test_check_fetches_and_parses_against_the_demo_market_it_starts(tmp_path: Pa
     code, results, stderr = checked(config, home, "runpod", "skypilot", "lambda", "smm")
     assert code == 0, stderr
     # the command's own demo market, on free ports (demo.autostart), not the configured ones
-    assert "serving the demo market (SIMULATED prices) for this command" in stderr
+    assert "this command reads its own copy of the demo market (the same SIMULATED pages" in stderr
     by_name = {r["source"]: r for r in results}
     for name, result in by_name.items():
         assert result["failure"] is None, name

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
+from dashboard.i18n import LANG_KEY
 from tests.dashboard.conftest import (
     assert_clean,
     charts,
@@ -28,11 +29,14 @@ from tests.dashboard.seeding import (
     Seeded,
     record_health,
 )
-from warehouse.store.db import read_frame, write_connection
+from warehouse.derive import alert_text
+from warehouse.store.db import read_frame, utcnow, write_connection
 
 
 def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
-    total = read_frame(use_seeded.warehouse, "SELECT count(*) FROM alert").item()
+    total = read_frame(
+        use_seeded.warehouse, "SELECT count(*) FROM alert WHERE superseded IS NULL"
+    ).item()
     app = open_page("alerts")
     feed = table(app, "al_feed")
     assert len(feed) == total >= 7
@@ -41,24 +45,48 @@ def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
     app.multiselect(key="al_kind").set_value(["mode_flip"]).run()
     flips = table(app, "al_feed")
     assert list(flips["kind"]) == ["租用方式翻转"]  # mode_flip, named
-    assert flips.iloc[0]["from mode"] == "按时容器" and flips.iloc[0]["to mode"] == "裸金属"
+    # what it is about and what happened, in Chinese, one line each
+    assert flips.iloc[0]["what"] == "RTX 4090 24GB（jygpu），每月 540 小时"
+    assert flips.iloc[0]["summary"] == "裸金属现在比按时容器便宜"
     app.multiselect(key="al_kind").set_value(["breakeven_shift", "mode_flip"]).run()
     assert len(table(app, "al_feed")) == 7
     app.multiselect(key="al_cards").set_value(["910b-64g"]).run()
-    assert (
-        set(table(app, "al_feed")["rule"]) == {"910B cheapest"} and len(table(app, "al_feed")) == 4
-    )
+    shown = table(app, "al_feed")
+    assert set(shown["what"]) == {"Ascend 910B 64GB（跨平台最低价），每月 450 小时"}
+    assert len(shown) == 4
     app.date_input(key="al_since").set_value(date(2026, 8, 20)).run()
     assert len(table(app, "al_feed")) == 1
     app.radio(key="al_delivery").set_value("delivered").run()
     assert_clean(app)
     assert not has_table(app, "al_feed") and "所选条件没有数据" in texts(app)
     # the seeded days are history when evaluated: their alerts are dated by their day and
-    # never sent (not_sent says why), so none is waiting to go out
+    # never sent (the details say why), so none is waiting to go out
     app.radio(key="al_delivery").set_value("all").run()
-    assert all(reason != "—" for reason in table(app, "al_feed")["not sent"])
+    assert set(table(app, "al_feed")["delivery"]) == {"不发送（历史）"}
+    assert "不发送的原因：关于 2026-" in texts(app)
     app.radio(key="al_delivery").set_value("pending").run()
     assert not has_table(app, "al_feed")
+
+
+def test_an_alert_reads_in_full_in_the_pages_language(use_seeded: Seeded) -> None:
+    """The newest alert is shown whole below the feed (no cut-off column), in Chinese, and in
+    English once the page is."""
+    newest = read_frame(
+        use_seeded.warehouse,
+        "SELECT kind, params, rule, message FROM alert WHERE superseded IS NULL "
+        "ORDER BY created_at DESC, new_observed_at DESC, alert_id LIMIT 1",
+    ).row(0, named=True)
+    app = open_page("alerts")
+    shown = texts(app).replace("\\", "")  # Markdown's escapes of [ ] * _
+    assert "预警详情" in shown
+    assert alert_text.render(newest, "zh")[2] in shown
+    assert newest["message"] not in shown  # the English message is not on the Chinese page
+    app.toggle(key=LANG_KEY).set_value(True).run()
+    assert newest["message"] in texts(app).replace("\\", "")
+    assert "Alert details" in texts(app)
+    whats = set(table(app, "al_feed")["what"])
+    assert "RTX 4090 24GB on jygpu at 540 h/month" in whats
+    assert "Ascend 910B 64GB on the lowest line across platforms at 450 h/month" in whats
 
 
 def test_alerts_about_a_source_have_no_card_and_still_show(use_seeded: Seeded) -> None:
@@ -72,19 +100,22 @@ def test_alerts_about_a_source_have_no_card_and_still_show(use_seeded: Seeded) -
     app = open_page("alerts")
     app.multiselect(key="al_cards").set_value(["—"]).run()
     feed = table(app, "al_feed")
-    assert list(feed["kind"]) == ["抓取失效"] and list(feed["line"]) == ["jygpu"]
-    assert BROKEN_PROBLEM in feed.iloc[0]["message"]
+    assert list(feed["kind"]) == ["抓取失效"] and list(feed["what"]) == ["jygpu 的抓取程序"]
+    assert BROKEN_PROBLEM in texts(app)  # the only alert shown, in full below the feed
 
 
 def test_watch_rules_in_force_come_from_the_settings(use_seeded: Seeded) -> None:
     app = open_page("alerts")
-    rules = table(app, "al_rules").set_index("rule")
+    rules = table(app, "al_rules").set_index("name in gpuprice.toml")
     assert list(rules.index) == ["4090 box", "910B cheapest"]
-    assert rules.loc["4090 box", "usage h/month"] == 540
+    assert rules.loc["4090 box", "rule"] == "RTX 4090 24GB（jygpu），每月 540 小时"
     assert rules.loc["4090 box", "threshold"] == "2 %"
-    assert rules.loc["910B cheapest", "line"] == "跨平台最低"  # the cheapest line, named
+    # the cheapest line, named
+    assert rules.loc["910B cheapest", "rule"] == "Ascend 910B 64GB（跨平台最低价），每月 450 小时"
     assert rules.loc["910B cheapest", "threshold"] == "10 h"
-    assert rules.loc["4090 box", "cheaper mode now"] == "裸金属"  # bare_metal, named
+    # bare_metal, named; the breakeven and the snapshot it is of beside it
+    assert rules.loc["4090 box", "where it stands (UTC)"].startswith("裸金属 · ")
+    assert rules.loc["4090 box", "where it stands (UTC)"].endswith(" h · 2026-09-10 02:00")
 
 
 def test_no_rules_and_no_alerts_are_explained(
@@ -107,10 +138,18 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     assert sources.loc["jygpu", "status"] == "STALE"  # last success on 2026-09-10
     assert sources.loc["smm", "status"] == "fresh"  # succeeded five minutes ago
     assert sources.loc["smm", "failed"] == 1
-    assert sources.loc["jygpu", "last success (UTC)"] == "2026-09-10 02:00"
+    # its last success is a day the seeding asked for: that day, from a backfill, and when
+    # it was loaded
+    assert sources.loc["jygpu", "last success (UTC)"] == "2026-09-10 · 回填"
+    assert sources.loc["jygpu", "loaded (UTC)"] == "2026-09-10 02:00"
+    assert sources.loc["smm", "last success (UTC)"].endswith(" · 实时抓取")
     if record_health is not None:  # the drift check's verdict on the parser, when it exists
         assert sources.loc["jygpu", "parser"] == "broken"
-        assert sources.loc["jygpu", "parser problem"] == BROKEN_PROBLEM
+        # its problem is said below the table, not in a column behind a scroll
+        assert any(
+            w.value.startswith("jygpu 的页面无法解析（自 ") and w.value.endswith(BROKEN_PROBLEM)
+            for w in app.warning
+        )
     assert any(w.value == "过期来源：jygpu" for w in app.warning)
     assert "3 h" in texts(app)  # the threshold from settings is stated
     failures = table(app, "he_failures")
@@ -121,7 +160,8 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     ]
     assert DOWN_ERROR.endswith("ReadTimeout") and FAILED_ERROR.endswith("refused")
     assert list(failures["source"]) == ["jygpu", "smm"]
-    assert sources.loc["jygpu", "last run status"] == "failed"  # tried, but no success since
+    # tried an hour ago, no success since
+    assert sources.loc["jygpu", "newest data (UTC)"].endswith(" · 实时抓取 · failed")
     rows = table(app, "he_rows")
     newest = rows[(rows["observed (UTC)"] == "2026-09-10 02:00") & (rows["source"] == "jygpu")]
     assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown cards"] == 1
@@ -133,6 +173,38 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
         and unknown.iloc[0]["rows"] == UNKNOWN_ROWS
     )
     assert f"未识别的 GPU 名称：{UNKNOWN_ROWS} 行" in texts(app)
+
+
+def test_health_goes_by_the_day_the_data_is_about(
+    use: Callable[..., None], seeded: Seeded, tmp_path: Path
+) -> None:
+    """Issue 38: a seeded demo day loaded after a live success is older data, not the
+    source's latest run; a backfilled success is its day, with its load time beside it."""
+    copy = copy_of(seeded, tmp_path)
+    now = utcnow()
+    yesterday = now.date() - timedelta(days=1)
+    with write_connection(copy.warehouse) as con:
+        for run_id, source, status, error in (
+            ("late-smm", "smm", "failed", "page 1: no quote table (layout changed?)"),
+            ("late-jygpu", "jygpu", "ok", None),
+        ):
+            con.execute(
+                "INSERT INTO scrape_run (run_id, source, profile, as_of, started_at, "
+                "finished_at, status, pages, rows, error, reason) "
+                "VALUES (?, ?, 'demo', ?, ?, ?, ?, 1, 0, ?, ?)",
+                [run_id, source, yesterday, now, now, status, error, "drift" if error else None],
+            )
+    use(copy.home, copy.config)
+    sources = table(open_page("health"), "he_sources").set_index("source")
+    # smm: its live success five minutes ago is newer than the day the backfill failed on
+    assert sources.loc["smm", "newest data (UTC)"].endswith(" · 实时抓取 · ok")
+    assert sources.loc["smm", "status"] == "fresh"
+    # jygpu: its newest data is still the live run an hour ago that failed; its last success
+    # is yesterday's backfilled day, loaded just now, and that does not make it fresh
+    assert sources.loc["jygpu", "newest data (UTC)"].endswith(" · 实时抓取 · failed")
+    assert sources.loc["jygpu", "last success (UTC)"] == f"{yesterday} · 回填"
+    assert sources.loc["jygpu", "loaded (UTC)"] == f"{now:%Y-%m-%d %H:%M}"
+    assert sources.loc["jygpu", "status"] == "STALE"
 
 
 def test_staleness_follows_the_configured_threshold(
@@ -165,7 +237,7 @@ def test_a_resolved_alert_shows_its_resolution(
     use: Callable[..., None], seeded: Seeded, tmp_path: Path
 ) -> None:
     """Migration 010 resolves a scraper alert when its source next loads; the feed shows
-    when and how."""
+    when, and the details how."""
     copy = copy_of(seeded, tmp_path)
     with write_connection(copy.warehouse) as con:
         con.execute(
@@ -178,7 +250,28 @@ def test_a_resolved_alert_shows_its_resolution(
     use(copy.home, copy.config)
     app = open_page("alerts")
     feed = table(app, "al_feed")
-    resolved = feed[feed["resolved (UTC)"] != "—"]
-    assert list(resolved["resolved (UTC)"]) == ["2026-09-11 03:00"]
-    assert list(resolved["resolution"]) == ["jygpu parses again (run seed-ok)"]
-    assert set(feed[feed["resolved (UTC)"] == "—"]["resolution"]) == {"—"}
+    resolved = feed[feed["summary"].str.contains("已恢复")]
+    assert list(resolved["kind"]) == ["抓取失效"]
+    assert list(resolved["summary"])[0].endswith("2026-09-11 03:00 UTC 已恢复")
+    app.multiselect(key="al_cards").set_value(["—"]).run()
+    assert "已于 2026-09-11 03:00 UTC 解除：jygpu 重新成功载入。" in texts(app)
+
+
+def test_superseded_alerts_are_hidden_until_asked_for(
+    use: Callable[..., None], seeded: Seeded, tmp_path: Path
+) -> None:
+    copy = copy_of(seeded, tmp_path)
+    with write_connection(copy.warehouse) as con:
+        standing = con.execute("SELECT count(*) FROM alert").fetchone()[0]
+        con.execute(
+            "UPDATE alert SET superseded = ? WHERE kind = 'mode_flip'",
+            [alert_text.superseded_note(utcnow())],
+        )
+        flips = con.execute("SELECT count(*) FROM alert WHERE kind = 'mode_flip'").fetchone()[0]
+    use(copy.home, copy.config)
+    app = open_page("alerts")
+    assert flips and len(table(app, "al_feed")) == standing - flips
+    app.checkbox(key="al_superseded").check().run()
+    feed = table(app, "al_feed")
+    assert len(feed) == standing
+    assert set(feed[feed["kind"] == "租用方式翻转"]["delivery"]) == {"已被取代"}

@@ -257,7 +257,7 @@ def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> Non
     the page's language cannot be read, and the English page showed Chinese kinds."""
     alerts = table(render("alerts", english=True), "al_feed")
     assert set(alerts["kind"]) <= {"breakeven shift", "rent-mode flip", "scraper broken"}
-    assert set(alerts["line"]) & {"lowest across platforms"}
+    assert any("on the lowest line across platforms at" in what for what in alerts["what"])
     changes = table(render("trends", english=True), "tr_changes")
     assert all(c.startswith("month to date") for c in changes["compared"])
     app = render("report", english=True)
@@ -265,3 +265,4 @@ def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> Non
     assert verdicts and all(v.startswith("pays off above") for v in verdicts)
     zh = table(render("alerts", english=False), "al_feed")
     assert set(zh["kind"]) <= {"盈亏平衡移动", "租用方式翻转", "抓取失效"}
+    assert any("（跨平台最低价）" in what for what in zh["what"])

@@ -66,12 +66,12 @@ def test_a_backfill_outlives_the_run_it_started_beside(tmp_path: Path) -> None:
     env = shared_home(tmp_path)
     run_log, backfill_log = tmp_path / "run.log", tmp_path / "backfill.log"
     run = start(["run"], env, run_log)
-    wait_for(run_log, "serving the demo market", run)  # the run's market is up
+    wait_for(run_log, "its own copy of the demo market", run)  # the run's market is up
     backfill = start(["backfill", "--days", "20", "--end", "2026-09-20"], env, backfill_log)
     # The backfill's market is up and it has fetched nothing yet (its Dagster run starts
     # after): held there until the run and its market are gone, so that every one of its
     # fetches comes after them, however fast the two are (20 days take ~10 s).
-    wait_for(backfill_log, "serving the demo market", backfill)
+    wait_for(backfill_log, "its own copy of the demo market", backfill)
     os.kill(backfill.pid, signal.SIGSTOP)
     try:
         assert run.wait(timeout=300) == 0, run_log.read_text(encoding="utf-8")

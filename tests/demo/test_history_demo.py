@@ -62,7 +62,9 @@ def test_the_first_start_imports_real_history_beside_the_simulated(tmp_path: Pat
     settings, _ = bundled_settings(tmp_path)
     said: list[str] = []
     assert import_demo_history(settings, said.append) == 0, said
-    assert any("ECB USD→CNY rate(s) stored" in line for line in said)
+    assert any("European Central Bank's daily USD→CNY reference rate on" in line for line in said)
+    assert "real history: RunPod's pricing page as the Internet Archive captured it: 3 captures " \
+           "from 2023-09-29 to 2026-08-10" in "\n".join(said)  # fmt: skip
     found = read_frame(
         settings.warehouse,
         "SELECT source, min(observed_at)::DATE AS first, max(observed_at)::DATE AS last, "
@@ -80,7 +82,8 @@ def test_the_first_start_imports_real_history_beside_the_simulated(tmp_path: Pat
     assert not any("127.0.0.1" in origin for origin in origins)
     again = []
     assert import_demo_history(settings, again.append) == 0
-    summaries = [line for line in again if line.startswith("real history ")]
-    assert len(summaries) == 4 and all(line.endswith("0 row(s) added") for line in summaries)
+    summaries = [line for line in again if line.endswith("already imported, nothing new")]
+    assert len(summaries) == 4
+    assert any(line.endswith("reference rate: already stored") for line in again)
     statuses = read_frame(settings.warehouse, "SELECT status FROM history_import")["status"]
     assert statuses.to_list() == ["ok"] * 8  # four imports, twice

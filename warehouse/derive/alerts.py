@@ -7,63 +7,66 @@ the rule's state, in time order:
 * ``breakeven_shift``: the breakeven moved at least the threshold (hours, or percent) away
   from the *baseline*, the value procurement last heard about (the first value seen, then
   the value of the last shift alert). Jitter never accumulates into alerts, and a slow
-  drift past the threshold is still caught.
+  drift past the threshold is still caught. A shift's old value is that baseline: along a
+  rule's alerts each shift starts where the one before it ended.
 * ``mode_flip``: the cheaper of bare metal and the rule's container mode at the rule's
   usage changed. Bare metal is cheaper when ``usage > breakeven``; with hysteresis the
   mode only flips once the breakeven is more than ``hysteresis_hours`` past the usage, so a
-  price bouncing around the usage does not spam.
+  price bouncing around the usage does not spam. Flips alternate: each undoes the one
+  before it.
 
-Exactly once: an alert's id hashes the rule, the kind and the snapshot that caused it
-(``INSERT ... ON CONFLICT DO NOTHING``), so re-running the same snapshots adds nothing. A
-rule's state is what walking every breakeven snapshot of its line in time order gives:
-each run walks on from the rule's cursor, and when snapshots older than the cursor arrive
-(the first start seeds its history after its first scrape; a backfill; a history import)
-the rule walks its line again from the oldest snapshot. A new or changed rule starts at the
-newest snapshot without alerting about the past.
+Alerts are events: a rule's alerts are what one walk over its line, oldest snapshot first,
+gives. Each run walks on from the rule's cursor. When snapshots older than the cursor
+arrive (the first start seeds its history after its first scrape; a backfill; a run that
+lands while a backfill loads), the rule walks its whole line again, and that walk's alerts
+replace the ones it no longer gives (:func:`_replace_story`): found on a shorter line, they
+would contradict it (two flips the same way, shifts from different old values to one new
+one). One about history that the walk does not give again is deleted (it was never sent to
+anyone); one raised as news is kept, marked ``superseded`` and never sent from then on. So
+whatever order a live run and a backfill arrive in, the rule's standing alerts are the same.
+A new or changed rule starts at the newest snapshot without alerting about the past;
+imported history is held (:func:`hold_for_history`).
+
+Exactly once: an alert's id hashes the rule, the kind, the snapshot that caused it and the
+one it was compared with (``INSERT ... ON CONFLICT DO NOTHING``), so re-running the same
+snapshots adds nothing.
 
 About history: an alert is news only when a rule steps onto a snapshot of the last
 :data:`HISTORY_AGE`. One whose snapshot is older (a past day loaded now) or that a rule found
 by walking its line again (past days that arrived later) is dated by its snapshot
 (``created_at``), never sent (``not_sent`` says why) and so never pending.
-Delivery is in ``warehouse.derive.notify``.
+Delivery is in ``warehouse.derive.notify``; the words, in English and Chinese, in
+``warehouse.derive.alert_text`` (``alert.params`` holds what they say, as data).
 
-The same table holds the third kind, ``scraper_broken``: a source whose pages stopped
-parsing into plausible prices (``warehouse.ingest.drift``). It concerns a source, not a card, so its
-card and breakeven columns are NULL; ``rule`` is ``scraper:<source>``. It is delivered by the
-same path as the price alerts, and resolves itself when the source next loads
-(``resolved_at``, ``resolution``).
+The same table holds the third kind, ``scraper_broken`` (``warehouse.derive.scraper_alerts``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 import duckdb
 
+from warehouse.derive import alert_text
+from warehouse.derive.alert_text import point_params
 from warehouse.derive.metrics import CHEAPEST
-from warehouse.store.db import read_frame, utcnow, write_connection
+from warehouse.store.db import utcnow, write_connection
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import insert_new
 
 Against = Literal["hourly", "monthly"]
-SCRAPER_BROKEN = "scraper_broken"  # stored by warehouse.ingest.drift
+SCRAPER_BROKEN = "scraper_broken"  # stored by warehouse.derive.scraper_alerts
+RULE_KINDS = ("breakeven_shift", "mode_flip")
+ALERT_KINDS = (*RULE_KINDS, SCRAPER_BROKEN)
 # An alert about a snapshot older than this when it is raised is about history (see above):
 # an hourly run raises its alerts minutes after the snapshot; a backfilled day is older.
 HISTORY_AGE = timedelta(days=1)
-_QUERY = re.compile(r"(https?://[^\s?]+)\?[^\s:]*")
-ALERT_KINDS = ("breakeven_shift", "mode_flip", SCRAPER_BROKEN)
 BARE_METAL = "bare_metal"
-MODE_NAMES = {
-    "bare_metal": "bare metal",
-    "hourly": "hourly container",
-    "monthly": "monthly-plan container",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,90 +149,79 @@ class RuleState:
 
 @dataclass(frozen=True, slots=True)
 class Alert:
-    alert_id: str
     kind: str
     rule: WatchRule
     old: Point
     new: Point
     old_mode: str | None
     new_mode: str | None
-    message: str
+
+    @property
+    def key(self) -> tuple[str, datetime, datetime, str | None, str | None]:
+        """What the alert is, whichever walk found it: its kind, the snapshot that raised
+        it, the one it was compared with, and the modes."""
+        return (self.kind, self.new.observed_at, self.old.observed_at, self.old_mode, self.new_mode)
+
+    @property
+    def alert_id(self) -> str:
+        # The snapshot compared with is part of it: a walk over a line that had fewer
+        # snapshots compares the same new one with another (an event of its own).
+        kind, new, old, old_mode, new_mode = self.key
+        text = f"{self.rule.name}|{self.rule.fingerprint()}|{kind}|{new.isoformat()}|"
+        text += f"{old.isoformat()}|{old_mode}|{new_mode}"
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """What the message says, as data (``alert.params``; warehouse.derive.alert_text)."""
+        rule = self.rule
+        return {
+            "rule": rule.name,
+            "fingerprint": rule.fingerprint(),
+            "gpu": rule.gpu,
+            "line": rule.line,
+            "usage_hours": rule.usage_hours,
+            "against": rule.against,
+            "threshold_hours": rule.threshold_hours,
+            "threshold_pct": rule.threshold_pct,
+            "old": point_params(*_money_of(self.old)),
+            "new": point_params(*_money_of(self.new)),
+            "old_mode": self.old_mode,
+            "new_mode": self.new_mode,
+            "simulated": self.new.simulated,
+        }
+
+    @property
+    def message(self) -> str:
+        """The English message (``alert.message``: SQL users, notifications)."""
+        return alert_text.message(self.kind, self.params, "en")
 
 
-def _alert_id(rule: WatchRule, kind: str, at: datetime) -> str:
-    key = f"{rule.name}|{rule.fingerprint()}|{kind}|{at.isoformat()}"
-    return hashlib.sha256(key.encode()).hexdigest()[:24]
-
-
-def _money(value: Decimal | None, unit: str) -> str:
-    return "n/a" if value is None else f"¥{value:,.2f}/{unit}"
-
-
-def _message(
-    rule: WatchRule, kind: str, old: Point, new: Point, old_mode: str | None, new_mode: str | None
-) -> str:
-    where = f"{rule.gpu} on {rule.line if rule.source else 'the cheapest line across platforms'}"
-    tag = "[SIMULATED] " if new.simulated else ""
-    container = MODE_NAMES[rule.against]
-    prices = (
-        f"bare metal {_money(new.bare_metal, 'card-month')}, {container} "
-        f"{_money(new.container, 'card-hour')} (snapshot {new.observed_at:%Y-%m-%d %H:%M} UTC; "
-        f"before: {_money(old.bare_metal, 'card-month')}, {_money(old.container, 'card-hour')} "
-        f"at {old.observed_at:%Y-%m-%d %H:%M} UTC)"
-    )
-    if kind == "mode_flip":
-        cheaper = MODE_NAMES[new_mode or ""]
-        dearer = MODE_NAMES[old_mode or ""]
-        head = (
-            f"{tag}{where}: at {rule.usage_hours:g} h/month the {cheaper} is now cheaper than "
-            f"the {dearer}; breakeven {old.value:.1f} h → {new.value:.1f} h per month"
-        )
-    else:
-        head = (
-            f"{tag}{where}: breakeven vs {container} moved {new.value - old.value:+.1f} h "
-            f"({old.value:.1f} h → {new.value:.1f} h per month; threshold {rule.threshold_text()})"
-        )
-    return f"{head}; {prices}. Rule '{rule.name}'."
+def _money_of(point: Point) -> tuple[datetime, float, Decimal | None, Decimal | None]:
+    return point.observed_at, point.value, point.bare_metal, point.container
 
 
 def step(rule: WatchRule, state: RuleState | None, point: Point) -> tuple[RuleState, list[Alert]]:
-    """Advance one rule by one snapshot: the new state and the alerts it raises (pure)."""
+    """Advance one rule by one snapshot: the new state and the alerts it raises (pure).
+
+    A flip compares the snapshot with the one before it (the mode the rule last saw); a
+    shift with the baseline, the value of the rule's last shift (what it last reported): so
+    along one walk each flip undoes the one before it and each shift starts where the one
+    before it ended."""
     if state is None:
         return RuleState(point, point, rule.mode(point.value, None)), []
     alerts: list[Alert] = []
     mode = rule.mode(point.value, state.mode)
     if mode != state.mode:
-        alerts.append(
-            Alert(
-                _alert_id(rule, "mode_flip", point.observed_at),
-                "mode_flip",
-                rule,
-                state.last,
-                point,
-                state.mode,
-                mode,
-                _message(rule, "mode_flip", state.last, point, state.mode, mode),
-            )
-        )
+        alerts.append(Alert("mode_flip", rule, state.last, point, state.mode, mode))
     baseline = state.baseline
     if rule.moved(baseline.value, point.value):
-        alerts.append(
-            Alert(
-                _alert_id(rule, "breakeven_shift", point.observed_at),
-                "breakeven_shift",
-                rule,
-                baseline,
-                point,
-                None,
-                None,
-                _message(rule, "breakeven_shift", baseline, point, None, None),
-            )
-        )
+        alerts.append(Alert("breakeven_shift", rule, baseline, point, None, None))
         baseline = point
     return RuleState(point, baseline, mode), alerts
 
 
-REWALKED = "found when the rule walked its line again (past days loaded later): kept, not sent"
+REWALKED = alert_text.REWALK_NOTE
 
 
 def not_sent_reason(observed_at: datetime, raised_at: datetime) -> str | None:
@@ -237,10 +229,7 @@ def not_sent_reason(observed_at: datetime, raised_at: datetime) -> str | None:
     history; ``None`` when it is news."""
     if raised_at - observed_at <= HISTORY_AGE:
         return None
-    return (
-        f"about {observed_at:%Y-%m-%d}, a day of history loaded on {raised_at:%Y-%m-%d} "
-        "(seeding, backfill or import): kept, not sent"
-    )
+    return alert_text.history_note(observed_at, raised_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,20 +263,52 @@ def evaluate_with(
     try:
         for rule in rules:
             state, seen, points, rewalk = _walk_from(con, rule)
+            raised: list[Alert] = []
             for point in points:
                 state, alerts = step(rule, state, point)
-                steps += 1
-                seen += 1
-                for alert in alerts:
-                    if _store(con, alert, now, rewalk):
-                        stored.append(alert.alert_id)
+                raised += alerts
+            steps += len(points)
+            if rewalk is None:
+                stored += [a.alert_id for a in raised if _store(con, a, now, None)]
+            else:
+                stored += _replace_story(con, rule, raised, now)
             if state is not None and points:
-                _save_state(con, rule, state, seen, now)
+                _save_state(con, rule, state, seen + len(points), now)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return EvaluationSummary(len(rules), steps, stored)
+
+
+def _replace_story(
+    con: duckdb.DuckDBPyConnection, rule: WatchRule, alerts: list[Alert], now: datetime
+) -> list[str]:
+    """``rule`` walked its whole line again: ``alerts`` are its story now. Each stored alert
+    of the rule the walk gives again stands (a superseded one stands again); one it does not
+    give is deleted when it was about history (never sent), else marked superseded (raised as
+    news: kept, never sent from now on). Returns the ids of the alerts stored new."""
+    wanted = {alert.key: alert for alert in alerts}
+    stored = con.execute(
+        "SELECT alert_id, kind, new_observed_at, old_observed_at, old_mode, new_mode, "
+        "not_sent, superseded, params FROM alert WHERE rule = ? AND list_contains(?, kind)",
+        [rule.name, list(RULE_KINDS)],
+    ).fetchall()
+    for alert_id, kind, new_at, old_at, old_mode, new_mode, not_sent, superseded, raw in stored:
+        fingerprint = (alert_text.loads(raw) or {}).get("fingerprint", rule.fingerprint())
+        key = (kind, new_at, old_at, old_mode, new_mode)
+        if key in wanted and fingerprint == rule.fingerprint():
+            del wanted[key]
+            if superseded is not None:
+                con.execute("UPDATE alert SET superseded = NULL WHERE alert_id = ?", [alert_id])
+        elif not_sent is not None:
+            con.execute("DELETE FROM alert WHERE alert_id = ?", [alert_id])
+        elif superseded is None:
+            con.execute(
+                "UPDATE alert SET superseded = ? WHERE alert_id = ?",
+                [alert_text.superseded_note(now), alert_id],
+            )
+    return [a.alert_id for a in wanted.values() if _store(con, a, now, REWALKED)]
 
 
 def hold_for_history(
@@ -409,7 +430,7 @@ def _save_state(
 
 
 def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime, rewalk: str | None) -> bool:
-    rule = alert.rule
+    rule, params = alert.rule, alert.params
     not_sent = not_sent_reason(alert.new.observed_at, now) or rewalk
     added = insert_new(
         con,
@@ -418,8 +439,8 @@ def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime, rewalk: 
             message, against, usage_hours, old_mode, new_mode, old_observed_at, new_observed_at,
             old_bare_metal_cny_per_card_month, new_bare_metal_cny_per_card_month,
             old_container_cny_per_card_hour, new_container_cny_per_card_hour, new_offers,
-            simulated, not_sent)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            simulated, not_sent, params)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
             alert.alert_id,
@@ -430,7 +451,7 @@ def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime, rewalk: 
             rule.line,
             alert.old.value,
             alert.new.value,
-            alert.message,
+            alert_text.message(alert.kind, params, "en"),
             rule.against,
             rule.usage_hours,
             alert.old_mode,
@@ -444,121 +465,9 @@ def _store(con: duckdb.DuckDBPyConnection, alert: Alert, now: datetime, rewalk: 
             alert.new.offers,
             alert.new.simulated,
             not_sent,
+            alert_text.dumps(params),
         ],
         table="alert",
         key={"alert_id": alert.alert_id},
     )
     return bool(added)
-
-
-def store_scraper_broken(
-    con: duckdb.DuckDBPyConnection,
-    alert_id: str | None,
-    *,
-    source: str,
-    profile: str,
-    at: datetime,
-    problem: str,
-    raised_at: datetime | None = None,
-    resolved_at: datetime | None = None,
-) -> str | None:
-    """Store the ``scraper_broken`` alert of one break of ``source`` seen in a snapshot about
-    ``at`` (``warehouse.ingest.drift`` decides when a break starts), raised at ``raised_at``
-    (default now; a snapshot about history is dated ``at`` and not sent), already resolved
-    when the source loaded at ``resolved_at`` after it; ``None`` if it was stored before.
-    Caller's transaction."""
-    raised_at = raised_at or utcnow()
-    not_sent = not_sent_reason(at, raised_at)
-    simulated = profile == "demo"
-    tag = "[SIMULATED] " if simulated else ""
-    reason = _QUERY.sub(r"\1?…", problem)  # a search API's query string says little here
-    reason = reason if len(reason) <= 800 else reason[:797] + "..."
-    when = (
-        f"was broken on {at:%Y-%m-%d}" if not_sent else f"is broken since {at:%Y-%m-%d %H:%M} UTC"
-    )
-    message = (
-        f"{tag}scraper for {source} ({profile} profile) {when}: {reason}. Nothing from the "
-        "failing pages was loaded (they are kept in raw_page). Fix the adapter, then run "
-        f"`gpuprice reparse --source {source}` to repair the history."
-    )
-    added = insert_new(
-        con,
-        """
-        INSERT INTO alert (alert_id, created_at, kind, rule, gpu, source, message,
-                           new_observed_at, simulated, not_sent)
-        VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)
-        """,
-        [
-            alert_id,
-            raised_at if not_sent is None else at,
-            SCRAPER_BROKEN,
-            f"scraper:{source}",
-            source,
-            message,
-            at,
-            simulated,
-            not_sent,
-        ],
-        table="alert",
-        key={"alert_id": alert_id},
-    )
-    if added and resolved_at is not None:
-        resolve_scraper_broken(con, source=source, simulated=simulated, at=resolved_at)
-    return alert_id if added else None
-
-
-def open_scraper_break(
-    con: duckdb.DuckDBPyConnection, *, source: str, simulated: bool, at: datetime
-) -> str | None:
-    """The ``scraper_broken`` alert of the break of ``source`` that is open at ``at`` (seen
-    at or before it, not resolved before it), if any."""
-    row = con.execute(
-        "SELECT alert_id FROM alert WHERE kind = ? AND source = ? AND simulated = ? "
-        "AND new_observed_at <= ? AND (resolved_at IS NULL OR resolved_at > ?) "
-        "ORDER BY new_observed_at DESC LIMIT 1",
-        [SCRAPER_BROKEN, source, simulated, at, at],
-    ).fetchone()
-    return row[0] if row is not None else None
-
-
-def resolve_scraper_broken(
-    con: duckdb.DuckDBPyConnection,
-    *,
-    source: str,
-    simulated: bool,
-    at: datetime,
-    run_id: str | None = None,
-) -> int:
-    """``source`` loaded whole in a snapshot about ``at``: every break seen up to then is
-    resolved at ``at`` (or earlier than it was: a day of history loaded late may be the first
-    that loaded again). Returns how many alerts it resolved."""
-    run = f" (run {run_id})" if run_id else ""
-    resolution = f"{source} loaded again: snapshot of {at:%Y-%m-%d %H:%M} UTC{run}"
-    resolved = con.execute(
-        "UPDATE alert SET resolved_at = ?, resolution = ? WHERE kind = ? AND source = ? "
-        "AND simulated = ? AND new_observed_at <= ? AND (resolved_at IS NULL OR resolved_at > ?)",
-        [at, resolution, SCRAPER_BROKEN, source, simulated, at, at],
-    ).fetchone()
-    return int(resolved[0]) if resolved else 0
-
-
-# What migration 010 added to each alert, for the readers that do not select it yet
-# (`gpuprice alerts`; warehouse.read.metrics.alerts could select it instead).
-STATE_COLUMNS = ("resolved_at", "resolution", "not_sent")
-
-
-def alert_states(warehouse: Warehouse, alert_ids: list[str]) -> dict[str, dict[str, object]]:
-    """``resolved_at``, ``resolution`` and ``not_sent`` of each of ``alert_ids``; empty for a
-    warehouse from before migration 010."""
-    if not alert_ids:
-        return {}
-    try:
-        frame = read_frame(
-            warehouse,
-            f"SELECT alert_id, {', '.join(STATE_COLUMNS)} FROM alert "
-            "WHERE list_contains($ids, alert_id)",
-            {"ids": alert_ids},
-        )
-    except duckdb.BinderException:
-        return {}
-    return {row.pop("alert_id"): row for row in frame.to_dicts()}

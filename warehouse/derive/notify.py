@@ -85,9 +85,10 @@ class DeliverySummary:
         return f"{text} ({self.note})" if self.note else text
 
 
-# Waiting to go out: not delivered yet, and not an alert about history (never sent:
-# warehouse.derive.alerts, not_sent).
-PENDING = "delivered_at IS NULL AND not_sent IS NULL"
+# Waiting to go out: not delivered yet, not an alert about history (never sent:
+# warehouse.derive.alerts, not_sent), and still standing (one superseded when its rule
+# walked its line again is never sent: warehouse.derive.alerts, superseded).
+PENDING = "delivered_at IS NULL AND not_sent IS NULL AND superseded IS NULL"
 
 
 def pending_signature(warehouse: Warehouse) -> tuple[int, int]:
@@ -98,7 +99,7 @@ def pending_signature(warehouse: Warehouse) -> tuple[int, int]:
             row = con.execute(
                 f"SELECT count(*), coalesce(sum(attempts), 0)::BIGINT FROM alert WHERE {PENDING}"
             ).fetchone()
-        except duckdb.BinderException:  # before migration 010 (the next write applies it)
+        except duckdb.BinderException:  # before migration 016 (the next write applies it)
             row = con.execute(
                 "SELECT count(*), coalesce(sum(attempts), 0)::BIGINT FROM alert "
                 "WHERE delivered_at IS NULL"
@@ -115,7 +116,8 @@ def pending_alerts(warehouse: Warehouse, limit: int = 200) -> list[dict]:
         ).fetchall()
         done = con.execute(
             "SELECT d.alert_id, d.target FROM alert_delivery d "
-            "JOIN alert a USING (alert_id) WHERE a.delivered_at IS NULL AND a.not_sent IS NULL"
+            "JOIN alert a USING (alert_id) WHERE a.delivered_at IS NULL AND a.not_sent IS NULL "
+            "AND a.superseded IS NULL"
         ).fetchall()
     taken: dict[str, set[str]] = {}
     for alert_id, target in done:

@@ -40,7 +40,7 @@ from decimal import Decimal
 import duckdb
 
 from scrapers.rows import UNKNOWN_GPU, OfferRow, Row
-from warehouse.derive.alerts import (
+from warehouse.derive.scraper_alerts import (
     open_scraper_break,
     resolve_scraper_broken,
     store_scraper_broken,

@@ -27,6 +27,7 @@ from warehouse.public import PUBLIC
 from warehouse.read import unknown_cards
 from warehouse.read.batch import WAIT_S, read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
+from warehouse.read.stats import SOURCE_RUNS
 from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served, serving_connection
@@ -486,23 +487,6 @@ def value_board(warehouse: Warehouse) -> pl.DataFrame:
 
 
 # The data-health page's tables, read together (``health``).
-SOURCE_HEALTH = """
-    WITH newest AS (
-        SELECT source, finished_at AS last_run_at, status AS last_status, error AS last_error
-        FROM scrape_run
-        QUALIFY row_number() OVER (PARTITION BY source ORDER BY finished_at DESC) = 1
-    ), counts AS (
-        SELECT source,
-               max(finished_at) FILTER (WHERE status = 'ok') AS last_ok_at,
-               count(*) AS runs,
-               count(*) FILTER (WHERE status = 'failed') AS failed_runs,
-               count(*) FILTER (WHERE status = 'partial') AS partial_runs
-        FROM scrape_run GROUP BY source
-    )
-    SELECT c.source, c.last_ok_at, n.last_run_at, n.last_status, n.last_error,
-           c.runs, c.failed_runs, c.partial_runs
-    FROM counts c JOIN newest n USING (source) ORDER BY c.source
-"""
 PARSER_STATES = (
     "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile"
 )
@@ -545,11 +529,14 @@ def health(
     rejected: int = 200,
     held: int = 200,
     wait_s: float = WAIT_S,
+    profile: str | None = None,
 ) -> dict[str, pl.DataFrame | None]:
     """The data-health page's tables, read in one connection (warehouse.read.batch):
 
-    * ``sources``: per source the newest successful (status ok) scrape, the newest attempt
-      and how it ended, and how many runs failed or were partial;
+    * ``sources``: per source (of ``profile``; None: all) its newest data and its newest
+      success, each by the day the data is about, with when it was loaded and whether a live
+      run or a backfill brought it, and how many runs failed or were partial
+      (warehouse.read.stats.SOURCE_RUNS);
     * ``parsers``: per source and profile whether its pages still parse (source_health, the
       pipeline's drift check; None on a warehouse from before it);
     * ``failures``: the newest ``failures`` failed and partial scrapes with their errors;
@@ -562,7 +549,7 @@ def health(
     return read_frames(
         warehouse,
         {
-            "sources": (SOURCE_HEALTH, None),
+            "sources": (SOURCE_RUNS, {"profile": profile}),
             "parsers": (PARSER_STATES, None),
             "failures": (SCRAPE_FAILURES, {"limit": failures}),
             "snapshots": (SNAPSHOT_ROWS, {"limit": snapshots}),

@@ -212,20 +212,26 @@ def latest_market_premium(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
-# Columns of migration 010 (a scraper_broken alert's resolution; why an alert about history
-# is never sent), NULL when a reader meets a warehouse no writer has upgraded yet.
+# Columns of migrations 010 (a scraper_broken alert's resolution; why an alert about
+# history is never sent) and 016 (what the message says, as data; why an alert no longer
+# stands), NULL when a reader meets a warehouse no writer has upgraded yet.
 LATER_COLUMNS = {
     "resolved_at": "TIMESTAMP",
     "resolution": "VARCHAR",
     "not_sent": "VARCHAR",
+    "params": "VARCHAR",
+    "superseded": "VARCHAR",
 }
 
 
-def alerts(warehouse: Warehouse, since: datetime | None = None) -> pl.DataFrame:
+def alerts(
+    warehouse: Warehouse, since: datetime | None = None, *, include_superseded: bool = False
+) -> pl.DataFrame:
     """Alerts created at or after ``since`` (all when None), newest first, with their
-    resolution and why one was not sent (migration 010)."""
+    resolution, why one was not sent, and their parameters (warehouse.derive.alert_text).
+    An alert a rule's later walk no longer gives (``superseded``) only when asked for."""
     with read_connection(warehouse) as con:
-        return _alerts(con, since)
+        return _alerts(con, since, include_superseded)
 
 
 RULE_STATES = """
@@ -237,10 +243,11 @@ RULE_STATES = """
 
 def alert_feed(warehouse: Warehouse, wait_s: float = WAIT_S) -> dict[str, pl.DataFrame | None]:
     """The alerts page's tables in one connection (one wait for the lock while the pipeline
-    writes): ``alerts`` (as ``alerts``) and ``rules``, where each watch rule stands
-    (alert_rule_state: its cursor, baseline and mode; None before migration 002 made it)."""
+    writes): ``alerts`` (as ``alerts``, the superseded ones too: the page offers them) and
+    ``rules``, where each watch rule stands (alert_rule_state: its cursor, baseline and mode;
+    None before migration 002 made it)."""
     with read_connection(warehouse, wait_s=wait_s) as con:
-        feed = _alerts(con, None)
+        feed = _alerts(con, None, include_superseded=True)
         try:
             rules = con.sql(RULE_STATES).pl()
         except duckdb.CatalogException:
@@ -248,12 +255,15 @@ def alert_feed(warehouse: Warehouse, wait_s: float = WAIT_S) -> dict[str, pl.Dat
     return {"alerts": feed, "rules": rules}
 
 
-def _alerts(con: duckdb.DuckDBPyConnection, since: datetime | None) -> pl.DataFrame:
+def _alerts(
+    con: duckdb.DuckDBPyConnection, since: datetime | None, include_superseded: bool = False
+) -> pl.DataFrame:
     present = set(con.sql("SELECT * FROM alert LIMIT 0").columns)
     later = ", ".join(
         name if name in present else f"NULL::{kind} AS {name}"
         for name, kind in LATER_COLUMNS.items()
     )
+    standing = "AND superseded IS NULL" if "superseded" in present else ""
     return con.sql(
         f"""
         SELECT alert_id, created_at, kind, rule, gpu, source, old_value, new_value, message,
@@ -261,7 +271,8 @@ def _alerts(con: duckdb.DuckDBPyConnection, since: datetime | None) -> pl.DataFr
                old_observed_at, new_observed_at, old_bare_metal_cny_per_card_month,
                new_bare_metal_cny_per_card_month, old_container_cny_per_card_hour,
                new_container_cny_per_card_hour, new_offers, simulated, {later}
-        FROM alert WHERE $since IS NULL OR created_at >= $since
+        FROM alert
+        WHERE ($since IS NULL OR created_at >= $since) {"" if include_superseded else standing}
         ORDER BY created_at DESC, new_observed_at DESC, alert_id
         """,
         params={"since": since},

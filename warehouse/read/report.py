@@ -171,9 +171,10 @@ def alerts_in_month_query(month: date) -> Query:
     return (
         """
         SELECT created_at, kind, rule, gpu, source, old_value, new_value, old_mode, new_mode,
-               new_observed_at, delivered_at, message, simulated
+               new_observed_at, delivered_at, message, params, simulated
         FROM alert
         WHERE created_at >= $month::TIMESTAMP AND created_at < $next::TIMESTAMP
+          AND superseded IS NULL  -- standing alerts only (warehouse.derive.alerts)
         ORDER BY created_at, alert_id
         """,
         _bounds(month),
@@ -181,7 +182,8 @@ def alerts_in_month_query(month: date) -> Query:
 
 
 def alerts_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
-    """The alerts raised (created) in the month, oldest first."""
+    """The alerts raised (created) in the month, oldest first; not the ones a rule's later
+    walk over its line took back (``superseded``, warehouse.derive.alerts)."""
     return read_frame(warehouse, *alerts_in_month_query(month))
 
 

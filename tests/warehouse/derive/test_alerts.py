@@ -130,7 +130,7 @@ def test_alerts_are_stored_once_with_prices_and_snapshots(warehouse: Warehouse) 
     assert shift["delivered_at"] is None and shift["attempts"] == 0
     assert shift["created_at"] == now and shift["not_sent"] is None  # news: to be sent
     assert shift["message"].startswith(
-        "[SIMULATED] rtx4090-24g on mk: breakeven vs hourly container moved +125.0 h"
+        "[SIMULATED] RTX 4090 24GB on mk: breakeven vs hourly container moved +125.0 h"
     )
 
     # Evaluating again, re-deriving everything, or both: nothing new.
