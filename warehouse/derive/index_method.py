@@ -1,0 +1,47 @@
+"""What the price index's method v1 is made of, named once: its version, its key, and the
+one SQL predicate for the tier the public pays (docs/INDEX.md says it in words, with the
+plain SQL query that reproduces it)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from warehouse.ingest.reference import PUBLISHED_SUFFIX
+
+METHOD = "v1"
+METHODS = (METHOD,)  # a later version is added beside it; v1 stays reproducible
+# The rent modes the index has a series for (yearly terms are too few to be a market).
+MODES = ("hourly", "daily", "weekly", "monthly", "bare_metal_monthly", "spot")
+REAL, SIMULATED = "real", "SIMULATED"
+KINDS = (REAL, SIMULATED)
+CHANGE_DAYS = (1, 7, 30)
+PUBLISHED, WITHHELD = "published", "withheld"
+MIN_PLATFORMS = "min_platforms"  # the gate's name, stored with a withheld day
+# Two recomputations of an unchanged figure may differ in the last bits of a double (the
+# chain's product is taken over a different run of days); a revision needs more than this.
+RELATIVE_TOLERANCE = 1e-9
+
+# The tier the public pays (issue 36, migration 013): one public row per listing, 'list' or
+# 'promo'; member tiers are extra rows. Before migration 013 there is no tier column and
+# every row is public.
+PUBLIC_TIER = "tier <> 'member'"
+
+
+def public_tier(con: duckdb.DuckDBPyConnection) -> str:
+    """The predicate on ``offer`` that keeps the tier the public pays: PUBLIC_TIER once the
+    warehouse has the column (migration 013), else ``true``."""
+    has_tier = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'offer' AND column_name = 'tier'"
+    ).fetchone()[0]
+    return PUBLIC_TIER if has_tier else "true"
+
+
+def kind_sql(alias: str = "o") -> str:
+    """An offer row's kind of data, as the index stores it."""
+    return f"CASE WHEN {alias}.simulated THEN '{SIMULATED}' ELSE '{REAL}' END"
+
+
+# The seeds' published prices are outside figures the index is checked against, never
+# one of its platforms.
+NOT_PUBLISHED = f"source NOT LIKE '%{PUBLISHED_SUFFIX}'"
+MODES_SQL = ", ".join(f"'{mode}'" for mode in MODES)
