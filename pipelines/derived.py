@@ -27,6 +27,7 @@ from warehouse.derive.metrics import (
     sync_serving,
 )
 from warehouse.derive.notify import DeliverySummary, deliver_pending, pending_signature
+from warehouse.read.index import check_index_gates
 from warehouse.read.metrics import (
     CheckOutcome,
     check_breakeven,
@@ -39,6 +40,8 @@ from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 DELIVER_JOB = "deliver_alerts_job"
 SERVING_ASSET = "serving_copy"
+# The price index (docs/INDEX.md): kept by the same derive step, in the same transaction.
+INDEX_ASSET = "price_index"
 
 # Dagster itself passes `owners=None` when it binds resources to a sensor, and warns that the
 # parameter is beta. Nothing here sets owners, so that one warning is noise.
@@ -58,6 +61,10 @@ _DESCRIPTIONS = {
     "the cheapest line across platforms.",
     "market_premium": "Each listing vs the newest market quote (SMM-type) for the same card "
     "and region, else the national average.",
+    INDEX_ASSET: "The rental price index, method v1 (docs/INDEX.md): per card, rent mode, UTC "
+    "day and kind (real | SIMULATED) the median across platforms of each platform's median "
+    "CNY per card-hour, withheld below [index] min_platforms, matched-sample changes, a "
+    "chain-linked level; every change of a past day appended as a revision.",
 }
 
 
@@ -98,6 +105,8 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
         for table in DERIVED_TABLES
     }
 
+    upstream[INDEX_ASSET] = list(offers)
+
     @dg.multi_asset(
         name="derived_metrics",
         group_name="metrics",
@@ -109,7 +118,7 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
                 group_name="metrics",
                 kinds={"duckdb"},
             )
-            for table in DERIVED_TABLES
+            for table in (*DERIVED_TABLES, INDEX_ASSET)
         ],
     )
     def derived_metrics(context: dg.AssetExecutionContext, gpuprice: GpupriceResource):
@@ -126,6 +135,17 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
                     "seconds": round(summary.seconds, 4),
                 },
             )
+        index = summary.index
+        yield dg.MaterializeResult(
+            asset_key=INDEX_ASSET,
+            metadata={
+                "revisions_appended": summary.rows.get(INDEX_ASSET, 0),
+                "days_computed": index.series_days if index else 0,
+                "platform_days_read": index.platform_days if index else 0,
+                "full": index.full if index else False,
+                "seconds": round(index.seconds, 4) if index else 0.0,
+            },
+        )
 
     return derived_metrics
 
@@ -164,7 +184,7 @@ def serving_copy_asset(
 @dg.asset(
     name="alert",
     group_name="metrics",
-    deps=["breakeven", SERVING_ASSET],
+    deps=["breakeven", INDEX_ASSET, SERVING_ASSET],
     description="Procurement alerts from the watch rules ([[alerts.rules]]), stored, then "
     "delivered through apprise with every other pending alert (scraper-broken ones too); "
     "undelivered ones are retried by alert_delivery_sensor.",
@@ -214,6 +234,10 @@ asset_checks = [
            "prices within 0.01. A disagreement is flagged, never corrected."),
     _check("market_premium", "quotes_positive", check_market_premium, ERROR,
            "Market quotes positive, premium ratios finite."),
+    _check(INDEX_ASSET, "index_gates", check_index_gates, ERROR,
+           "Every published day passed the gates it was computed with ([index] min_platforms) "
+           "and has a positive, finite value and a level; every withheld day names its gate "
+           "and has no value; one current revision per day."),
 ]  # fmt: skip
 
 

@@ -17,7 +17,7 @@ from datetime import datetime
 import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
-from warehouse.derive.index import refresh_index
+from warehouse.derive.index import IndexSummary, refresh_index
 from warehouse.derive.rollup import rebuild_offer_daily, refresh_offer_daily
 from warehouse.store.config import IndexGates
 from warehouse.store.db import (
@@ -64,6 +64,7 @@ class DeriveSummary:
     memory_limit: str | None = None  # the larger DuckDB limit a backlog needed, if any
     serving: SyncSummary | None = None  # the serving copy brought up to date after it
     serving_error: str | None = None  # why it could not be (its days stay queued)
+    index: IndexSummary | None = None  # what the price index step did (docs/INDEX.md)
 
     def line(self) -> str:
         written = ", ".join(f"{t} {n}" for t, n in self.rows.items())
@@ -164,9 +165,10 @@ def derive_with(
         if offers or quotes:
             rows["market_premium"] = _market_premium(con)
         # The price index reads the same pending snapshots (docs/INDEX.md), in this transaction.
-        rows["price_index"] = refresh_index(
+        indexed = refresh_index(
             con, "pending_offer", gates=index or IndexGates(), now=now or utcnow(), full=full
-        ).revisions
+        )
+        rows["price_index"] = indexed.revisions
         _record(con, now or utcnow())
         if full:
             mark_all(con)
@@ -178,7 +180,7 @@ def derive_with(
         raise
     finally:
         drop_work_tables(con, "pending_offer", "pending_quote", "snap_offer")
-    return DeriveSummary(offers, quotes, rows, time.perf_counter() - started, full)
+    return DeriveSummary(offers, quotes, rows, time.perf_counter() - started, full, index=indexed)
 
 
 def _pending(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:

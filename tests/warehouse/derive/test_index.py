@@ -21,7 +21,7 @@ from warehouse.derive.metrics import derive
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.quarantine import QuarantinePolicy, decide
 from warehouse.read.index import IndexFilter, check_index_gates, index_rows
-from warehouse.store.db import read_frame
+from warehouse.store.db import read_frame, write_connection
 from warehouse.store.handle import Warehouse
 
 CARD = "rtx4090-24g"
@@ -299,3 +299,19 @@ def test_a_revised_day_revises_the_later_levels(warehouse: Warehouse) -> None:
     assert got[D2]["value"] == pytest.approx(2.20)
     assert got[D2]["level"] == pytest.approx(220.0)  # 100 on D1 still
     assert series(warehouse, as_of=at(D2, 12))[D2]["level"] == pytest.approx(110.0)
+
+
+def test_the_gate_check_fails_on_a_day_that_broke_its_gates(warehouse: Warehouse) -> None:
+    load_days(warehouse)
+    assert check_index_gates(warehouse).metadata == {"published_days": 4, "withheld_days": 1}
+    with write_connection(warehouse) as con:
+        # D4 (two platforms) said published; D1 withheld but with a value
+        con.execute(
+            "UPDATE price_index SET status = 'published', gate = NULL, "
+            "value_cny_per_card_hour = 2.4, level = 101 WHERE day = ?",
+            [D4],
+        )
+        con.execute("UPDATE price_index SET status = 'withheld', gate = NULL WHERE day = ?", [D1])
+    outcome = check_index_gates(warehouse)
+    assert not outcome.passed and outcome.failing_rows == 2
+    assert any("2026-10-04" in e and "2 platform(s)" in e for e in outcome.examples)
