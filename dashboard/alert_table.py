@@ -8,7 +8,7 @@ from dashboard.data import data_label
 from dashboard.i18n import card_label, relabel, t
 from warehouse.derive.metrics import CHEAPEST
 
-KINDS = ("breakeven_shift", "mode_flip", "scraper_broken")
+KINDS = ("breakeven_shift", "mode_flip", "scraper_broken", "index_move")
 # The rent modes a watch rule compares (alert.old_mode / new_mode, rule states).
 MODES = ("hourly", "monthly", "bare_metal")
 
@@ -28,6 +28,10 @@ def line_label(source: str | None) -> str | None:
     return t("be.cheapest") if source == CHEAPEST else source
 
 
+def _hours(alerts: pl.DataFrame, column: str) -> pl.Expr:
+    return pl.when(pl.col("kind") != "index_move").then(pl.col(column).round(1))
+
+
 def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr) -> pl.DataFrame:
     """``alerts`` (warehouse.read.metrics.alerts' columns) as a table: when, what, which
     card and line, the move in hours per month, then ``more``, the message and provenance."""
@@ -37,8 +41,9 @@ def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr) -> pl.DataFrame:
         "rule",
         pl.col("gpu").map_elements(card_label, return_dtype=pl.String).alias("card"),
         relabel(alerts, "source", line_label).alias("line"),
-        pl.col("old_value").round(1).alias("from h/month"),
-        pl.col("new_value").round(1).alias("to h/month"),
+        # an index move's values are CNY per card-hour (its message says them): not hours
+        _hours(alerts, "old_value").alias("from h/month"),
+        _hours(alerts, "new_value").alias("to h/month"),
         *more,
         "message",
         data_label(),

@@ -571,6 +571,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "kind.breakeven_shift": ("盈亏平衡移动", "breakeven shift"),
     "kind.mode_flip": ("租用方式翻转", "rent-mode flip"),
     "kind.scraper_broken": ("抓取失效", "scraper broken"),
+    "kind.index_move": ("价格指数变动", "price index move"),
     "alerts.targets": (
         "通知目标：已配置 {n} 个（URL 属于密钥，不显示）。",
         "Notification targets: {n} configured (the URLs are secrets and are not shown).",

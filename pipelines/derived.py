@@ -19,6 +19,7 @@ import dagster as dg
 from configuration.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from warehouse.derive.alerts import WatchRule, evaluate
+from warehouse.derive.index_alerts import IndexMoveRule, evaluate_index_rules
 from warehouse.derive.metrics import (
     DERIVED_TABLES,
     SYNC_ERRORS,
@@ -70,6 +71,11 @@ _DESCRIPTIONS = {
 
 def watch_rules(settings: Settings) -> list[WatchRule]:
     return [WatchRule(**rule.model_dump()) for rule in settings.file.alerts.rules]
+
+
+def index_rules(settings: Settings) -> list[IndexMoveRule]:
+    """The ``[[alerts.index_rules]]``: moves of the price index."""
+    return [IndexMoveRule(**rule.model_dump()) for rule in settings.file.alerts.index_rules]
 
 
 def deliver(settings: Settings, log) -> DeliverySummary:
@@ -185,7 +191,8 @@ def serving_copy_asset(
     name="alert",
     group_name="metrics",
     deps=["breakeven", INDEX_ASSET, SERVING_ASSET],
-    description="Procurement alerts from the watch rules ([[alerts.rules]]), stored, then "
+    description="Procurement alerts from the watch rules ([[alerts.rules]] on the breakeven, "
+    "[[alerts.index_rules]] on the price index), stored, then "
     "delivered through apprise with every other pending alert (scraper-broken ones too); "
     "undelivered ones are retried by alert_delivery_sensor.",
 )
@@ -195,9 +202,16 @@ def alert_asset(
     settings = gpuprice.settings()
     evaluation = evaluate(settings.warehouse, watch_rules(settings))
     context.log.info(evaluation.line())
+    moves = evaluate_index_rules(settings.warehouse, index_rules(settings))
+    context.log.info(moves.line())
     delivery = deliver(settings, context.log)
     return dg.MaterializeResult(
-        metadata={"rules": evaluation.rules, "new_alerts": len(evaluation.new_alerts)}
+        metadata={
+            "rules": evaluation.rules,
+            "new_alerts": len(evaluation.new_alerts),
+            "index_rules": moves.rules,
+            "new_index_alerts": len(moves.new_alerts),
+        }
         | _delivery_metadata(delivery)
     )
 
