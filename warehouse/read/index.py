@@ -114,25 +114,38 @@ def _kinds_query() -> Query:
     )
 
 
-def _series_query(kind: str, days: int) -> Query:
-    """The current rows of ``kind`` over the ``days`` before its newest day."""
+def _series_query(days: int) -> Query:
+    """The current rows of each kind over the ``days`` days up to that kind's newest day."""
     return (
         """
-        WITH newest AS (
-            SELECT max(day) AS last FROM price_index
-            WHERE method = $method AND kind = $kind AND superseded_at IS NULL
-        )
-        SELECT day, gpu AS card, billing, status, gate, gate_reason,
+        SELECT day, kind, gpu AS card, billing, status, gate, gate_reason,
                value_cny_per_card_hour AS value, level, platforms, observations,
                sold_out_share, stock_platforms, change_1d, change_7d, change_30d,
                change_7d_platforms, change_30d_platforms, platform_set, platforms_changed,
-               last_snapshot_at
-        FROM price_index, newest
-        WHERE method = $method AND kind = $kind AND superseded_at IS NULL
-          AND day > newest.last - $days
-        ORDER BY card, billing, day
+               last_snapshot_at, (gates::JSON ->> 'min_platforms')::INTEGER AS gate_needs
+        FROM price_index
+        WHERE method = $method AND superseded_at IS NULL
+        QUALIFY day > max(day) OVER (PARTITION BY kind) - $days
+        ORDER BY kind, card, billing, day
         """,
-        {"method": METHOD, "kind": kind, "days": days},
+        {"method": METHOD, "days": days},
+    )
+
+
+def index_history(warehouse: Warehouse, kind: str, rows: int = 5000) -> pl.DataFrame:
+    """The newest ``rows`` current days of ``kind`` (every card and mode) with their status
+    and platforms: where a kind's history is and why it was withheld (the front page's strip
+    for a kind that published nothing lately)."""
+    return read_frame(
+        warehouse,
+        """
+        SELECT day, gpu AS card, billing, status, platforms, value_cny_per_card_hour AS value,
+               (gates::JSON ->> 'min_platforms')::INTEGER AS gate_needs
+        FROM price_index
+        WHERE method = $method AND kind = $kind AND superseded_at IS NULL
+        ORDER BY day DESC LIMIT $rows
+        """,
+        {"method": METHOD, "kind": kind, "rows": rows},
     )
 
 
@@ -157,7 +170,7 @@ _FIGURES = f"""
         SELECT observed_at::DATE, gpu, {QUOTE_MODE}, source,
                CASE WHEN simulated THEN 'SIMULATED' ELSE 'real' END, region, basis,
                arg_max(cny_per_card_hour::DOUBLE, observed_at),
-               coalesce(any_value(citation), source)
+               any_value(coalesce(citation, source))
         FROM spot_quote
         WHERE source IN ('smm', 'smm-published') AND quote_kind = 'market_average'
           AND gpu <> 'unknown'
@@ -169,6 +182,7 @@ _FIGURES = f"""
            f.figure AS figure_cny_per_card_hour, f.citation,
            i.status AS index_status, i.value_cny_per_card_hour AS index_cny_per_card_hour,
            i.platforms AS index_platforms,
+           (i.gates::JSON ->> 'min_platforms')::INTEGER AS index_gate_needs,
            coalesce(i.gate_reason, CASE WHEN i.day IS NULL THEN 'no index that day' END)
                AS index_note,
            f.figure - i.value_cny_per_card_hour AS spread_cny_per_card_hour,
@@ -206,15 +220,15 @@ def spreads(
 
 
 def index_overview(
-    warehouse: Warehouse, kind: str, days: int = 90, wait_s: float = WAIT_S
+    warehouse: Warehouse, days: int = 90, wait_s: float = WAIT_S
 ) -> dict[str, pl.DataFrame | None]:
     """The front page's tables in one read: ``kinds`` (index_kinds), ``series`` (the current
-    rows of ``kind`` over its last ``days`` days) and ``spreads`` (the outside figures of
-    ``kind`` over the same days, and every published seed figure)."""
+    rows of each kind over the last ``days`` days to its newest) and ``spreads`` (every
+    outside figure beside the index)."""
     queries = {
         "kinds": _kinds_query(),
-        "series": _series_query(kind, days),
-        "spreads": spreads_query(kind=kind),
+        "series": _series_query(days),
+        "spreads": spreads_query(),
     }
     return read_frames(warehouse, queries, wait_s=wait_s)
 
