@@ -596,6 +596,21 @@ STRINGS: dict[str, tuple[str, str]] = {
         "No platform quotes today: run `gpuprice run` or wait for the hourly schedule.",
     ),
     # report
+    "report.index": (
+        "本月市场指数（每张卡、每种计费方式）",
+        "The month's market index (per card and mode)",
+    ),
+    "report.index.caption": (
+        "方法 v1（docs/INDEX.md）：本月指数 = 各发布日指数值的中位数（元/卡时）；月变化 = 本月最后"
+        "发布日的链式指数水平 ÷ 此前最后发布日的水平 − 1（此前没有发布日时比本月第一个发布日；"
+        "配对样本）；real 与 SIMULATED 分开。",
+        "Method v1 (docs/INDEX.md): the month's index = the median of its published days' "
+        "values (CNY per card-hour); month change = the chain-linked level of the month's last "
+        "published day ÷ that of the last published day before the month − 1 (the month's "
+        "first published day when there is none before; matched samples); real and "
+        "SIMULATED apart.",
+    ),
+    "report.index.none": ("这个月没有指数。", "No index this month."),
     "report.title": ("月度报告（财务）", "Monthly report (finance)"),
     "report.caption": (
         "{month} 月（UTC 日历月）：各卡各平台的中位价与环比、每卡最便宜的平台、盈亏平衡、当月预警。"

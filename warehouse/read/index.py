@@ -156,7 +156,9 @@ QUOTE_MODE = """
          WHEN basis LIKE '%包月%' THEN 'monthly'
          WHEN basis LIKE '%按时%' OR basis LIKE '%小时%' THEN 'hourly' END
 """
-_FIGURES = f"""
+# Every outside figure beside the index of its day, mode and kind; $first / $end bound the
+# days ($end exclusive, NULL: unbounded), $kind the kind (NULL: both).
+FIGURES = f"""
     WITH figure AS (
         SELECT observed_at::DATE AS day, gpu, billing, source, 'real' AS kind,
                NULL::VARCHAR AS region, 'list price' AS basis,
@@ -204,7 +206,7 @@ def spreads_query(
     withheld or there was none."""
     end = last + timedelta(days=1) if last is not None else None
     return (
-        _FIGURES + " ORDER BY f.day DESC, f.source, card, f.billing, f.region",
+        FIGURES + " ORDER BY f.day DESC, f.source, card, f.billing, f.region",
         {"method": METHOD, "first": first, "end": end, "kind": kind},
     )
 
