@@ -67,7 +67,10 @@ def with_segments(series: pl.DataFrame) -> pl.DataFrame:
 def index_lines(frame: pl.DataFrame, title: str, y_title: str, log_scale: bool) -> alt.LayerChart:
     """The lines of ``frame`` (with_segments' columns plus ``label``, ``reason`` and
     ``platforms``): published days joined, withheld days as crosses with their reason."""
-    data = frame.with_columns(pl.col("day").cast(pl.String))
+    data = frame.select(
+        pl.col("day").cast(pl.String), "label", "y", "y_at", "segment", "status", "reason",
+        "platforms",
+    )  # fmt: skip
     shown = data.filter(pl.col("status") == "published")
     withheld = data.filter((pl.col("status") != "published") & pl.col("y_at").is_not_null())
     newest = shown.sort("day").group_by("label", maintain_order=True).last()
@@ -118,7 +121,7 @@ def index_strip(
     """Every indexed day of a kind as a dot per card and mode (``label``), coloured by
     ``shown_status`` (``statuses``: published and withheld, translated), the reason on
     hover."""
-    data = frame.with_columns(pl.col("day").cast(pl.String))
+    data = frame.select(pl.col("day").cast(pl.String), "label", "shown_status", "reason")
     return (
         alt.Chart(data)
         .mark_circle(size=36)
