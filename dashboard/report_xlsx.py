@@ -182,7 +182,7 @@ def _index_tables(report: MonthlyReport) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The price index sheet's and the outside figures sheet's tables."""
     index = report.index.select(
         *_names(report.index),
-        pl.col("median_cny_per_card_hour").alias(f"month's index {PRICE}"),
+        pl.col("median_cny_per_card_hour").alias(f"month's index {PRICE} {report.label}"),
         pl.col("last_cny_per_card_hour").alias(f"last value {PRICE}"),
         pl.col("last_day").cast(pl.String).alias("last published day (UTC)"),
         pl.col("month_change").alias("month change (MoM)"),
