@@ -28,7 +28,7 @@ from warehouse.derive.metrics import (
     sync_serving,
 )
 from warehouse.derive.notify import DeliverySummary, deliver_pending, pending_signature
-from warehouse.read.index import check_index_gates
+from warehouse.read.index_checks import check_index_gates
 from warehouse.read.metrics import (
     CheckOutcome,
     check_breakeven,

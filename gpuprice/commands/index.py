@@ -3,7 +3,9 @@ time, and `gpuprice index export DIR`, the open dataset. Read-only."""
 
 from __future__ import annotations
 
+import csv
 import json
+import os
 import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -13,19 +15,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from gpuprice.cli_common import (
-    ConfigOption,
-    OutputFormat,
-    console,
-    err,
-    parse_day,
-    settings_or_exit,
-)
+from gpuprice.cli_common import OutputFormat, console, err, parse_day
 
-if TYPE_CHECKING:  # DuckDB and Polars load only when the command runs
-    import polars as pl
-
+if TYPE_CHECKING:  # DuckDB loads only when the command runs
     from warehouse.read.index import IndexFilter
+    from warehouse.store.handle import Warehouse
 
 # As warehouse.derive.index_method has them; repeated here so `--help` needs no DuckDB.
 MODES = ("hourly", "daily", "weekly", "monthly", "bare_metal_monthly", "spot")
@@ -85,6 +79,23 @@ def build_filter(
     return IndexFilter(card, billing, days[0], days[1], moment, kind, method)
 
 
+def reading_warehouse() -> Warehouse:
+    """The warehouse to read, from the environment alone (``GPUPRICE_HOME``, default ./var, and
+    the warehouse's own variables), as configuration.settings finds it. Reading the index
+    needs nothing of gpuprice.toml (its gates apply when the index is computed), and this
+    command answers within a second (docs/PERFORMANCE.md, "The price index"): validating
+    the whole TOML is time it does not need."""
+    from warehouse.store.environment import WarehouseEnvironmentError, warehouse_config
+    from warehouse.store.handle import Warehouse
+
+    home = Path(os.environ.get("GPUPRICE_HOME") or "var")
+    try:
+        config = warehouse_config(os.environ)
+    except WarehouseEnvironmentError as exc:
+        raise _fail(str(exc)) from None
+    return Warehouse(home.absolute() / "gpuprice.duckdb", config)
+
+
 def _read(call, *args):
     import duckdb
 
@@ -110,7 +121,7 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:+.1f} %"
 
 
-def _table(rows: pl.DataFrame, chosen: IndexFilter) -> Table:
+def _table(rows: list[dict[str, Any]], chosen: IndexFilter) -> Table:
     when = f"as of {chosen.as_of:%Y-%m-%d %H:%M} UTC" if chosen.as_of else "as published now"
     table = Table(
         title=f"gpuprice rental price index {chosen.method} ({when}): CNY per card-hour, UTC days",
@@ -122,7 +133,7 @@ def _table(rows: pl.DataFrame, chosen: IndexFilter) -> Table:
         "sold out", "1 d", "7 d", "30 d", "level", "status",
     ):  # fmt: skip
         table.add_column(column, overflow="fold")
-    for r in rows.iter_rows(named=True):
+    for r in rows:
         value = "—" if r["value"] is None else f"{r['value']:.4f}"
         sold = "—" if r["sold_out_share"] is None else f"{r['sold_out_share'] * 100:.0f} %"
         status = r["status"] if r["gate"] is None else f"withheld: {r['gate_reason']}"
@@ -157,22 +168,24 @@ def index(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = (
         OutputFormat.table
     ),
-    config: ConfigOption = None,
 ) -> None:
     """Print the index: per day, card, rent mode and kind of data, its value (CNY per
     card-hour), platforms, sold-out share, 1-, 7- and 30-day changes, level and status."""
     if ctx.invoked_subcommand is not None:
         return
     chosen = build_filter(card, billing, first, last, as_of, real, simulated, method)
-    from warehouse.read.index import index_rows
+    from warehouse.read.index import index_records
 
-    rows = _read(index_rows, settings_or_exit(config).warehouse, chosen)
+    columns, records = _read(index_records, reading_warehouse(), chosen)
+    rows = [dict(zip(columns, record, strict=True)) for record in records]
     if fmt is OutputFormat.json:
-        plain = [{k: _plain(v) for k, v in r.items()} for r in rows.iter_rows(named=True)]
+        plain = [{k: _plain(v) for k, v in r.items()} for r in rows]
         sys.stdout.write(json.dumps(plain, ensure_ascii=False) + "\n")
     elif fmt is OutputFormat.csv:
-        sys.stdout.write(rows.write_csv())
-    elif rows.is_empty():
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(columns)
+        out.writerows([_plain(v) for v in record] for record in records)
+    elif not rows:
         console.print("no index rows for these options (`gpuprice index` without options: all)")
     else:
         console.print(_table(rows, chosen))
@@ -181,17 +194,15 @@ def index(
 @index_app.command("export")
 def export(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="Where to write the files.")],
-    config: ConfigOption = None,
 ) -> None:
     """Write the whole index (every revision) as price_index.parquet and price_index.csv, with
     methodology.json: an open dataset DuckDB, Polars or pandas read as it is."""
     from warehouse.read.index_export import export_index
 
-    settings = settings_or_exit(config)
     if directory.exists() and not directory.is_dir():
         raise _fail(f"{directory} is a file: give a directory (created if need be)")
     try:
-        summary = _read(export_index, settings.warehouse, directory)
+        summary = _read(export_index, reading_warehouse(), directory)
     except OSError as exc:
         raise _fail(f"cannot write to {directory}: {exc.strerror or exc}", 1) from None
     console.print(escape(summary.line()))

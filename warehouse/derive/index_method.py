@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse.ingest.reference import PUBLISHED_SUFFIX
-
 METHOD = "v1"
 METHODS = (METHOD,)  # a later version is added beside it; v1 stays reproducible
 # The rent modes the index has a series for (yearly terms are too few to be a market).
@@ -42,6 +40,9 @@ def kind_sql(alias: str = "o") -> str:
 
 
 # The seeds' published prices are outside figures the index is checked against, never
-# one of its platforms.
+# one of its platforms. They are stored under "<source>-published"
+# (warehouse.ingest.reference.PUBLISHED_SUFFIX, not imported: `gpuprice index` imports this
+# module and answers within a second; tests/warehouse/derive/test_index.py checks the two).
+PUBLISHED_SUFFIX = "-published"
 NOT_PUBLISHED = f"source NOT LIKE '%{PUBLISHED_SUFFIX}'"
 MODES_SQL = ", ".join(f"'{mode}'" for mode in MODES)

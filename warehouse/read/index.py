@@ -1,7 +1,8 @@
 """Read-only views of the price index (docs/INDEX.md): the series as published now or as of a
-past time, the front page's overview, the outside figures' spreads and the asset check of
-the gates. Every function opens the warehouse read-only, per query (or one connection per
-page: warehouse.read.batch)."""
+past time, the front page's overview and the outside figures' spreads (the asset check of
+the gates: warehouse.read.index_checks). Every function opens the warehouse read-only, per
+query (or one connection per page: warehouse.read.batch). Kept light to import:
+`gpuprice index` answers within a second (docs/PERFORMANCE.md)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from datetime import date, datetime, timedelta
 
 import polars as pl
 
-from warehouse.derive.index_method import METHOD, MIN_PLATFORMS, PUBLISHED, WITHHELD
+from warehouse.derive.index_method import METHOD, PUBLISHED, WITHHELD
 from warehouse.read.batch import WAIT_S, Query, read_frames
-from warehouse.read.metrics import CheckOutcome
 from warehouse.store.db import read_connection, read_frame
 from warehouse.store.handle import Warehouse
 
@@ -84,6 +84,16 @@ def index_rows(warehouse: Warehouse, chosen: IndexFilter = IndexFilter()) -> pl.
     """The index's rows (COLUMNS), one per series and day, as published now or at
     ``chosen.as_of``; oldest day first."""
     return read_frame(warehouse, *index_rows_query(chosen))
+
+
+def index_records(
+    warehouse: Warehouse, chosen: IndexFilter = IndexFilter()
+) -> tuple[list[str], list[tuple]]:
+    """``index_rows`` as (column names, plain rows): what `gpuprice index` prints, read
+    without Arrow (a frame would import pyarrow: a fifth of the command's time)."""
+    with read_connection(warehouse) as con:
+        cursor = con.execute(*index_rows_query(chosen))
+        return [d[0] for d in cursor.description], cursor.fetchall()
 
 
 def all_revisions(warehouse: Warehouse) -> pl.DataFrame:
@@ -233,45 +243,3 @@ def index_overview(
         "spreads": spreads_query(),
     }
     return read_frames(warehouse, queries, wait_s=wait_s)
-
-
-def check_index_gates(warehouse: Warehouse) -> CheckOutcome:
-    """The asset check ``index_gates``: every published day passed the gates it was computed
-    with and has a positive, finite value and a level; every withheld day names its gate and
-    has no value; one current revision per day."""
-    with read_connection(warehouse) as con:
-        frame = con.sql(
-            f"""
-            WITH current AS (
-                SELECT *, count(*) OVER (PARTITION BY method, kind, gpu, billing, day) AS n
-                FROM price_index WHERE superseded_at IS NULL
-            )
-            SELECT kind, gpu, billing, day, revision, status, gate, platforms,
-                   value_cny_per_card_hour AS value, level, gates
-            FROM current
-            WHERE (
-                (status = '{PUBLISHED}' AND (
-                    platforms < (gates::JSON ->> '{MIN_PLATFORMS}')::INTEGER
-                    OR value_cny_per_card_hour IS NULL OR NOT isfinite(value_cny_per_card_hour)
-                    OR value_cny_per_card_hour <= 0 OR level IS NULL OR gate IS NOT NULL))
-                OR (status = '{WITHHELD}' AND (gate IS NULL OR value_cny_per_card_hour IS NOT NULL))
-                OR n > 1)
-            ORDER BY day DESC
-            """
-        ).pl()
-        counts = con.execute(
-            f"SELECT count(*) FILTER (WHERE status = '{PUBLISHED}'), "
-            f"count(*) FILTER (WHERE status = '{WITHHELD}') "
-            "FROM price_index WHERE superseded_at IS NULL"
-        ).fetchone()
-    examples = [
-        "{kind} {gpu} {billing} {day} (revision {revision}): {status}, gate {gate}, "
-        "{platforms} platform(s), value {value}, level {level}, gates {gates}".format(**row)
-        for row in frame.head(10).iter_rows(named=True)
-    ]
-    return CheckOutcome(
-        frame.is_empty(),
-        frame.height,
-        examples,
-        {"published_days": counts[0], "withheld_days": counts[1]},
-    )

@@ -20,7 +20,8 @@ from tests.support.demo_days import insert
 from warehouse.derive.metrics import derive
 from warehouse.ingest.load import load_snapshot
 from warehouse.ingest.quarantine import QuarantinePolicy, decide
-from warehouse.read.index import IndexFilter, check_index_gates, index_rows
+from warehouse.read.index import IndexFilter, index_rows
+from warehouse.read.index_checks import check_index_gates
 from warehouse.store.db import read_frame, write_connection
 from warehouse.store.handle import Warehouse
 
@@ -315,3 +316,10 @@ def test_the_gate_check_fails_on_a_day_that_broke_its_gates(warehouse: Warehouse
     outcome = check_index_gates(warehouse)
     assert not outcome.passed and outcome.failing_rows == 2
     assert any("2026-10-04" in e and "2 platform(s)" in e for e in outcome.examples)
+
+
+def test_the_published_suffix_is_the_reference_datas() -> None:
+    from warehouse.derive import index_method
+    from warehouse.ingest import reference
+
+    assert index_method.PUBLISHED_SUFFIX == reference.PUBLISHED_SUFFIX
