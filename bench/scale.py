@@ -625,12 +625,13 @@ def _peak_rss_mb(code: str, arg: str, home: Path) -> float | None:
 
 def bench_memory(path: Path, label: str) -> None:
     """Peak RSS of one pipeline run (fetch, parse, load, derive, alerts) in its own process
-    against the generated warehouse, and of the dashboard process rendering the trend page."""
+    against the generated warehouse, and of the dashboard process rendering its default page
+    (the market index since issue 37; the trend page before)."""
     home = path.parent
     for what, code, arg, target in (
         ("pipeline run peak RSS (MB)", PIPELINE_RUN, str(home), "500"),
         (
-            "dashboard (trend page) peak RSS (MB)",
+            "dashboard (default page: market index) peak RSS (MB)",
             DASHBOARD_RENDER,
             str(ROOT / "dashboard" / "app.py"),
             "",
