@@ -15,8 +15,10 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from configuration.settings import Settings
 from dashboard.formatting import money, percent
 from tests.dashboard.conftest import APP, assert_clean, chart_data, charts, texts
+from tests.dashboard.real_history import build as build_real_history
 from tests.dashboard.seeding import Seeded
 from tests.support.demo_days import insert, reference_warehouse
 from tests.warehouse.derive.test_index import at, platform
@@ -120,3 +122,41 @@ def test_no_index_yet_says_so(tmp_path: Path, use: Callable[..., None]) -> None:
     use(warehouse.path.parent)
     app = front_page(english=True)
     assert "No index yet" in texts(app) and not app.metric
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The demo's real history, imported from its archive as `make up` imports it, beside one
+    SIMULATED day of RunPod (whose last real capture is of the same day)."""
+    return build_real_history(
+        tmp_path_factory.mktemp("index-real"), (date(2026, 8, 10),), ("runpod",)
+    )
+
+
+def test_imported_real_history_is_indexed_and_shown_as_such(
+    imported: Settings, use: Callable[..., None]
+) -> None:
+    real = read_frame(
+        imported.warehouse,
+        "SELECT min(day) AS first, max(day) AS last, count(*) AS days, "
+        "count(*) FILTER (WHERE status = 'published') AS published, max(platforms) AS most "
+        "FROM price_index WHERE superseded_at IS NULL AND kind = 'real'",
+    ).row(0, named=True)
+    # as far back as the archive's captures; never three platforms captured on one day
+    assert real["first"] == date(2023, 1, 17) and real["days"] > 50
+    assert real["published"] == 0 and real["most"] <= 2
+    sources = read_frame(
+        imported.warehouse,
+        "SELECT DISTINCT source FROM index_platform_day WHERE kind = 'real' ORDER BY 1",
+    )["source"].to_list()
+    assert sources == ["lambda", "runpod", "skypilot"]
+    # RunPod's real capture and its SIMULATED price of 2026-08-10: two series, two figures
+    both = read_frame(
+        imported.warehouse,
+        "SELECT kind, count(*) AS n FROM index_platform_day WHERE source = 'runpod' "
+        "AND day = '2026-08-10' GROUP BY kind ORDER BY kind",
+    )
+    assert both["kind"].to_list() == ["SIMULATED", "real"]
+    use(imported.home, imported.config_path)
+    app = front_page()
+    assert "2023-01-17" in texts(app)  # the real tab's days computed reach back to 2023
