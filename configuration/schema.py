@@ -408,11 +408,7 @@ class IndexMoveRuleConfig(StrictModel):
     @field_validator("gpu")
     @classmethod
     def _known_gpu(cls, value: str) -> str:
-        if value not in CANONICAL_GPUS:
-            raise ValueError(
-                f"{value!r} is not a card id; known: {', '.join(sorted(CANONICAL_GPUS))}"
-            )
-        return value
+        return WatchRuleConfig._known_gpu(value)  # the same card ids, the same message
 
     @model_validator(mode="after")
     def _hysteresis_inside(self) -> IndexMoveRuleConfig:
