@@ -122,6 +122,8 @@ def _percent(value: float | None) -> str:
 
 
 def _table(rows: list[dict[str, Any]], chosen: IndexFilter) -> Table:
+    from warehouse.read.names import billing_name, card_name
+
     when = f"as of {chosen.as_of:%Y-%m-%d %H:%M} UTC" if chosen.as_of else "as published now"
     table = Table(
         title=f"gpuprice rental price index {chosen.method} ({when}): CNY per card-hour, UTC days",
@@ -138,7 +140,7 @@ def _table(rows: list[dict[str, Any]], chosen: IndexFilter) -> Table:
         sold = "—" if r["sold_out_share"] is None else f"{r['sold_out_share'] * 100:.0f} %"
         status = r["status"] if r["gate"] is None else f"withheld: {r['gate_reason']}"
         table.add_row(
-            f"{r['day']}", r["card"], r["billing"],
+            f"{r['day']}", f"{card_name(r['card'])} ({r['card']})", billing_name(r["billing"]),
             "[yellow]SIMULATED[/yellow]" if r["kind"] == "SIMULATED" else "real",
             value, str(r["platforms"]), str(r["observations"]), sold,
             _percent(r["change_1d"]), _percent(r["change_7d"]), _percent(r["change_30d"]),

@@ -85,6 +85,7 @@ def test_the_table_names_its_unit_dates_and_kind(home: Warehouse) -> None:
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "CNY per card-hour" in out and "UTC" in out and "SIMULATED" in out
+    assert "RTX 4090 24GB (rtx4090-24g)" in out and "hourly" in out  # names, ids beside
     assert "2026-10-04" in out and "withheld: 2 platform(s) quoted; at least 3 needed" in out
     assert "2.3000" in out and "+4.3 %" in out  # D2's change: 2.40 / 2.30 - 1
 
