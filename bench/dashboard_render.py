@@ -175,7 +175,11 @@ def page_render(full: bool) -> Callable[[], None]:
     return render
 
 
-PAGES = ("trends", "compare", "report", "value", "breakeven", "alerts", "health", "recommend")
+# market_index is the front page (the root URL): a browser loads it first
+PAGES = (
+    "market_index", "trends", "compare", "report", "value", "breakeven", "alerts", "health",
+    "recommend",
+)  # fmt: skip
 
 
 def first_render(page: str, english: bool = False) -> Callable[[], float]:
@@ -187,12 +191,12 @@ def first_render(page: str, english: bool = False) -> Callable[[], float]:
     def render() -> float:
         app = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=600)
         app.session_state["lang_en"] = english
-        if page != "trends":
+        if page != PAGES[0]:
             app.run()  # the default page first, as the browser loads it; not timed
         _cached.clear()
         _price_inputs.clear()
         started = time.perf_counter()
-        if page == "trends":
+        if page == PAGES[0]:
             app.run()
         else:
             app.switch_page(f"app_pages/{page}.py").run()

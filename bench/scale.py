@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.index_speed import bench_index  # noqa: E402
 from scrapers.fx import FxRates  # noqa: E402
 from scrapers.rows import OfferRow  # noqa: E402
 from warehouse.derive.metrics import derive_with  # noqa: E402
@@ -259,7 +260,7 @@ def bench_derive(path: Path, end: datetime, label: str, rounds: int, history: fl
         )
         idle = derive_with(con)
         report("derive", f"{label}: nothing new (s)", f"{idle.seconds:.3f}", "", None)
-        one, copies = [], []
+        one, copies, index = [], [], []
         for h in range(rounds):
             insert_rows(
                 con, snapshot_rows(end + timedelta(hours=h), "sim-01"), page=None, run_id="x"
@@ -267,6 +268,7 @@ def bench_derive(path: Path, end: datetime, label: str, rounds: int, history: fl
             s = derive_with(con)
             assert s.offer_snapshots == 1, s.line()
             one.append(s.seconds)
+            index.append(s.index.seconds if s.index else 0.0)
             copy = sync(con, warehouse)
             assert not copy.full and copy.days == 1, copy.line()
             copies.append(copy.seconds)
@@ -277,6 +279,13 @@ def bench_derive(path: Path, end: datetime, label: str, rounds: int, history: fl
             f"{med:.3f}",
             f"all {history:.1f}",
             history / med,
+        )
+        report(
+            "derive",
+            f"{label}: of which the price index (docs/INDEX.md), median (s)",
+            f"{statistics.median(index):.3f}",
+            "",
+            None,
         )
         report(
             "derive",
@@ -616,12 +625,13 @@ def _peak_rss_mb(code: str, arg: str, home: Path) -> float | None:
 
 def bench_memory(path: Path, label: str) -> None:
     """Peak RSS of one pipeline run (fetch, parse, load, derive, alerts) in its own process
-    against the generated warehouse, and of the dashboard process rendering the trend page."""
+    against the generated warehouse, and of the dashboard process rendering its default page
+    (the market index since issue 37; the trend page before)."""
     home = path.parent
     for what, code, arg, target in (
         ("pipeline run peak RSS (MB)", PIPELINE_RUN, str(home), "500"),
         (
-            "dashboard (trend page) peak RSS (MB)",
+            "dashboard (default page: market index) peak RSS (MB)",
             DASHBOARD_RENDER,
             str(ROOT / "dashboard" / "app.py"),
             "",
@@ -658,6 +668,7 @@ def main() -> None:
         n = read_frame(given, "SELECT count(*) FROM offer").item()
         print(f"{args.queries_only}: {n:,} offer rows")
         bench_queries(args.queries_only, f"{n / 1e6:.0f}M rows", args.rounds)
+        bench_index(args.queries_only, f"{n / 1e6:.0f}M rows", 5, report)
         bench_memory(args.queries_only, f"{n / 1e6:.0f}M rows")
         return
     bench_parsing(args.parse_rounds)
@@ -692,6 +703,7 @@ def main() -> None:
             )
             end = END
             bench_derive(path, end, label, 5, history)
+            bench_index(path, label, 5, report)
             bench_ingest(path, end + timedelta(days=2))
             gc.collect()
             bench_queries(path, label, args.rounds)

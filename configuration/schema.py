@@ -40,6 +40,7 @@ from scrapers.sources.skypilot import DEFAULT_CLOUDS as SKYPILOT_CLOUDS
 from scrapers.sources.skypilot import LIVE_URL as SKYPILOT_URL
 from scrapers.sources.skypilot import SkypilotOptions
 from scrapers.units import parse_period
+from warehouse.store.config import IndexGates
 
 if TYPE_CHECKING:  # warehouse.ingest.quarantine loads DuckDB and Polars: only policy() needs it
     from warehouse.ingest.fx_rates import FxPolicy
@@ -423,8 +424,48 @@ class WatchRuleConfig(StrictModel):
         return self
 
 
+# The price index's rent modes and kinds (warehouse.derive.index_method: MODES, KINDS).
+IndexMode = Literal["hourly", "daily", "weekly", "monthly", "bare_metal_monthly", "spot"]
+
+
+class IndexMoveRuleConfig(StrictModel):
+    """A watch rule on the price index (warehouse.derive.index_alerts, docs/INDEX.md): an
+    alert when the card's index in ``billing`` moves ``move_pct`` percent or more over
+    ``days`` days (its published matched-sample change), up or down."""
+
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+    gpu: str
+    billing: IndexMode = "hourly"
+    data: Literal["real", "SIMULATED"] = "real"  # which series: never the two mixed
+    move_pct: Annotated[float, Field(gt=0, le=1000)]
+    days: Literal[1, 7, 30] = 30
+    # once past the threshold, the move counts as over only this many points back inside it
+    hysteresis_pct: Annotated[float, Field(ge=0, le=100)] = 2.0
+
+    @field_validator("gpu")
+    @classmethod
+    def _known_gpu(cls, value: str) -> str:
+        return WatchRuleConfig._known_gpu(value)  # the same card ids, the same message
+
+    @model_validator(mode="after")
+    def _hysteresis_inside(self) -> IndexMoveRuleConfig:
+        if self.hysteresis_pct >= self.move_pct:
+            raise ValueError("hysteresis_pct must be smaller than move_pct")
+        return self
+
+
 class AlertsConfig(StrictModel):
     rules: list[WatchRuleConfig] = Field(default_factory=list)
+    # [[alerts.index_rules]]: moves of the price index
+    index_rules: list[IndexMoveRuleConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_across(self) -> AlertsConfig:
+        names = [rule.name for rule in self.rules] + [rule.name for rule in self.index_rules]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"rule names must be unique; repeated: {', '.join(twice)}")
+        return self
 
     @field_validator("rules")
     @classmethod
@@ -566,6 +607,16 @@ class HistoryConfig(StrictModel):
         return data
 
 
+class IndexConfig(StrictModel):
+    """``[index]``: the price index's gates (docs/INDEX.md, "Withholding")."""
+
+    # a day's value is published when at least this many platforms quote that day
+    min_platforms: Annotated[int, Field(ge=1, le=100)] = 3
+
+    def gates(self) -> IndexGates:
+        return IndexGates(min_platforms=self.min_platforms)
+
+
 class FileConfig(StrictModel):
     schedule: ScheduleConfig = ScheduleConfig()
     http: HttpConfig = HttpConfig()
@@ -581,6 +632,7 @@ class FileConfig(StrictModel):
     notify: NotifyConfig = NotifyConfig()
     fx: FxConfig = FxConfig()
     history: HistoryConfig = HistoryConfig()
+    index: IndexConfig = IndexConfig()
 
     def load_policy(self) -> QuarantinePolicy:
         """How the load screens a page's rows: ``[quarantine]`` and ``[parse]``

@@ -8,6 +8,7 @@ configuration.secrets.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import tomllib
@@ -49,7 +50,9 @@ class Settings(StrictModel):
         """The warehouse handle every entry point builds once and passes on: the DuckDB
         file in the home (which also places the serving copy and spill files on a DuckLake)
         and how it opens."""
-        return Warehouse(self.home / "gpuprice.duckdb", self.warehouse_config)
+        # the environment says how it opens; [index] gives the price index's gates
+        config = dataclasses.replace(self.warehouse_config, index=self.file.index.gates())
+        return Warehouse(self.home / "gpuprice.duckdb", config)
 
     @property
     def dagster_home(self) -> Path:

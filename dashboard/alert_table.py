@@ -14,7 +14,7 @@ from dashboard.i18n import english, relabel, t
 from warehouse.derive import alert_text
 from warehouse.derive.metrics import CHEAPEST
 
-KINDS = ("breakeven_shift", "mode_flip", "scraper_broken")
+KINDS = ("breakeven_shift", "mode_flip", "scraper_broken", "index_move")
 # The rent modes a watch rule compares (alert.old_mode / new_mode, rule states).
 MODES = ("hourly", "monthly", "bare_metal")
 

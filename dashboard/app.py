@@ -28,10 +28,16 @@ backfill_banner()
 
 pages = [
     st.Page(
+        "app_pages/market_index.py",
+        title=t("nav.index"),
+        icon=":material/query_stats:",
+        default=True,  # the front page, served at the root URL (docs/INDEX.md)
+    ),
+    st.Page(
         "app_pages/trends.py",
         title=t("nav.trends"),
         icon=":material/trending_up:",
-        default=True,  # served at the root URL
+        url_path="trends",
     ),
     st.Page(
         "app_pages/value.py", title=t("nav.value"), icon=":material/leaderboard:", url_path="value"

@@ -22,6 +22,7 @@ import streamlit as st
 
 import warehouse.read.compare
 import warehouse.read.dashboard
+import warehouse.read.index
 import warehouse.read.metrics
 import warehouse.read.prices
 import warehouse.read.report
@@ -223,3 +224,6 @@ fx_rates_on = page_query(warehouse.read.compare.fx_rates_on, quiet=True, brief=T
 month_report = page_query(warehouse.read.report.month_report, brief=True)
 # Health: its tables in one connection
 health = page_query(warehouse.read.dashboard.health, brief=True)
+# Market index: its tables in one connection
+index_overview = page_query(warehouse.read.index.index_overview, brief=True)
+index_history = page_query(warehouse.read.index.index_history)

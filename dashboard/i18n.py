@@ -193,9 +193,149 @@ HEADERS: dict[str, str] = {
     "archive URL / origin": "存档网址 / 出处",
     "reason": "原因",
     "retried next": "下次重试",
+    # market index (dashboard/app_pages/market_index.py)
+    "withheld because": "未发布原因",
+    "figure": "外部报价",
+    "figure CNY per card-hour": "外部报价 元/卡时",
+    "index CNY per card-hour": "指数 元/卡时",
+    "spread vs index CNY per card-hour": "与指数价差 元/卡时",
+    "spread vs index %": "与指数价差 %",
+    "index note": "指数说明",
+    "month's index CNY per card-hour": "本月指数 元/卡时",
+    "last value CNY per card-hour": "月末指数 元/卡时",
+    "last published day (UTC)": "月末发布日 (UTC)",
+    "month change %": "月变化 %",
+    "published days": "发布天数",
+    "withheld days": "未发布天数",
 }
 
 STRINGS: dict[str, tuple[str, str]] = {
+    # market index, the front page (dashboard/app_pages/market_index.py, docs/INDEX.md)
+    "nav.index": ("市场指数", "Market index"),
+    "ix.title": ("GPU 租赁市场指数", "GPU rental market index"),
+    "ix.caption": (
+        "每张卡、每种计费方式一个数：各平台当日最后一次快照中挂牌价的中位数，再取各平台的中位数"
+        "（一平台一票），元/卡时，按 UTC 日；报价平台少于 {n} 个的日子不发布。",
+        "One number per card and rent mode: the median across platforms (one vote each) of "
+        "each platform's median listed price in its last snapshot of the day, CNY per "
+        "card-hour, by UTC day; a day with fewer than {n} platforms quoting is withheld.",
+    ),
+    "ix.method": ("方法 v1", "Method v1"),
+    "ix.method.text": (
+        "- **键**：显卡 × 计费方式（按时、包日、包周、包月、裸金属包月、竞价）× UTC 日 × 数据种类"
+        "（real 或 SIMULATED，从不混合）。\n"
+        "- **每个平台**：当日最后一次快照中该卡该计费方式挂牌价（元/卡时）的中位数；库存为 0 "
+        "的挂牌不计，库存未知的计入；隔离中的和被拒绝的行从不计入；只计公开价（不含会员价）。\n"
+        "- **指数值**：各平台中位数的中位数，一平台一票。\n"
+        "- **不发布**：报价平台少于 {n} 个时该日不发布，并记下未通过的门槛"
+        "（gpuprice.toml 的 [index]）。\n"
+        "- **变化**：1 日、7 日、30 日变化只比两天都报价的平台（配对样本），并给出平台数；"
+        "平台集合变了的日子会标出。\n"
+        "- **指数水平**：链式指数，首个发布日 = 100，按逐日配对比率连乘。\n"
+        "- **供给**：每个值旁给出当日售罄挂牌（库存 = 0）的占比，只算报告库存的平台，并给出"
+        "平台数。\n"
+        "- **修订**：过去的值变了就追加一个修订，不覆盖；`gpuprice index --as-of` 查当时的值。",
+        "- **Key**: card × rent mode (hourly, daily, weekly, monthly, bare metal monthly, "
+        "spot) × UTC day × kind (real or SIMULATED, never mixed).\n"
+        "- **Per platform**: the median CNY per card-hour of its listings of the card and mode "
+        "in its last snapshot of the day; stock = 0 left out, unknown stock counts; "
+        "quarantined and rejected rows never enter; only the tier the public pays.\n"
+        "- **Value**: the median across platforms, one vote each.\n"
+        "- **Withheld** when fewer than {n} platforms quote, the failing gate stored "
+        "([index] in gpuprice.toml).\n"
+        "- **Changes** over 1, 7 and 30 days, over the platforms quoting on both days only "
+        "(a matched sample), with their number; a day whose platform set changed is marked.\n"
+        "- **Level**: chain-linked, 100 on the first published day, moved by matched "
+        "day-over-day ratios.\n"
+        "- **Availability**: the share of the day's listings sold out (stock = 0), over the "
+        "platforms that report stock, with how many do.\n"
+        "- **Revisions**: a changed past value is appended, never overwritten; "
+        "`gpuprice index --as-of` gives what it said then.",
+    ),
+    "ix.method.more": (
+        "完整方法和可复现它的 SQL 查询：docs/INDEX.md；开放数据集：`gpuprice index export DIR`。",
+        "The whole method and a SQL query that reproduces it: docs/INDEX.md; the open dataset: "
+        "`gpuprice index export DIR`.",
+    ),
+    "ix.empty": (
+        "还没有指数：流水线派生快照时计算（`gpuprice run` 或 `make up`）。",
+        "No index yet: the pipeline computes it as it derives snapshots (`gpuprice run` or "
+        "`make up`).",
+    ),
+    "ix.tab.simulated": ("SIMULATED 模拟数据", "SIMULATED data"),
+    "ix.tab.real": ("真实数据 real", "real data"),
+    "ix.simulated": (
+        "这一栏的指数由演示市场的 SIMULATED 模拟价格算出，不是真实市场。",
+        "This tab's index is computed from the demo market's SIMULATED prices, not a real market.",
+    ),
+    "ix.tile.help": (
+        "各平台中位数的中位数（元/卡时），取当日最后一次快照；7 日和 30 日变化只比两天都报价的"
+        "平台；迷你图：最近 90 天，未发布的日子留空。",
+        "The median across platforms of each one's median (CNY per card-hour), last snapshot "
+        "of the day; the 7- and 30-day changes compare only the platforms quoting on both "
+        "days; sparkline: the last 90 days, withheld days left empty.",
+    ),
+    "ix.d7": ("7 日变化", "7-day change"),
+    "ix.tile": (
+        "{day} (UTC) · 30 日变化 {d30} · {platforms} 个平台",
+        "{day} (UTC) · 30-day change {d30} · {platforms} platforms",
+    ),
+    "ix.tile.withheld": ("{day} (UTC) 未发布：{reason}", "{day} (UTC) withheld: {reason}"),
+    "ix.gate.min_platforms": (
+        "{n} 个平台报价，至少需要 {need} 个",
+        "{n} platform(s) quoted, at least {need} needed",
+    ),
+    "ix.no_index": ("当日没有该种类的指数", "no index of this kind that day"),
+    "ix.quiet": (
+        "近 90 天没有发布值（每天报价平台少于 {n} 个）：{cards}。",
+        "No value published in the last 90 days (fewer than {n} platforms quoting each "
+        "day): {cards}.",
+    ),
+    "ix.lines": ("指数走势", "Index lines"),
+    "ix.none_published": (
+        "近 90 天没有发布值。下图是已计算的 {days} 天（{first} 至 {last}，UTC），每天一个点，"
+        "灰色为未发布；把鼠标移到点上看原因。`gpuprice index` 列出每一天。",
+        "Nothing published in the last 90 days. Below: the {days} days computed ({first} to "
+        "{last}, UTC), a dot a day, grey where withheld; hover a dot for the reason. "
+        "`gpuprice index` lists every day.",
+    ),
+    "ix.strip": (
+        "{kind} 指数已计算的日子，{first} 至 {last} (UTC)",
+        "{kind} index, the days computed, {first} to {last} (UTC)",
+    ),
+    "ix.status": ("状态", "status"),
+    "ix.published": ("已发布", "published"),
+    "ix.withheld": ("未发布", "withheld"),
+    "ix.cards": ("显卡（各取主要计费方式）", "Cards (each in its main rent mode)"),
+    "ix.measure": ("纵轴", "Axis"),
+    "ix.value": ("元/卡时", "CNY per card-hour"),
+    "ix.level": ("指数水平", "level"),
+    "ix.pick": ("至少选择一张卡。", "Pick at least one card."),
+    "ix.chart": (
+        "{kind} 市场指数，{first} 至 {last} (UTC)",
+        "{kind} market index, {first} to {last} (UTC)",
+    ),
+    "ix.y.value": ("指数 元/卡时", "index, CNY per card-hour"),
+    "ix.y.level": (
+        "指数水平（首个发布日 = 100，对数刻度）",
+        "level (first published day = 100, log scale)",
+    ),
+    "ix.gaps": (
+        "线断开处：该日未发布（报价平台不足）或没有报价；把鼠标移到灰色叉号上看原因。每条线在末端标注。",
+        "A break in a line: that day was withheld (too few platforms quoting) or had no "
+        "quote; hover a grey cross for the reason. Each line is labelled at its end.",
+    ),
+    "ix.spreads": ("与外部报价对照", "Against outside figures"),
+    "ix.spreads.caption": (
+        "种子文章公布的价格（极智算挂牌价、SMM 报价，real）和 SMM 报价板，对照同日同计费方式同种类的"
+        "指数：价差 = 外部报价 − 指数（元/卡时），价差 % = 外部报价 ÷ 指数 − 1。SMM 的整机包月对应"
+        "裸金属包月。",
+        "The seeds' published prices (JYGPU's list prices and SMM's quotes, real) and SMM's "
+        "quote board, against the index of the same day, mode and kind: spread = figure − "
+        "index (CNY per card-hour), spread % = figure ÷ index − 1. SMM's whole-server monthly "
+        "basis is bare metal, monthly.",
+    ),
+    "ix.spreads.none": ("这一种类没有外部报价。", "No outside figure of this kind."),
     # navigation and shared
     "nav.trends": ("价格趋势", "Price trends"),
     "nav.value": ("性价比", "Value board"),
@@ -477,6 +617,21 @@ STRINGS: dict[str, tuple[str, str]] = {
         "No platform quotes today: run `gpuprice run` or wait for the hourly schedule.",
     ),
     # report
+    "report.index": (
+        "本月市场指数（每张卡、每种计费方式）",
+        "The month's market index (per card and mode)",
+    ),
+    "report.index.caption": (
+        "方法 v1（docs/INDEX.md）：本月指数 = 各发布日指数值的中位数（元/卡时）；月变化 = 本月最后"
+        "发布日的链式指数水平 ÷ 此前最后发布日的水平 − 1（此前没有发布日时比本月第一个发布日；"
+        "配对样本）；real 与 SIMULATED 分开。",
+        "Method v1 (docs/INDEX.md): the month's index = the median of its published days' "
+        "values (CNY per card-hour); month change = the chain-linked level of the month's last "
+        "published day ÷ that of the last published day before the month − 1 (the month's "
+        "first published day when there is none before; matched samples); real and "
+        "SIMULATED apart.",
+    ),
+    "report.index.none": ("这个月没有指数。", "No index this month."),
     "report.title": ("月度报告（财务）", "Monthly report (finance)"),
     "report.caption": (
         "{month} 月（UTC 日历月）：各卡各平台的中位价与环比、每卡最便宜的平台、盈亏平衡、当月预警。"
@@ -592,6 +747,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "kind.breakeven_shift": ("盈亏平衡移动", "breakeven shift"),
     "kind.mode_flip": ("租用方式翻转", "rent-mode flip"),
     "kind.scraper_broken": ("抓取失效", "scraper broken"),
+    "kind.index_move": ("价格指数变动", "price index move"),
     "alerts.targets": (
         "通知目标：已配置 {n} 个（URL 属于密钥，不显示）。",
         "Notification targets: {n} configured (the URLs are secrets and are not shown).",

@@ -14,7 +14,7 @@ off. The FX line is computed from the month's own rows (warehouse.read.report.fx
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import altair as alt
@@ -30,6 +30,21 @@ from warehouse.read.report import next_month, previous_month
 
 HEADER_ROWS = 5  # title, units, dates, data, blank: the table's header is on row 6
 PRICE = "CNY per card-hour"
+# The columns of warehouse.read.report.index_month / index_spreads_month the sheets use.
+INDEX_SCHEMA = {
+    "gpu": pl.String, "billing": pl.String, "kind": pl.String, "simulated": pl.Boolean,
+    "published_days": pl.Int64, "withheld_days": pl.Int64,
+    "median_cny_per_card_hour": pl.Float64, "last_cny_per_card_hour": pl.Float64,
+    "last_day": pl.Date, "month_change": pl.Float64, "compared_with_day": pl.Date,
+    "mean_platforms": pl.Float64,
+}  # fmt: skip
+SPREAD_SCHEMA = {
+    "source": pl.String, "gpu": pl.String, "billing": pl.String, "region": pl.String,
+    "basis": pl.String, "kind": pl.String, "simulated": pl.Boolean, "days": pl.Int64,
+    "days_compared": pl.Int64, "figure_cny_per_card_hour": pl.Float64,
+    "index_cny_per_card_hour": pl.Float64, "spread_cny_per_card_hour": pl.Float64,
+    "spread_ratio": pl.Float64, "citation": pl.String,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -42,6 +57,9 @@ class MonthlyReport:
     breakeven: pl.DataFrame  # .breakeven_month
     alerts: pl.DataFrame  # .alerts_in_month
     fx: pl.DataFrame  # .fx_in_month
+    # .index_month and .index_spreads_month (empty on a warehouse without the price index)
+    index: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=INDEX_SCHEMA))
+    index_spreads: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SPREAD_SCHEMA))
 
     @property
     def label(self) -> str:
@@ -154,6 +172,45 @@ def _verdict(column: str) -> pl.Expr:
 _LABEL = pl.when(pl.col("simulated")).then(pl.lit("SIMULATED")).otherwise(pl.lit("real"))
 
 
+def _hours_of(column: str) -> pl.Expr:
+    """An alert's value in hours per month; an index move's are CNY per card-hour, which its
+    message gives, so its hours cells are empty."""
+    return pl.when(pl.col("kind") != "index_move").then(pl.col(column))
+
+
+def _index_tables(report: MonthlyReport) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The price index sheet's and the outside figures sheet's tables."""
+    index = report.index.select(
+        *_names(report.index),
+        pl.col("median_cny_per_card_hour").alias(f"month's index {PRICE} {report.label}"),
+        pl.col("last_cny_per_card_hour").alias(f"last value {PRICE}"),
+        pl.col("last_day").cast(pl.String).alias("last published day (UTC)"),
+        pl.col("month_change").alias("month change (MoM)"),
+        pl.col("compared_with_day").cast(pl.String).alias("compared with (UTC)"),
+        "published_days",
+        "withheld_days",
+        pl.col("mean_platforms").alias("platforms (mean)"),
+        _LABEL.alias("data"),
+        pl.col("gpu").alias("card id"),
+        pl.col("billing").alias("billing id"),
+    )
+    spreads = report.index_spreads.select(
+        pl.col("source").alias("figure"),
+        *_names(report.index_spreads),
+        "region",
+        "basis",
+        pl.col("figure_cny_per_card_hour").alias(f"figure {PRICE}"),
+        pl.col("index_cny_per_card_hour").alias(f"index {PRICE}"),
+        pl.col("spread_cny_per_card_hour").alias(f"spread {PRICE}"),
+        pl.col("spread_ratio").alias("spread ratio"),
+        "days",
+        "days_compared",
+        "citation",
+        _LABEL.alias("data"),
+    )
+    return index, spreads
+
+
 def _breakeven_and_alerts(report: MonthlyReport) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The breakeven and alerts sheets' tables."""
     label = _LABEL
@@ -177,8 +234,8 @@ def _breakeven_and_alerts(report: MonthlyReport) -> tuple[pl.DataFrame, pl.DataF
         "rule",
         pl.col("gpu").replace(CARD_NAMES).alias("card"),
         pl.col("source").alias("line"),
-        pl.col("old_value").alias("from (h/month)"),
-        pl.col("new_value").alias("to (h/month)"),
+        _hours_of("old_value").alias("from (h/month)"),
+        _hours_of("new_value").alias("to (h/month)"),
         "old_mode",
         "new_mode",
         pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
@@ -223,8 +280,28 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
         pl.col("billing").alias("billing id"),
     )
     breakeven, alerts = _breakeven_and_alerts(report)
+    index, spreads = _index_tables(report)
     unit = f"单位 Units: {PRICE} (元/卡时)"
     return [
+        (
+            "price index",
+            f"The gpuprice rental price index per card and rent mode, {report.label} "
+            "(method v1, docs/INDEX.md)",
+            f"{unit}: the month's index is the median of the published days' values; month "
+            "change = the chain-linked level of the last published day ÷ that of the day in "
+            "'compared with' (the last published day before the month, else the month's first) "
+            "− 1 (matched samples); a day is withheld when "
+            "fewer platforms quote than the gate; real and SIMULATED apart",
+            index,
+        ),
+        (
+            "index vs outside",
+            f"Outside figures against the index of the same day, mode and kind, {report.label}",
+            f"{unit}; the seeds' published prices and SMM's quotes (medians over the days "
+            "given); spread = figure − index; spread ratio = figure ÷ index − 1; an empty "
+            "index cell = no published index that day",
+            spreads,
+        ),
         (
             "median by platform",
             f"Median price per card, platform and billing mode, {report.label}",
@@ -261,7 +338,7 @@ def _sheets(report: MonthlyReport) -> list[tuple[str, str, str, pl.DataFrame]]:
 
 
 def _cell_format(column: str, formats: dict[str, xlsxwriter.format.Format]) -> object:
-    if "MoM" in column:
+    if "MoM" in column or "ratio" in column:
         return formats["pct"]
     if "h/month" in column:
         return formats["hours"]
@@ -285,7 +362,10 @@ def workbook_bytes(report: MonthlyReport) -> bytes:
     }
     sheets = _sheets(report)
     every = pl.concat(
-        [f.select("simulated") for f in (report.medians, report.breakeven, report.alerts)]
+        [
+            f.select("simulated")
+            for f in (report.medians, report.breakeven, report.alerts, report.index)
+        ]
     )
     about = book.add_worksheet("about")
     lines = [
@@ -303,6 +383,8 @@ def workbook_bytes(report: MonthlyReport) -> bytes:
         about.write_string(row, 0, escape_text(text), bold if row == 0 else None)
     about.set_column(0, 0, 120)
     sources = {
+        "price index": report.index,
+        "index vs outside": report.index_spreads,
         "median by platform": report.medians,
         "cheapest platform": report.cheapest,
         "breakeven": report.breakeven,

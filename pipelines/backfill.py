@@ -21,7 +21,7 @@ from datetime import date, timedelta
 import dagster as dg
 
 from pipelines.backfill_days import Backfill, BackfillProgress, QuietProgress
-from pipelines.derived import SERVING_ASSET
+from pipelines.derived import INDEX_ASSET, SERVING_ASSET
 from pipelines.resources import GpupriceResource, resource_from_environment
 from warehouse.derive.metrics import DERIVED_TABLES
 from warehouse.ingest.load import LoadSummary
@@ -163,6 +163,10 @@ def materializations(work: Backfill) -> Iterator[dg.AssetMaterialization]:
                 "derives": derived.derives,
             },
         )
+    yield dg.AssetMaterialization(
+        INDEX_ASSET,
+        metadata={"revisions_appended": derived.rows[INDEX_ASSET], "derives": derived.derives},
+    )
     yield dg.AssetMaterialization(SERVING_ASSET, metadata={"serving_copy": derived.serving})
     delivery = derived.delivery
     yield dg.AssetMaterialization(

@@ -19,6 +19,7 @@ import dagster as dg
 from configuration.settings import ConfigError, Settings
 from pipelines.resources import GpupriceResource
 from warehouse.derive.alerts import WatchRule, evaluate
+from warehouse.derive.index_alerts import IndexMoveRule, evaluate_index_rules
 from warehouse.derive.metrics import (
     DERIVED_TABLES,
     SYNC_ERRORS,
@@ -27,6 +28,7 @@ from warehouse.derive.metrics import (
     sync_serving,
 )
 from warehouse.derive.notify import DeliverySummary, deliver_pending, pending_signature
+from warehouse.read.index_checks import check_index_gates
 from warehouse.read.metrics import (
     CheckOutcome,
     check_breakeven,
@@ -39,6 +41,8 @@ from warehouse.store.db import WarehouseBusy, WarehouseMissing
 
 DELIVER_JOB = "deliver_alerts_job"
 SERVING_ASSET = "serving_copy"
+# The price index (docs/INDEX.md): kept by the same derive step, in the same transaction.
+INDEX_ASSET = "price_index"
 
 # Dagster itself passes `owners=None` when it binds resources to a sensor, and warns that the
 # parameter is beta. Nothing here sets owners, so that one warning is noise.
@@ -58,11 +62,20 @@ _DESCRIPTIONS = {
     "the cheapest line across platforms.",
     "market_premium": "Each listing vs the newest market quote (SMM-type) for the same card "
     "and region, else the national average.",
+    INDEX_ASSET: "The rental price index, method v1 (docs/INDEX.md): per card, rent mode, UTC "
+    "day and kind (real | SIMULATED) the median across platforms of each platform's median "
+    "CNY per card-hour, withheld below [index] min_platforms, matched-sample changes, a "
+    "chain-linked level; every change of a past day appended as a revision.",
 }
 
 
 def watch_rules(settings: Settings) -> list[WatchRule]:
     return [WatchRule(**rule.model_dump()) for rule in settings.file.alerts.rules]
+
+
+def index_rules(settings: Settings) -> list[IndexMoveRule]:
+    """The ``[[alerts.index_rules]]``: moves of the price index."""
+    return [IndexMoveRule(**rule.model_dump()) for rule in settings.file.alerts.index_rules]
 
 
 def deliver(settings: Settings, log) -> DeliverySummary:
@@ -98,6 +111,8 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
         for table in DERIVED_TABLES
     }
 
+    upstream[INDEX_ASSET] = list(offers)
+
     @dg.multi_asset(
         name="derived_metrics",
         group_name="metrics",
@@ -109,7 +124,7 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
                 group_name="metrics",
                 kinds={"duckdb"},
             )
-            for table in DERIVED_TABLES
+            for table in (*DERIVED_TABLES, INDEX_ASSET)
         ],
     )
     def derived_metrics(context: dg.AssetExecutionContext, gpuprice: GpupriceResource):
@@ -126,6 +141,17 @@ def derived_metrics_asset(offers: list[str], quotes: list[str]) -> dg.AssetsDefi
                     "seconds": round(summary.seconds, 4),
                 },
             )
+        index = summary.index
+        yield dg.MaterializeResult(
+            asset_key=INDEX_ASSET,
+            metadata={
+                "revisions_appended": summary.rows.get(INDEX_ASSET, 0),
+                "days_computed": index.series_days if index else 0,
+                "platform_days_read": index.platform_days if index else 0,
+                "full": index.full if index else False,
+                "seconds": round(index.seconds, 4) if index else 0.0,
+            },
+        )
 
     return derived_metrics
 
@@ -164,8 +190,9 @@ def serving_copy_asset(
 @dg.asset(
     name="alert",
     group_name="metrics",
-    deps=["breakeven", SERVING_ASSET],
-    description="Procurement alerts from the watch rules ([[alerts.rules]]), stored, then "
+    deps=["breakeven", INDEX_ASSET, SERVING_ASSET],
+    description="Procurement alerts from the watch rules ([[alerts.rules]] on the breakeven, "
+    "[[alerts.index_rules]] on the price index), stored, then "
     "delivered through apprise with every other pending alert (scraper-broken ones too); "
     "undelivered ones are retried by alert_delivery_sensor.",
 )
@@ -175,9 +202,16 @@ def alert_asset(
     settings = gpuprice.settings()
     evaluation = evaluate(settings.warehouse, watch_rules(settings))
     context.log.info(evaluation.line())
+    moves = evaluate_index_rules(settings.warehouse, index_rules(settings))
+    context.log.info(moves.line())
     delivery = deliver(settings, context.log)
     return dg.MaterializeResult(
-        metadata={"rules": evaluation.rules, "new_alerts": len(evaluation.new_alerts)}
+        metadata={
+            "rules": evaluation.rules,
+            "new_alerts": len(evaluation.new_alerts),
+            "index_rules": moves.rules,
+            "new_index_alerts": len(moves.new_alerts),
+        }
         | _delivery_metadata(delivery)
     )
 
@@ -214,6 +248,10 @@ asset_checks = [
            "prices within 0.01. A disagreement is flagged, never corrected."),
     _check("market_premium", "quotes_positive", check_market_premium, ERROR,
            "Market quotes positive, premium ratios finite."),
+    _check(INDEX_ASSET, "index_gates", check_index_gates, ERROR,
+           "Every published day passed the gates it was computed with ([index] min_platforms) "
+           "and has a positive, finite value and a level; every withheld day names its gate "
+           "and has no value; one current revision per day."),
 ]  # fmt: skip
 
 

@@ -16,7 +16,14 @@ from dashboard.export import XLSX_MIME
 from dashboard.formatting import pays_off
 from dashboard.i18n import named, relabel, t
 from dashboard.page_start import open_page
-from dashboard.report_xlsx import MonthlyReport, charts_png, same_days, workbook_bytes
+from dashboard.report_xlsx import (
+    INDEX_SCHEMA,
+    SPREAD_SCHEMA,
+    MonthlyReport,
+    charts_png,
+    same_days,
+    workbook_bytes,
+)
 from dashboard.tables import show
 from warehouse.derive.metrics import CHEAPEST
 from warehouse.read.report import next_month, previous_month
@@ -52,6 +59,8 @@ def load(month: date) -> MonthlyReport | None:
         "breakeven": pl.DataFrame(schema={"simulated": pl.Boolean}),
         "alerts": pl.DataFrame(schema={"simulated": pl.Boolean}),
         "fx": pl.DataFrame(),
+        "index": pl.DataFrame(schema=INDEX_SCHEMA),
+        "index_spreads": pl.DataFrame(schema=SPREAD_SCHEMA),
     }
     return MonthlyReport(
         month=month,
@@ -94,7 +103,49 @@ def _verdict(hours: float | None) -> str:
     return t("be.pays_off", hours=hours) if pays_off(hours) else t("be.never")
 
 
+def index_preview(report: MonthlyReport) -> None:
+    """The month's price index per card (docs/INDEX.md) and the outside figures beside it."""
+    st.subheader(t("report.index"))
+    if report.index.is_empty():
+        st.caption(t("report.index.none"))
+        return
+    st.caption(t("report.index.caption"))
+    show(
+        named(report.index).select(
+            pl.col("card_name").alias("card"),
+            pl.col("billing_name").alias("billing"),
+            pl.col("median_cny_per_card_hour").round(4).alias("month's index CNY per card-hour"),
+            pl.col("last_cny_per_card_hour").round(4).alias("last value CNY per card-hour"),
+            pl.col("last_day").cast(pl.String).alias("last published day (UTC)"),
+            (pl.col("month_change") * 100).round(2).alias("month change %"),
+            pl.col("published_days").alias("published days"),
+            pl.col("withheld_days").alias("withheld days"),
+            data_label(),
+        ),
+        translate=True,
+    )
+    if report.index_spreads.is_empty():
+        return
+    st.subheader(t("ix.spreads"))
+    show(
+        named(report.index_spreads).select(
+            pl.col("source").alias("figure"),
+            pl.col("card_name").alias("card"),
+            pl.col("billing_name").alias("billing"),
+            "region",
+            pl.col("figure_cny_per_card_hour").round(4).alias("figure CNY per card-hour"),
+            pl.col("index_cny_per_card_hour").round(4).alias("index CNY per card-hour"),
+            pl.col("spread_cny_per_card_hour").round(4).alias("spread vs index CNY per card-hour"),
+            (pl.col("spread_ratio") * 100).round(1).alias("spread vs index %"),
+            pl.col("days").alias("days"),
+            data_label(),
+        ),
+        translate=True,
+    )
+
+
 def preview(report: MonthlyReport) -> None:
+    index_preview(report)
     st.subheader(t("report.medians"))
     days = same_days(report)
     if days is None:

@@ -28,7 +28,7 @@ def test_scale_bench_runs_every_section(tmp_path: Path) -> None:
     assert "SIMULATED" in run.stdout
     figures = json.loads(out.read_text(encoding="utf-8"))
     sections = {f["section"] for f in figures}
-    assert sections == {"parse", "derive", "ingest", "query", "memory"}
+    assert sections == {"parse", "derive", "ingest", "query", "memory", "index"}
     parsed = {f["what"].split()[0].rstrip(",") for f in figures if f["section"] == "parse"}
     assert parsed == {"jygpu", "smm", "runpod", "generic", "vastai", "matpool", "autodl"}
     # RunPod's four layouts (three real page generations) and the generic extractor's three

@@ -28,6 +28,7 @@ from warehouse.store.db import write_connection
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 PAGES = {
+    "index": "app_pages/market_index.py",  # the front page (the root URL)
     "trends": "app_pages/trends.py",
     "compare": "app_pages/compare.py",
     "report": "app_pages/report.py",
@@ -145,9 +146,8 @@ def use_seeded(use: Callable[..., None], seeded: Seeded) -> Seeded:
 
 def open_page(page: str) -> AppTest:
     app = AppTest.from_file(APP, default_timeout=60)
+    app.switch_page(PAGES[page])  # before the first run: only that page runs
     app.run()
-    if page != "trends":
-        app.switch_page(PAGES[page]).run()
     assert_clean(app)
     return app
 

@@ -41,7 +41,8 @@ CHROMIUM_ARGS = [
 ]
 # url path (the default page is the root), its title in each language, how many charts
 PAGES = [
-    ("trends", "", "GPU 租赁价格趋势", "GPU rental price trends", 1),
+    ("index", "", "GPU 租赁市场指数", "GPU rental market index", 1),
+    ("trends", "trends", "GPU 租赁价格趋势", "GPU rental price trends", 1),
     ("compare", "compare", "平台比价", "Platform comparison", 3),
     ("report", "report", "月度报告（财务）", "Monthly report (finance)", 0),
     ("value", "value", "性价比看板", "Value board", 2),
@@ -219,7 +220,7 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
             wait_rendered(page, 1)
             page.get_by_text("English", exact=True).click()
             page.wait_for_function(
-                "() => document.querySelector('h1')?.innerText === 'GPU rental price trends'",
+                "() => document.querySelector('h1')?.innerText === 'GPU rental market index'",
                 timeout=TIMEOUT_MS,
             )
             # The choices made survive the toggle: the browser keeps a choice by its label,

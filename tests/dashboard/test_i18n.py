@@ -182,9 +182,8 @@ def visible(app: AppTest) -> Iterator[tuple[str, str]]:
 def render(page: str, english: bool) -> AppTest:
     app = AppTest.from_file(APP, default_timeout=120)
     app.session_state[LANG_KEY] = english
+    app.switch_page(f"app_pages/{page}.py")  # before the first run: only that page runs
     app.run()
-    if page != "trends":
-        app.switch_page(f"app_pages/{page}.py").run()
     assert_clean(app)
     return app
 

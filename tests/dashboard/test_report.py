@@ -29,7 +29,10 @@ from warehouse.read import report as queries
 from warehouse.store.db import read_frame, write_connection
 
 AUGUST = date(2026, 8, 1)
-SHEETS = ["about", "median by platform", "cheapest platform", "breakeven", "alerts"]
+SHEETS = [
+    "about", "price index", "index vs outside", "median by platform", "cheapest platform",
+    "breakeven", "alerts",
+]  # fmt: skip
 
 
 def build(seeded: Seeded, month: date = AUGUST) -> MonthlyReport:
@@ -43,6 +46,8 @@ def build(seeded: Seeded, month: date = AUGUST) -> MonthlyReport:
         breakeven=queries.breakeven_month(warehouse_at(w), month),
         alerts=queries.alerts_in_month(warehouse_at(w), month),
         fx=queries.fx_in_month(warehouse_at(w), month),
+        index=queries.index_month(warehouse_at(w), month),
+        index_spreads=queries.index_spreads_month(warehouse_at(w), month),
     )
 
 
@@ -119,6 +124,30 @@ def test_workbook_sheets_notes_median_and_month_over_month(multi: Seeded) -> Non
     assert f"{usd:,} USD-listed observations (runpod, vastai, in {holding} of the " in fx
     assert holding > 0
     every_cell_typed(book)
+    index_sheets(multi, book)
+
+
+def index_sheets(multi: Seeded, book: openpyxl.Workbook) -> None:
+    """The month's index per card: the median of its stored August days, the days counted."""
+    days = read_frame(
+        multi.warehouse,
+        "SELECT status, value_cny_per_card_hour AS v FROM price_index "
+        "WHERE superseded_at IS NULL AND gpu = 'rtx4090-24g' AND billing = 'hourly' "
+        "AND kind = 'SIMULATED' AND day >= '2026-08-01' AND day < '2026-09-01'",
+    )
+    published = [r["v"] for r in days.to_dicts() if r["status"] == "published"]
+    assert len(published) > 20
+    sheet = rows(book["price index"])
+    row = next(r for r in sheet if (r["card id"], r["billing id"]) == ("rtx4090-24g", "hourly"))
+    assert row["month's index CNY per card-hour 2026-08"] == pytest.approx(
+        statistics.median(published)
+    )
+    assert row["published_days"] == len(published) and row["data"] == "SIMULATED"
+    assert row["withheld_days"] == days.height - len(published)
+    assert row["compared with (UTC)"] < "2026-08-01"  # July's last published day
+    outside = rows(book["index vs outside"])
+    assert outside and {r["data"] for r in outside} == {"SIMULATED"}  # the demo's SMM board
+    assert all(r["figure CNY per card-hour"] > 0 for r in outside)
 
 
 def every_cell_typed(book: openpyxl.Workbook) -> None:

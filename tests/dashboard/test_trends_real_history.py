@@ -45,6 +45,7 @@ def page(home: Settings, use: Callable[..., None]) -> Callable[..., AppTest]:
     def render(english: bool = False) -> AppTest:
         app = AppTest.from_file(APP, default_timeout=120)
         app.session_state[LANG_KEY] = english
+        app.switch_page("app_pages/trends.py")  # the front page is the market index
         app.run()
         assert_clean(app)
         return app

@@ -52,6 +52,8 @@ FULL = [
     "tests/warehouse/test_fx_at_load.py",
     "tests/warehouse/test_rollup_real_apart.py",
     "tests/warehouse/derive/test_history_alerts.py",
+    "tests/warehouse/derive/test_index.py",
+    "tests/warehouse/derive/test_index_alerts.py",
     "tests/pipelines/test_backfill.py",
 ]
 QUICK = [  # test_derive.py's cases run in FULL; the pipeline and serving tests derive here

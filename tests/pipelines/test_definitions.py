@@ -28,6 +28,7 @@ def test_assets_job_and_running_hourly_schedule(make_settings) -> None:
         "monthly_discount",
         "breakeven",
         "market_premium",
+        "price_index",
         "serving_copy",
         "alert",
     }
@@ -67,7 +68,8 @@ def test_the_lineage_reads_like_the_data_flow(make_settings) -> None:
     assert parents("serving_copy") == {
         "card_value", "monthly_discount", "breakeven", "market_premium",
     }  # fmt: skip
-    assert parents("alert") == {"breakeven", "serving_copy"}
+    assert parents("price_index") == {"jygpu_snapshot"}  # it reads offer alone
+    assert parents("alert") == {"breakeven", "price_index", "serving_copy"}
 
 
 def test_retention_is_a_daily_job_of_its_own(make_settings) -> None:

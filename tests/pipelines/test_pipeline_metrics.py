@@ -107,6 +107,7 @@ def test_asset_checks_flag_the_stated_discount_as_a_warning(
         "discount_ratio_in_range",
         "stated_discount_matches",
         "quotes_positive",
+        "index_gates",
     }
     warn = checks["stated_discount_matches"]
     assert not warn.passed and warn.severity == dg.AssetCheckSeverity.WARN

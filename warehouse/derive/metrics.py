@@ -17,8 +17,10 @@ from datetime import datetime
 import duckdb
 
 from scrapers.rows import HOURS_PER_MONTH
+from warehouse.derive.index import IndexSummary, refresh_index
 from warehouse.derive.rollup import rebuild_offer_daily, refresh_offer_daily
 from warehouse.public import public
+from warehouse.store.config import IndexGates
 from warehouse.store.db import (
     WarehouseBusy,
     drop_work_tables,
@@ -63,6 +65,7 @@ class DeriveSummary:
     memory_limit: str | None = None  # the larger DuckDB limit a backlog needed, if any
     serving: SyncSummary | None = None  # the serving copy brought up to date after it
     serving_error: str | None = None  # why it could not be (its days stay queued)
+    index: IndexSummary | None = None  # what the price index step did (docs/INDEX.md)
 
     def line(self) -> str:
         written = ", ".join(f"{t} {n}" for t, n in self.rows.items())
@@ -109,7 +112,9 @@ def _derive_tables(
     # A backlog that does not fit the warehouse's DuckDB limit is run again with more
     # (warehouse.store.db.with_more_memory); the summary says what it needed.
     summary, limit = with_more_memory(
-        con, lambda: derive_with(con, full=full, now=now), configured=warehouse.memory_limit
+        con,
+        lambda: derive_with(con, full=full, now=now, index=warehouse.config.index),
+        configured=warehouse.memory_limit,
     )
     return replace(summary, memory_limit=limit)
 
@@ -131,8 +136,14 @@ def sync_error(exc: BaseException) -> str:
 
 
 def derive_with(
-    con: duckdb.DuckDBPyConnection, *, full: bool = False, now: datetime | None = None
+    con: duckdb.DuckDBPyConnection,
+    *,
+    full: bool = False,
+    now: datetime | None = None,
+    index: IndexGates | None = None,
 ) -> DeriveSummary:
+    """Derive the pending snapshots in one transaction: the derived tables, the rollups and
+    the price index (``index``: its gates, ``[index]``; default the bundled ones)."""
     started = time.perf_counter()
     if con.execute("SELECT count(*) FROM gpu_spec").fetchone()[0] == 0:
         raise ReferenceMissing("gpu_spec is empty: load the reference data (reference_data) first")
@@ -154,6 +165,11 @@ def derive_with(
             rows["breakeven"] = _breakeven_platform(con) + _breakeven_cheapest(con)
         if offers or quotes:
             rows["market_premium"] = _market_premium(con)
+        # The price index reads the same pending snapshots (docs/INDEX.md), in this transaction.
+        indexed = refresh_index(
+            con, "pending_offer", gates=index or IndexGates(), now=now or utcnow(), full=full
+        )
+        rows["price_index"] = indexed.revisions
         _record(con, now or utcnow())
         if full:
             mark_all(con)
@@ -165,7 +181,7 @@ def derive_with(
         raise
     finally:
         drop_work_tables(con, "pending_offer", "pending_quote", "snap_offer")
-    return DeriveSummary(offers, quotes, rows, time.perf_counter() - started, full)
+    return DeriveSummary(offers, quotes, rows, time.perf_counter() - started, full, index=indexed)
 
 
 def _pending(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:

@@ -143,7 +143,10 @@ def title_of(alert: dict) -> str:
         if alert.get("resolved_at") is not None:
             return f"{tag}gpuprice: scraper for {source} was broken (resolved)"
         return f"{tag}gpuprice: scraper for {source} is broken"
-    what = "cheaper rent mode flipped" if alert["kind"] == "mode_flip" else "breakeven shifted"
+    what = {
+        "mode_flip": "cheaper rent mode flipped",
+        "index_move": "price index moved",  # warehouse.derive.index_alerts
+    }.get(alert["kind"], "breakeven shifted")
     return f"{tag}gpuprice: {alert['gpu']} {what}"
 
 

@@ -14,9 +14,11 @@ from datetime import date, timedelta
 
 import polars as pl
 
+from warehouse.derive.index_method import METHOD
 from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S, Query, read_frames
+from warehouse.read.index import FIGURES
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 
@@ -224,8 +226,84 @@ def fx_in_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
     return read_frame(warehouse, *fx_in_month_query(month))
 
 
-# The report's tables a warehouse may not have yet (no derive, no alerts, no FX table).
-OPTIONAL = ("breakeven", "alerts", "fx")
+def index_month_query(month: date) -> Query:
+    """The SQL and parameters of ``index_month``."""
+    return (
+        """
+        WITH days AS (
+            SELECT kind, gpu, billing, day, status, value_cny_per_card_hour AS value, level,
+                   platforms
+            FROM price_index
+            WHERE method = $method AND superseded_at IS NULL
+              AND day >= $month AND day < $next
+        ), before AS (
+            SELECT kind, gpu, billing, arg_max(level, day) AS level_before,
+                   max(day) AS day_before
+            FROM price_index
+            WHERE method = $method AND superseded_at IS NULL AND status = 'published'
+              AND day < $month
+            GROUP BY ALL
+        )
+        SELECT d.gpu, d.billing, d.kind, d.kind = 'SIMULATED' AS simulated,
+               count(*) FILTER (WHERE d.status = 'published') AS published_days,
+               count(*) FILTER (WHERE d.status = 'withheld') AS withheld_days,
+               median(d.value) AS median_cny_per_card_hour,
+               arg_max(d.value, d.day) FILTER (WHERE d.status = 'published')
+                   AS last_cny_per_card_hour,
+               max(d.day) FILTER (WHERE d.status = 'published') AS last_day,
+               arg_max(d.level, d.day) FILTER (WHERE d.status = 'published')
+                   / coalesce(any_value(b.level_before),
+                              arg_min(d.level, d.day) FILTER (WHERE d.status = 'published'))
+                   - 1 AS month_change,
+               coalesce(any_value(b.day_before),
+                        min(d.day) FILTER (WHERE d.status = 'published')) AS compared_with_day,
+               avg(d.platforms) FILTER (WHERE d.status = 'published') AS mean_platforms
+        FROM days d LEFT JOIN before b USING (kind, gpu, billing)
+        GROUP BY d.gpu, d.billing, d.kind
+        ORDER BY d.kind, published_days DESC, d.gpu, d.billing
+        """,
+        {"method": METHOD} | _bounds(month),
+    )
+
+
+def index_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """The month's price index per card, rent mode and kind (docs/INDEX.md): days published
+    and withheld, the median of its daily values, the last published value and its day, and
+    the month's change (the chain-linked level of that day over the level of the last
+    published day before the month, or of the month's first published day when there is
+    none before it (``compared_with_day`` says which), minus 1: matched samples all the
+    way)."""
+    return read_frame(warehouse, *index_month_query(month))
+
+
+def index_spreads_month_query(month: date) -> Query:
+    """The SQL and parameters of ``index_spreads_month``."""
+    return (
+        f"""
+        SELECT source, card AS gpu, billing, region, basis, kind, kind = 'SIMULATED' AS simulated,
+               count(*) AS days, count(spread_ratio) AS days_compared,
+               median(figure_cny_per_card_hour) AS figure_cny_per_card_hour,
+               median(index_cny_per_card_hour) AS index_cny_per_card_hour,
+               median(spread_cny_per_card_hour) AS spread_cny_per_card_hour,
+               median(spread_ratio) AS spread_ratio, any_value(citation) AS citation
+        FROM ({FIGURES}) spread
+        GROUP BY ALL
+        ORDER BY kind, source, gpu, billing, region
+        """,
+        {"method": METHOD, "first": month_start(month), "end": next_month(month), "kind": None},
+    )
+
+
+def index_spreads_month(warehouse: Warehouse, month: date) -> pl.DataFrame:
+    """Per outside figure (a seed's published price, an SMM quote by card, region and basis)
+    in the month: the days it was given and compared, the medians of the figure, the index
+    of the same day, mode and kind, and the spread (CNY per card-hour and figure ÷ index − 1)."""
+    return read_frame(warehouse, *index_spreads_month_query(month))
+
+
+# The report's tables a warehouse may not have yet (no derive, no alerts, no FX table, no
+# price index: migration 014).
+OPTIONAL = ("breakeven", "alerts", "fx", "index", "index_spreads")
 
 
 def month_report(
@@ -233,12 +311,15 @@ def month_report(
 ) -> dict[str, pl.DataFrame | None]:
     """Every table of the month's report, read in one connection (warehouse.read.batch): one
     wait for the lock while the pipeline writes, not five. Keys: medians, cheapest,
-    breakeven, alerts, fx (the last three None on a warehouse without their table)."""
+    breakeven, alerts, fx, index, index_spreads (the last five None on a warehouse without
+    their table)."""
     queries = {
         "medians": platform_medians_query(month),
         "cheapest": cheapest_platforms_query(month),
         "breakeven": breakeven_month_query(month),
         "alerts": alerts_in_month_query(month),
         "fx": fx_in_month_query(month),
+        "index": index_month_query(month),
+        "index_spreads": index_spreads_month_query(month),
     }
     return read_frames(warehouse, queries, optional=OPTIONAL, wait_s=wait_s)

@@ -1,5 +1,6 @@
 """What the warehouse needs to know to open itself: DuckDB's memory limit and, when the
-warehouse is a DuckLake instead of the DuckDB file, where the lake is.
+warehouse is a DuckLake instead of the DuckDB file, where the lake is; and the price index's
+gates (``[index]`` in gpuprice.toml), which the derive step publishes the index with.
 
 The warehouse never reads the environment or the TOML itself: configuration passes the
 environment to :func:`warehouse.store.environment.warehouse_config`, and each entry point
@@ -66,9 +67,23 @@ def s3_bucket(data_path: str) -> str:
 
 
 @dataclass(frozen=True)
+class IndexGates:
+    """When the price index publishes a day's value (docs/INDEX.md, "Withholding"): at least
+    ``min_platforms`` platforms quote the card and mode that day; otherwise the value is
+    withheld and the failing gate stored."""
+
+    min_platforms: int = 3
+
+    def as_json(self) -> str:
+        return f'{{"min_platforms": {self.min_platforms}}}'
+
+
+@dataclass(frozen=True)
 class WarehouseConfig:
     """How every connection to a warehouse opens: DuckDB's ``memory_limit``
-    (its cache, spilled to disk beyond it) and the DuckLake, or None for the DuckDB file."""
+    (its cache, spilled to disk beyond it) and the DuckLake, or None for the DuckDB file;
+    and the price index's gates (configuration puts ``[index]`` of the TOML here)."""
 
     memory_limit: str = DEFAULT_MEMORY_LIMIT
     lake: LakeTarget | None = None
+    index: IndexGates = field(default_factory=IndexGates)
