@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # polars, DuckDB and the warehouse readers load only when the
 
 CONFIG_FILE = "config.json"
 INDEX_FILE = "model.safetensors.index.json"
+# ModelOpt (0.29 and before) states the quantisation beside config.json; vLLM reads it when
+# config.json has no quantization_config (vllm/transformers_utils/config.py).
+QUANT_FILE = "hf_quant_config.json"
 # owner/name as the Hub spells repository ids
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _TRUE = ("1", "true", "yes", "on")
@@ -132,16 +135,27 @@ def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceI
         specs, specs_from = list(DEFAULT_SPECS.values()), "built-in (gpu_spec is empty)"
     prices = prices_from_frame(frame)
     sources = sorted({p.source for p in prices})
+    note = warehouse_note(prices)
+    return PriceInputs(specs, prices, WAREHOUSE, note, sources, specs_from)
+
+
+def warehouse_note(prices: list[CardPrice]) -> str:
+    """Where the warehouse's prices come from, in one sentence. "Live" is said only of
+    live (non-SIMULATED) prices: a demo market's prices are called SIMULATED, never live."""
+    sources = sorted({p.source for p in prices})
     dates = sorted({p.date for p in prices})
+    live = sorted({p.source for p in prices if not p.simulated})
     simulated = sorted({p.source for p in prices if p.simulated})
-    note = (
-        f"Live prices from the warehouse ({', '.join(sources)}; latest per card and mode, "
-        f"observed {_span(dates)} UTC)"
-        + (f"; SIMULATED demo-market prices from {', '.join(simulated)}" if simulated else "")
+    parts = []
+    if live:
+        parts.append(f"live prices from {', '.join(live)}")
+    if simulated:
+        parts.append(f"SIMULATED demo-market prices from {', '.join(simulated)} (not live)")
+    return (
+        f"Warehouse: {'; '.join(parts)} (latest per card and mode, observed {_span(dates)} UTC)"
         + ("; per card the cheapest source for this workload is shown" if len(sources) > 1 else "")
         + "."
     )
-    return PriceInputs(specs, prices, WAREHOUSE, note, sources, specs_from)
 
 
 def _fallback(why: str, source: str | None) -> PriceInputs:
@@ -244,16 +258,17 @@ def resolve_model(text: str) -> str | Architecture:
 
 
 def config_architecture(config: Path, name: str | None = None) -> Architecture:
-    """Read config.json (and model.safetensors.index.json beside it, when there)."""
+    """Read config.json (and model.safetensors.index.json and hf_quant_config.json beside
+    it, when there)."""
     data = _read_json(config)
-    index_path = config.with_name(INDEX_FILE)
-    index = _read_json(index_path) if index_path.is_file() else None
+    index_path, quant_path = config.with_name(INDEX_FILE), config.with_name(QUANT_FILE)
     return architecture_from_config(
         data,
         name=name or config.parent.name or config.stem,
         source=str(config),
-        index=index,
+        index=_read_json(index_path) if index_path.is_file() else None,
         repo_id=str(config.parent),
+        quant_file=_read_json(quant_path) if quant_path.is_file() else None,
     )
 
 
@@ -361,9 +376,11 @@ def hub_architecture(repo_id: str) -> Architecture:
             "the id, log in for gated models (`hf auth login`), set HF_ENDPOINT for a mirror, "
             "or pass the path to a downloaded config.json"
         ) from None
-    # Single-file or non-safetensors models have no index: the counted figure stands.
-    with contextlib.suppress(EntryNotFoundError, HfHubHTTPError, OSError, ValueError):
-        hf_hub_download(repo_id, INDEX_FILE, cache_dir=cache_dir, etag_timeout=10)
+    # Single-file or non-safetensors models have no index, most no hf_quant_config.json: the
+    # counted figure and config.json's own quantisation stand.
+    for extra in (INDEX_FILE, QUANT_FILE):
+        with contextlib.suppress(EntryNotFoundError, HfHubHTTPError, OSError, ValueError):
+            hf_hub_download(repo_id, extra, cache_dir=cache_dir, etag_timeout=10)
     return _cached_architecture(repo_id, Path(path), cache_dir)
 
 
@@ -387,6 +404,7 @@ def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Archite
     from huggingface_hub import try_to_load_from_cache
 
     index = try_to_load_from_cache(repo_id, INDEX_FILE, cache_dir=cache_dir)
+    quant = try_to_load_from_cache(repo_id, QUANT_FILE, cache_dir=cache_dir)
     data = _read_json(config)
     source = f"{repo_id} (Hugging Face cache {config})"
     return architecture_from_config(
@@ -395,6 +413,7 @@ def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Archite
         source=source,
         index=_read_json(Path(index)) if isinstance(index, str) else None,
         repo_id=repo_id,
+        quant_file=_read_json(Path(quant)) if isinstance(quant, str) else None,
     )
 
 

@@ -57,6 +57,7 @@ def weight_format(quant: object, source: str = "config.json") -> WeightFormat | 
         return None
     if not isinstance(quant, Mapping):
         raise RecommenderInputError(f"{source}: quantization_config must be a JSON object")
+    quant = _flat_modelopt(quant)
     method = str(quant.get("quant_method", "")).lower()
     read = _QUANT_METHODS.get(method)
     found = read(quant, method, source) if read is not None else None
@@ -69,8 +70,25 @@ def weight_format(quant: object, source: str = "config.json") -> WeightFormat | 
     )
 
 
+def _flat_modelopt(quant: Mapping[str, Any]) -> Mapping[str, Any]:
+    """hf_quant_config.json as ModelOpt writes it ({"producer": {"name": "modelopt"},
+    "quantization": {"quant_algo": ..., "kv_cache_quant_algo": ..., "exclude_modules": ...}})
+    read as vLLM reads it: quant_method modelopt with the inner figures."""
+    producer = quant.get("producer")
+    inner = quant.get("quantization")
+    if (
+        isinstance(producer, Mapping)
+        and producer.get("name") == "modelopt"
+        and isinstance(inner, Mapping)
+    ):
+        return {"quant_method": "modelopt", **inner}
+    return quant
+
+
 def _skipped(quant: Mapping[str, Any]) -> frozenset[str]:
-    return not_converted_groups(quant.get("modules_to_not_convert") or quant.get("ignore"))
+    return not_converted_groups(
+        quant.get("modules_to_not_convert") or quant.get("ignore") or quant.get("exclude_modules")
+    )
 
 
 def _fp8(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
@@ -155,7 +173,11 @@ def _compressed_tensors(quant: Mapping[str, Any], method: str, source: str) -> W
 def _modelopt(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
     algo = str(quant.get("quant_algo", "")).upper()
     if algo != "FP8":
-        return None
+        raise RecommenderInputError(
+            f"{source}: ModelOpt quant_algo {algo or '(missing)'!r} is not one this recommender "
+            "sizes (it reads ModelOpt FP8; NVFP4 runs on Blackwell cards only, none of which it "
+            "prices); pass --precision to size another format"
+        )
     kv = "fp8" if str(quant.get("kv_cache_quant_algo", "")).upper() == "FP8" else None
     return WeightFormat(
         "fp8", 1.0, method, "FP8 per-tensor (NVIDIA ModelOpt)", _skipped(quant),

@@ -146,7 +146,9 @@ def test_simulated_prices_get_the_banner(home: Path) -> None:
     app.selectbox(key="rec_source").set_value("jygpu")
     submit(app)
     shown = texts(app)
-    assert "SIMULATED" in shown and "Live prices from the warehouse" in shown
+    # Every price here is the demo market's: SIMULATED, and never called live.
+    assert "SIMULATED demo-market prices from jygpu (not live)" in shown
+    assert "live prices" not in shown.lower().replace("(not live)", "")
     options = app.dataframe[0].value
     assert set(options["data"]) == {"SIMULATED"} and set(options["source"]) == {"jygpu"}
     assert set(options["price date"]) == {"2026-09-10"}
