@@ -18,6 +18,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -98,6 +99,34 @@ class PriceInputs:
 def shows_simulated(rec: Recommendation) -> bool:
     """Whether any option in the recommendation is priced by the SIMULATED demo market."""
     return any(o.price.simulated for o in rec.options)
+
+
+HOME_ENV = "GPUPRICE_HOME"
+DEFAULT_HOME = Path("var")  # configuration.environment.EnvSettings.home's default
+
+
+class WarehouseSettingError(ValueError):
+    """The environment names the warehouse wrongly; the message says what to set."""
+
+
+def warehouse_from_environment(environ: Mapping[str, str] | None = None) -> Warehouse:
+    """The warehouse `gpuprice recommend` reads, from the two things that place it: the
+    home (GPUPRICE_HOME, matched without regard to case as pydantic-settings matches it)
+    and how it opens (warehouse.store.environment). The TOML file does not place the
+    warehouse, so the command does not load and validate the whole configuration for it:
+    pydantic-settings, the schema and every scraper adapter cost about half a second at
+    start-up (issue 39). tests/recommender check that this agrees with load_settings()."""
+    from warehouse.store.environment import WarehouseEnvironmentError, warehouse_config
+    from warehouse.store.handle import Warehouse
+
+    env = os.environ if environ is None else environ
+    home_text = next((v for k, v in env.items() if k.upper() == HOME_ENV), None)
+    home = DEFAULT_HOME if home_text is None else Path(home_text)
+    home = home if home.is_absolute() else Path(os.getcwd()) / home
+    try:
+        return Warehouse(home / "gpuprice.duckdb", warehouse_config(env))
+    except WarehouseEnvironmentError as exc:
+        raise WarehouseSettingError(str(exc)) from None
 
 
 def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceInputs:

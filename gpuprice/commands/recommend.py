@@ -150,11 +150,24 @@ def recommend(
     except RecommenderInputError as exc:
         _invalid(_as_options(str(exc)))
 
-    from configuration.recommender_feed import UnknownSource, load_price_inputs, shows_simulated
+    from configuration.recommender_feed import (
+        UnknownSource,
+        WarehouseSettingError,
+        load_price_inputs,
+        shows_simulated,
+        warehouse_from_environment,
+    )
 
-    settings = settings_or_exit(config)
+    # The file does not place the warehouse: it is loaded (and validated) only when named.
     try:
-        inputs = load_price_inputs(settings.warehouse, source)
+        warehouse = (
+            settings_or_exit(config).warehouse if config else warehouse_from_environment()
+        )
+    except WarehouseSettingError as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    try:
+        inputs = load_price_inputs(warehouse, source)
     except UnknownSource as exc:
         _invalid(str(exc))
     except RuntimeError as exc:
