@@ -216,13 +216,19 @@ class Recommendation:
         return tuple(o for o in self.options if o is not self.recommended)[:2]
 
     @property
-    def why_not_cheaper(self) -> str | None:
-        """One sentence when an option with a lower monthly bill is not the pick: why."""
+    def cheaper_skipped(self) -> Option | None:
+        """The option with the lowest monthly bill, when it is cheaper than the pick."""
         pick = self.recommended
         cheaper = [o for o in self.options if pick is not None and o.monthly_cny < pick.monthly_cny]
-        if pick is None or not cheaper:
+        return min(cheaper, key=lambda o: o.monthly_cny) if cheaper else None
+
+    @property
+    def why_not_cheaper(self) -> str | None:
+        """One sentence when an option with a lower monthly bill is not the pick: why (the
+        pick avoids tensor parallel over PCIe, or costs less per token)."""
+        pick, other = self.recommended, self.cheaper_skipped
+        if pick is None or other is None:
             return None
-        other = min(cheaper, key=lambda o: o.monthly_cny)
         what = f"{other.count} x {other.gpu} at ¥{other.monthly_cny:,.2f}/month"
         if self.workload.objective == "tokens" and pick.tokens and other.tokens:
             return (
