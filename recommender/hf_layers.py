@@ -121,6 +121,13 @@ def layer_plan(c: Mapping[str, Any], layers: int, is_moe: list[bool], source: st
         return LayerPlan((PARALLEL,) * layers, ("dense",) * layers, "Falcon-H1: parallel hybrid")
     types = c.get("layer_types")
     if isinstance(types, list) and "linear_attention" in types:
+        if "linear_num_value_heads" not in c:  # not Gated DeltaNet: MiniMax's lightning, ...
+            raise RecommenderInputError(
+                f"{source}: layer_types marks {types.count('linear_attention')} of {len(types)} "
+                f"layers linear_attention, but model_type {model_type or '(none)'} has no Gated "
+                "DeltaNet widths (linear_num_value_heads): a linear attention this recommender "
+                "does not count; refusing rather than counting it as softmax attention"
+            )
         if len(types) < layers:
             raise RecommenderInputError(
                 f"{source}: layer_types lists {len(types)} of {layers} layers"

@@ -160,9 +160,7 @@ def recommend(
 
     # The file does not place the warehouse: it is loaded (and validated) only when named.
     try:
-        warehouse = (
-            settings_or_exit(config).warehouse if config else warehouse_from_environment()
-        )
+        warehouse = settings_or_exit(config).warehouse if config else warehouse_from_environment()
     except WarehouseSettingError as exc:
         err.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None

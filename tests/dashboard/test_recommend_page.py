@@ -315,7 +315,9 @@ def test_per_token_objective_and_api_comparison(home: Path) -> None:
     shown = texts(app)
     # 8 x RTX 4090 is cheaper a month than the pick (2 x H20) but splits the model over PCIe.
     assert "Why not the cheaper 8 x rtx4090-24g (¥7,920.00/month): it splits the model" in shown
-    app.selectbox(key="rec_objective").set_value("每百万 token 成本最低 lowest cost per million tokens")
+    app.selectbox(key="rec_objective").set_value(
+        "每百万 token 成本最低 lowest cost per million tokens"
+    )
     app.number_input(key="rec_api").set_value(2.0)
     submit(app)
     shown = texts(app)
