@@ -274,8 +274,9 @@ def _warnings(
         )  # fmt: skip
     if layout.ep:
         out.append(
-            f"expert parallel over the TP {layout.tp} cards (--enable-expert-parallel): each "
-            f"card holds {memory.arch.routed_experts // layout.tp} whole experts"
+            f"expert parallel over the TP {layout.tp} x DP {layout.dp} cards "
+            f"(--enable-expert-parallel): each card holds "
+            f"{memory.arch.routed_experts // (layout.tp * layout.dp)} whole experts"
         )
     if count > price.cards_per_server:
         out.append(

@@ -270,3 +270,39 @@ def test_glm5_dsa_is_counted_with_its_indexer() -> None:
     assert round((a.params_b - b.params_b) * 1e9) == 78 * indexer
     assert (a.indexer_bytes_per_token, b.indexer_bytes_per_token) == (132, 0)
     assert (a.attention_layers, a.routed_experts, a.experts_per_token) == (78, 256, 8)
+
+
+# --- block-FP8 experts under data parallel -----------------------------------------------
+
+
+@pytest.mark.parametrize("concurrency", [1, 16, 64, 100, 200])
+def test_no_block_fp8_layout_vllm_refuses_is_offered(concurrency: int) -> None:
+    """Without expert parallel vLLM splits each expert over TP x DP cards
+    (FusedMoEParallelConfig.flatten_tp_across_dp_and_pcp), so Qwen3-235B-A22B-FP8's
+    1536-wide experts at TP 4 x DP 2 are 192 columns a card: not whole 128-blocks."""
+    a = real("Qwen--Qwen3-235B-A22B-FP8")
+    rec = recommend(
+        Workload("inference", model=a, context=8192, concurrency=concurrency),
+        DEFAULT_SPECS,
+        seed_prices(),
+    )
+    assert rec.options
+    for o in rec.options:
+        layout = o.layout
+        assert layout is not None
+        devices = layout.tp * layout.dp
+        if layout.ep:
+            assert 128 % devices == 0, o.gpu  # 128 experts, each whole on one card
+        else:
+            assert (1536 // devices) % 128 == 0 and 1536 % devices == 0, (o.gpu, layout.label)
+        assert ("--enable-expert-parallel" in o.serve["vllm"].command) == layout.ep
+
+
+def test_tp4_dp2_of_the_fp8_checkpoint_runs_with_expert_parallel() -> None:
+    a = real("Qwen--Qwen3-235B-A22B-FP8")
+    rec = recommend(
+        Workload("inference", model=a, context=8192, concurrency=64), DEFAULT_SPECS, seed_prices()
+    )
+    h100 = next(o for o in rec.options if o.gpu == "h100-80g")
+    assert h100.layout is not None and (h100.layout.tp, h100.layout.dp) == (4, 2)
+    assert h100.layout.ep and any("each card holds 16 whole experts" in w for w in h100.warnings)
