@@ -108,6 +108,22 @@ app = typer.Typer(
 )
 
 
+def _register_unlisted(target: typer.Typer) -> None:
+    """A command module not in LAZY_COMMANDS yet (added without its row) is registered the
+    eager way, so its commands are never lost; only start-up pays for it."""
+    import pkgutil
+
+    from gpuprice import commands
+
+    listed = {module for module, _ in LAZY_COMMANDS.values()}
+    for info in pkgutil.iter_modules(commands.__path__):
+        if info.name not in listed:
+            importlib.import_module(f"gpuprice.commands.{info.name}").register(target)
+
+
+_register_unlisted(app)
+
+
 VerboseOption = Annotated[
     bool,
     typer.Option(

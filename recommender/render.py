@@ -106,7 +106,7 @@ def _token_line(rec: Recommendation, o: Option) -> str:
         f"Per token ({t.label}, price of {t.price_date}{sim}): "
         f"¥{t.one.cny_per_million:,.2f}/M output tokens at 1 sequence, "
         f"¥{t.full.cny_per_million:,.2f}/M at {t.full.sequences:,} sequences "
-        f"({t.full.total_tps:,.0f} tokens/s; {t.batch_limit}); "
+        f"({t.full.total_tps:,.0f} tokens/s, {t.batch_limit}); "
         f"input ¥{t.prefill_cny_per_million:,.2f}/M (prefill)"
     )
 

@@ -81,10 +81,9 @@ def token_cost(mem: MemoryEstimate, spec: CardSpec, layout: Layout, monthly_cny:
     fit = card_budget(mem, spec, layout).sequences_fit
     batch = max(1, min(fit, MAX_NUM_SEQS))
     limit = (
-        f"{batch} sequence(s) per replica: vLLM's default max_num_seqs"
+        f"vLLM's default max_num_seqs, {MAX_NUM_SEQS} per replica"
         if fit > MAX_NUM_SEQS
-        else f"{batch} sequence(s) of {mem.workload.context_tokens:,} tokens per replica: "
-        "what the KV budget holds"
+        else f"the most the KV holds at {mem.workload.context_tokens:,} tokens"
     )
     one = _rate(mem, spec, replace(layout, dp=1), 1, monthly_cny, hours)
     full = _rate(mem, spec, layout, batch, monthly_cny, hours)

@@ -139,3 +139,17 @@ def test_a_named_config_is_still_validated(tmp_path: Path, monkeypatch: pytest.M
     named = CliRunner().invoke(app, [*args, "--config", str(bad)])
     assert named.exit_code == 2 and "nope" in named.output
     assert CliRunner().invoke(app, args).exit_code == 0  # the file places no warehouse
+
+
+def test_a_command_module_missing_from_the_table_is_still_registered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gpuprice.cli as cli
+
+    without_sql = {k: v for k, v in cli.LAZY_COMMANDS.items() if v[0] != "sql"}
+    monkeypatch.setattr(cli, "LAZY_COMMANDS", without_sql)
+    scratch = typer.Typer(cls=cli._LazyGroup)
+    scratch.command("own")(lambda: None)  # a group, as gpuprice's own commands make it
+    cli._register_unlisted(scratch)
+    result = CliRunner().invoke(scratch, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "sql" in result.output and "recommend" in result.output
