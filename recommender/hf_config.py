@@ -194,6 +194,9 @@ def _language_model(config: object, source: str) -> Mapping[str, Any]:
         c = c["text_config"]  # multimodal wrappers keep the language model here
         if not isinstance(c, Mapping):
             raise RecommenderInputError(f"{source}: text_config must be a JSON object")
+    types = c.get("layers_block_type")
+    if not _has(c, "layers") and isinstance(types, list) and types:
+        c = {**c, "num_hidden_layers": len(types)}  # Nemotron 3: one entry per layer
     return c
 
 
@@ -300,9 +303,11 @@ def _kv_heads(c: Mapping[str, Any], heads: int, source: str, sources: dict[str, 
 
 # Names for the same MoE figure across families, as transformers' config classes read
 # them: Hunyuan's moe_topk / num_shared_expert / moe_layer_num_skipped (often per-layer
-# lists), Gemma 4's top_k_experts, ERNIE 4.5's moe_k / moe_num_experts.
+# lists), Gemma 4's top_k_experts, Kimi Linear's num_experts_per_token, ERNIE 4.5's moe_k /
+# moe_num_experts.
 _ROUTED = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
-_PER_TOKEN = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts", "moe_k")
+_PER_TOKEN = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk",
+              "top_k_experts", "moe_k")  # fmt: skip
 _SHARED = ("n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts")
 _FIRST_DENSE = ("first_k_dense_replace", "moe_layer_num_skipped")
 

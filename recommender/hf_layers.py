@@ -58,6 +58,11 @@ _UNREAD = (
     ("attention_k_eq_v", "layers whose K and V share one projection, Gemma 4"),
     ("sparse_attention_config", "a block-sparse attention index, MiniMax-M3"),
     ("num_kv_shared_layers", "layers that reuse another layer's KV cache, Gemma 3n"),
+    ("moe_latent_size", "experts working in a smaller latent space, Nemotron 3"),
+    ("routed_expert_hidden_size", "experts working in a smaller latent space, Kimi"),
+    ("linear_attn_config", "Kimi Delta Attention: linear-attention layers with a recurrent state"),
+    ("compress_ratios", "compressed sparse attention, DeepSeek-V4"),
+    ("hc_mult", "hyper-connections widening the residual stream, DeepSeek-V4"),
 )
 
 
@@ -163,8 +168,20 @@ def _refuse_unknown(c: Mapping[str, Any], model_type: str, source: str) -> None:
         )
 
 
+# Newer Nemotron-H configs (Nemotron 3.5) name each layer in layers_block_type instead.
+_BLOCK_TYPES = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
 def _nemotron_h(c: Mapping[str, Any], layers: int, source: str) -> LayerPlan:
     pattern = c.get("hybrid_override_pattern")
+    types = c.get("layers_block_type")
+    if pattern is None and isinstance(types, list):
+        if not all(t in _BLOCK_TYPES for t in types):
+            raise RecommenderInputError(
+                f"{source}: layers_block_type holds {sorted({str(t) for t in types} - set(_BLOCK_TYPES))}; "
+                f"this recommender reads {', '.join(_BLOCK_TYPES)}"
+            )
+        pattern = "".join(_BLOCK_TYPES[t] for t in types)
     table = {"M": (MAMBA2, "none"), "*": (ATTENTION, "none"), "-": (NO_MIXER, "dense"),
              "E": (NO_MIXER, "moe")}  # fmt: skip
     if not isinstance(pattern, str) or len(pattern) != layers or set(pattern) - set(table):

@@ -248,6 +248,8 @@ def test_lightning_attention_is_refused_naming_attn_type_list() -> None:
     [
         ("XiaomiMiMo--MiMo-V2-Flash", "hybrid_layer_pattern"),
         ("google--gemma-4-26B-A4B", "num_global_key_value_heads"),
+        ("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "moe_latent_size"),
+        ("deepseek-ai--DeepSeek-V4-Flash", "compress_ratios"),
     ],
 )
 def test_layouts_not_read_are_refused_naming_the_field(stem: str, field: str) -> None:
@@ -306,3 +308,32 @@ def test_tp4_dp2_of_the_fp8_checkpoint_runs_with_expert_parallel() -> None:
     h100 = next(o for o in rec.options if o.gpu == "h100-80g")
     assert h100.layout is not None and (h100.layout.tp, h100.layout.dp) == (4, 2)
     assert h100.layout.ep and any("each card holds 16 whole experts" in w for w in h100.warnings)
+
+
+def test_modelopt_fields_written_into_config_json_are_read_the_same_way() -> None:
+    # ModelOpt 0.31+: producer, quant_algo FP8 and kv_cache_scheme FP8 flat in config.json's
+    # quantization_config (no quant_method); hf_quant_config.json beside it says the same.
+    a = real("Qwen--Qwen3-32B-FP8-Static-PerTensor")
+    assert a.quantization is not None
+    assert (a.quantization.method, a.quantization.precision) == ("modelopt", "fp8")
+    w = Workload("inference", model=a, context=8192)
+    assert (w.precision, w.kv_dtype) == ("fp8", "fp8")
+    # Qwen3-32B: 64 layers x (2 x 8 KV heads x 128) x 1 byte of FP8 KV per token.
+    assert estimate_memory(w).kv_bytes_per_token == 64 * 2 * 8 * 128
+
+
+def test_nemotron_layers_named_in_layers_block_type_are_read() -> None:
+    # Nemotron 3.5 names each layer in layers_block_type instead of hybrid_override_pattern:
+    # the same count as the pattern written by hand from it (mamba M, attention *, moe E).
+    named = config("nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4")
+    letters = {"mamba": "M", "attention": "*", "moe": "E", "mlp": "-"}
+    as_pattern = dict(
+        named, hybrid_override_pattern="".join(letters[t] for t in named["layers_block_type"])
+    )
+    a = architecture_from_config(named, name="x", source="x")
+    b = architecture_from_config(as_pattern, name="y", source="y")
+    assert (a.params_b, a.attention_layers, a.recurrent_layers) == (b.params_b, 6, 23)
+    assert a.layer_mix == "6 attention + 23 Mamba-2 + 23 MLP-only layers"
+    # Without num_hidden_layers the list's length is the layer count, not "incomplete".
+    del named["num_hidden_layers"]
+    assert architecture_from_config(named, name="z", source="z").layers == 52
