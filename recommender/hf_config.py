@@ -222,8 +222,9 @@ def _need(c: Mapping[str, Any], figure: str, source: str, sources: dict[str, str
             sources[figure] = key
             return _positive_int(c[key], key, source)
     raise RecommenderInputError(
-        f"{source}: config.json has no {' / '.join(_ALIASES[figure])}; give the model's "
-        "complete config.json (as in its Hugging Face repository)"
+        f"{source}: config.json has no {' / '.join(_ALIASES[figure])} (the names this "
+        "recommender reads); give the model's complete config.json, or, if it is complete, the "
+        "model names this figure in a way this recommender does not read"
     )
 
 
@@ -460,7 +461,10 @@ def _count(c: Mapping[str, Any], d: _Dims, plan: LayerPlan, moe: dict[str, Any],
     gated = 2 if d.model_type == "nemotron_h" else 3  # Nemotron-H's MLPs are up/down, relu²
     if "dense" in plan.mlps and not dense_inter:
         raise RecommenderInputError(
-            f"{source}: config.json has no intermediate_size; give the model's complete config.json"
+            f"{source}: config.json has no intermediate_size for its dense layers (nor "
+            "ffn_hidden_size / n_inner / intermediate_size_mlp); give the model's complete "
+            "config.json, or, if it is complete, its MLP widths are given in a way this "
+            "recommender does not read"
         )
     block = _moe_block(c, d, dense_inter, moe, gated, source) if "moe" in plan.mlps else None
     groups = dict(attention=0, dense_mlp=0, routed_experts=0, shared_experts=0, router=0,
