@@ -169,15 +169,16 @@ def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceI
 
 
 def warehouse_note(prices: list[CardPrice]) -> str:
-    """Where the warehouse's prices come from, in one sentence. "Live" is said only of
-    live (non-SIMULATED) prices: a demo market's prices are called SIMULATED, never live."""
+    """Where the warehouse's prices come from, in one sentence. A demo market's prices are
+    called SIMULATED, never live; the others real (a published snapshot or an imported
+    capture is real without being live, so "live" is not claimed for them either)."""
     sources = sorted({p.source for p in prices})
     dates = sorted({p.date for p in prices})
-    live = sorted({p.source for p in prices if not p.simulated})
+    real = sorted({p.source for p in prices if not p.simulated})
     simulated = sorted({p.source for p in prices if p.simulated})
     parts = []
-    if live:
-        parts.append(f"live prices from {', '.join(live)}")
+    if real:
+        parts.append(f"real prices from {', '.join(real)}")
     if simulated:
         parts.append(f"SIMULATED demo-market prices from {', '.join(simulated)} (not live)")
     return (
