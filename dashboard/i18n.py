@@ -804,9 +804,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rec.memory.exact": ("**精确模型**", "**Exact model**"),
     "rec.memory.counts": (
-        "种子的卡数 = 经验法则下限 ÷ 单卡显存，不留余量；精确卡数 = 总量分摊到各卡（每卡各有运行时）"
+        "常用估算的卡数 = 估算下限 ÷ 单卡显存，不留余量；精确卡数 = 总量分摊到各卡（每卡各有运行时）"
         "+ {margin:.0%} 余量。",
-        "seeds' card count = rule-of-thumb low end ÷ card VRAM, no margin; exact count = total "
+        "the usual estimate's card count = its low end ÷ card VRAM, no margin; exact count = total "
         "split across cards (runtime on each) + {margin:.0%} margin.",
     ),
     "rec.steps": ("决策树：五个步骤", "The five steps"),
@@ -898,9 +898,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rec.memory.budget": (
         "精确卡数：权重、KV cache 与每卡预留都要放进引擎可用的 {util:g} × 显存（标称 GB 按 GiB "
-        "计），不再额外加余量；种子卡数 = 经验法则下限 ÷ 单卡显存。",
+        "计），不再额外加余量；常用估算的卡数 = 估算下限 ÷ 单卡显存。",
         "exact count: weights, KV cache and each card's reserve fit in the {util:g} x card "
-        "memory the engine may use (the label read as GiB), no extra margin; seeds' count = "
+        "memory the engine may use (the label read as GiB), no extra margin; the usual "
+        "estimate's count = "
         "rule-of-thumb low end ÷ card VRAM.",
     ),
     # data coverage and history imports (dashboard/app_pages/coverage.py, dashboard/history_data.py)
