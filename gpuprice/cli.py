@@ -93,11 +93,35 @@ class _LazyGroup(TyperGroup):
         return command
 
     def format_help(self, ctx: click.Context, formatter: Any) -> None:
+        """The top-level help in click's plain layout: Typer's boxed (rich) layout imports
+        typer.rich_utils, rich.markdown and rich.traceback, about 6x `python -c pass` on
+        its own, twice the 0.3 s issue 39 allows `gpuprice --help`. A command's own --help
+        keeps the boxes."""
         self._listing = True
         try:
-            super().format_help(ctx, formatter)
+            click_group = TyperGroup.__mro__[1]  # typer's click.Group, under TyperGroup
+            click_group.format_help(self, ctx, formatter)
         finally:
             self._listing = False
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Typer's rich layout printed the help while the "no arguments" error was built;
+        # the plain layout returns it, so it is printed here (exit 2, as before).
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help())
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: Any) -> None:
+        """Each command with the whole first paragraph of its help, wrapped (click's own
+        layout cuts it at one line with "...")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, " ".join((command.help or "").split("\n\n")[0].split())))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 app = typer.Typer(

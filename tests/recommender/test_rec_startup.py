@@ -153,3 +153,9 @@ def test_a_command_module_missing_from_the_table_is_still_registered(
     cli._register_unlisted(scratch)
     result = CliRunner().invoke(scratch, ["--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0 and "sql" in result.output and "recommend" in result.output
+
+
+def test_no_arguments_print_the_help_and_exit_2() -> None:
+    result = CliRunner().invoke(app, [])
+    assert result.exit_code == 2
+    assert "[OPTIONS] COMMAND" in result.output and "recommend  " in result.output
