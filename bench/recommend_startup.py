@@ -7,7 +7,7 @@ wall time, and the median ratio to `python -c pass` (issue 39's unit: on the idl
 that measured it, `python -c pass` took ~0.05 s, so 0.5 s is ~10x and 0.3 s ~6x).
 
 1. `gpuprice --help` (target < 0.3 s idle): the commands of gpuprice/commands/* are listed
-   from gpuprice.cli.LAZY_COMMANDS, none imported;
+   from gpuprice.cli.LAZY_COMMANDS, none imported, in click's plain layout;
 2. `gpuprice recommend --help`;
 3. `gpuprice recommend --task inference --model Qwen3-32B --context 8192` with no warehouse
    (target < 0.5 s idle; the seeds' prices: no settings, no DuckDB, no Polars);
