@@ -18,6 +18,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ if TYPE_CHECKING:  # polars, DuckDB and the warehouse readers load only when the
 
 CONFIG_FILE = "config.json"
 INDEX_FILE = "model.safetensors.index.json"
+# ModelOpt (0.29 and before) states the quantisation beside config.json; vLLM reads it when
+# config.json has no quantization_config (vllm/transformers_utils/config.py).
+QUANT_FILE = "hf_quant_config.json"
 # owner/name as the Hub spells repository ids
 _HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _TRUE = ("1", "true", "yes", "on")
@@ -97,6 +101,34 @@ def shows_simulated(rec: Recommendation) -> bool:
     return any(o.price.simulated for o in rec.options)
 
 
+HOME_ENV = "GPUPRICE_HOME"
+DEFAULT_HOME = Path("var")  # configuration.environment.EnvSettings.home's default
+
+
+class WarehouseSettingError(ValueError):
+    """The environment names the warehouse wrongly; the message says what to set."""
+
+
+def warehouse_from_environment(environ: Mapping[str, str] | None = None) -> Warehouse:
+    """The warehouse `gpuprice recommend` reads, from the two things that place it: the
+    home (GPUPRICE_HOME, matched without regard to case as pydantic-settings matches it)
+    and how it opens (warehouse.store.environment). The TOML file does not place the
+    warehouse, so the command does not load and validate the whole configuration for it:
+    pydantic-settings, the schema and every scraper adapter cost about half a second at
+    start-up (issue 39). tests/recommender check that this agrees with load_settings()."""
+    from warehouse.store.environment import WarehouseEnvironmentError, warehouse_config
+    from warehouse.store.handle import Warehouse
+
+    env = os.environ if environ is None else environ
+    home_text = next((v for k, v in env.items() if k.upper() == HOME_ENV), None)
+    home = DEFAULT_HOME if home_text is None else Path(home_text)
+    home = home if home.is_absolute() else Path(os.getcwd()) / home
+    try:
+        return Warehouse(home / "gpuprice.duckdb", warehouse_config(env))
+    except WarehouseEnvironmentError as exc:
+        raise WarehouseSettingError(str(exc)) from None
+
+
 def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceInputs:
     """Latest prices per card, mode and source, and the specs, from the warehouse.
 
@@ -132,16 +164,28 @@ def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceI
         specs, specs_from = list(DEFAULT_SPECS.values()), "built-in (gpu_spec is empty)"
     prices = prices_from_frame(frame)
     sources = sorted({p.source for p in prices})
+    note = warehouse_note(prices)
+    return PriceInputs(specs, prices, WAREHOUSE, note, sources, specs_from)
+
+
+def warehouse_note(prices: list[CardPrice]) -> str:
+    """Where the warehouse's prices come from, in one sentence. A demo market's prices are
+    called SIMULATED, never live; the others real (a published snapshot or an imported
+    capture is real without being live, so "live" is not claimed for them either)."""
+    sources = sorted({p.source for p in prices})
     dates = sorted({p.date for p in prices})
+    real = sorted({p.source for p in prices if not p.simulated})
     simulated = sorted({p.source for p in prices if p.simulated})
-    note = (
-        f"Live prices from the warehouse ({', '.join(sources)}; latest per card and mode, "
-        f"observed {_span(dates)} UTC)"
-        + (f"; SIMULATED demo-market prices from {', '.join(simulated)}" if simulated else "")
+    parts = []
+    if real:
+        parts.append(f"real prices from {', '.join(real)}")
+    if simulated:
+        parts.append(f"SIMULATED demo-market prices from {', '.join(simulated)} (not live)")
+    return (
+        f"Warehouse: {'; '.join(parts)} (latest per card and mode, observed {_span(dates)} UTC)"
         + ("; per card the cheapest source for this workload is shown" if len(sources) > 1 else "")
         + "."
     )
-    return PriceInputs(specs, prices, WAREHOUSE, note, sources, specs_from)
 
 
 def _fallback(why: str, source: str | None) -> PriceInputs:
@@ -244,16 +288,17 @@ def resolve_model(text: str) -> str | Architecture:
 
 
 def config_architecture(config: Path, name: str | None = None) -> Architecture:
-    """Read config.json (and model.safetensors.index.json beside it, when there)."""
+    """Read config.json (and model.safetensors.index.json and hf_quant_config.json beside
+    it, when there)."""
     data = _read_json(config)
-    index_path = config.with_name(INDEX_FILE)
-    index = _read_json(index_path) if index_path.is_file() else None
+    index_path, quant_path = config.with_name(INDEX_FILE), config.with_name(QUANT_FILE)
     return architecture_from_config(
         data,
         name=name or config.parent.name or config.stem,
         source=str(config),
-        index=index,
+        index=_read_json(index_path) if index_path.is_file() else None,
         repo_id=str(config.parent),
+        quant_file=_read_json(quant_path) if quant_path.is_file() else None,
     )
 
 
@@ -361,9 +406,11 @@ def hub_architecture(repo_id: str) -> Architecture:
             "the id, log in for gated models (`hf auth login`), set HF_ENDPOINT for a mirror, "
             "or pass the path to a downloaded config.json"
         ) from None
-    # Single-file or non-safetensors models have no index: the counted figure stands.
-    with contextlib.suppress(EntryNotFoundError, HfHubHTTPError, OSError, ValueError):
-        hf_hub_download(repo_id, INDEX_FILE, cache_dir=cache_dir, etag_timeout=10)
+    # Single-file or non-safetensors models have no index, most no hf_quant_config.json: the
+    # counted figure and config.json's own quantisation stand.
+    for extra in (INDEX_FILE, QUANT_FILE):
+        with contextlib.suppress(EntryNotFoundError, HfHubHTTPError, OSError, ValueError):
+            hf_hub_download(repo_id, extra, cache_dir=cache_dir, etag_timeout=10)
     return _cached_architecture(repo_id, Path(path), cache_dir)
 
 
@@ -387,6 +434,7 @@ def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Archite
     from huggingface_hub import try_to_load_from_cache
 
     index = try_to_load_from_cache(repo_id, INDEX_FILE, cache_dir=cache_dir)
+    quant = try_to_load_from_cache(repo_id, QUANT_FILE, cache_dir=cache_dir)
     data = _read_json(config)
     source = f"{repo_id} (Hugging Face cache {config})"
     return architecture_from_config(
@@ -395,6 +443,7 @@ def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Archite
         source=source,
         index=_read_json(Path(index)) if isinstance(index, str) else None,
         repo_id=repo_id,
+        quant_file=_read_json(Path(quant)) if isinstance(quant, str) else None,
     )
 
 

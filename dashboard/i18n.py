@@ -861,10 +861,86 @@ STRINGS: dict[str, tuple[str, str]] = {
     # recommend
     "rec.title": ("选卡推荐", "GPU recommender"),
     "rec.caption": (
-        "种子文章的五步决策树（种子 000 §四，种子 003 §五）：任务 → 显存 → 卡型与数量 → "
-        "租用方式 → 预算。GB = 10^9 字节；金额为元/月。",
-        "The seeds' 5-step decision tree (seed 000 §四, seed 003 §五): task → memory → cards "
-        "and count → rent mode → budget. GB = 10^9 bytes; money in CNY per month.",
+        "说明要跑的模型、上下文长度和并发，得到卡型、张数、租用方式、每月花费和每百万 token "
+        "的成本。GB = 10^9 字节；金额为元。",
+        "Say which model, how long a context and how many users at once; get the card, how "
+        "many, how to rent them, the monthly bill and the cost of a million tokens. GB = 10^9 "
+        "bytes; money in CNY.",
+    ),
+    "rec.caption.source": (
+        "依据：种子 000 §四与种子 003 §五的五步决策树（任务 → 显存 → 卡型与数量 → 租用方式 → "
+        "预算），价格取仓库中每张卡的最新报价。",
+        "Basis: the five-step decision tree of seed 000 §四 and seed 003 §五 (task → memory → "
+        "cards and count → rent mode → budget), at the warehouse's latest price per card.",
+    ),
+    "rec.objective": ("按什么选", "Choose by"),
+    "rec.objective.monthly": ("每月花费最低", "lowest monthly bill"),
+    "rec.objective.tokens": ("每百万 token 成本最低", "lowest cost per million tokens"),
+    "rec.objective.help": (
+        "每百万输出 token 成本按各方案 KV 能容纳的最大并发估算（最理想情况的估算）。",
+        "Cost per million output tokens at the largest batch each layout's KV holds (a "
+        "best-case estimate).",
+    ),
+    "rec.api": (
+        "对比 API 价格，元/百万输出 token（0 = 不对比）",
+        "Compare with an API, CNY per million output tokens (0 = none)",
+    ),
+    "rec.api.help": (
+        "给出 API 每百万输出 token 的价格，回答每天多少 token 起自建更便宜。",
+        "An API's price per million output tokens: from what daily volume self-hosting is cheaper.",
+    ),
+    "rec.answer.tokens": (
+        "每 token 成本（最理想情况的估算，{date} 的价格{sim}）：1 条序列 ¥{one:,.2f}/百万输出 "
+        "token；{seqs:,} 条序列 ¥{full:,.2f}/百万（{tps:,.0f} token/s，KV 能容纳的最大并发）；"
+        "输入（预填充）¥{prefill:,.2f}/百万",
+        "Per token (best-case estimate, price of {date}{sim}): ¥{one:,.2f}/M output tokens at "
+        "1 sequence; ¥{full:,.2f}/M at {seqs:,} sequences ({tps:,.0f} tokens/s, the most the "
+        "KV holds); input (prefill) ¥{prefill:,.2f}/M",
+    ),
+    "rec.answer.tokens.sim": ("，模拟价格", ", SIMULATED price"),
+    "rec.answer.tokens.help": (
+        "¥/百万 = 月费 ÷（token/s × 3600 × 每月小时）× 10^6。解码速度是上限：每步读一次权重加"
+        "每条序列的 KV，按显存带宽的 60%，并受算力上限约束；所以成本是下限。方法见 "
+        "recommender/README.md。",
+        "¥/M = monthly bill ÷ (tokens/s x 3600 x hours per month) x 10^6. Decode speed is an "
+        "upper bound: each step reads the weights once plus every sequence's KV at 60% of the "
+        "memory bandwidth, capped by compute; so the cost is a lower bound. Method: "
+        "recommender/README.md.",
+    ),
+    "rec.answer.api": (
+        "对比 API（¥{api:,.2f}/百万输出 token）：每天超过 {even:,.1f} 百万 token 时自建更便宜；"
+        "该方案每天最多产出 {cap:,.1f} 百万 token（最理想情况）。",
+        "vs an API at ¥{api:,.2f}/M output tokens: self-hosting is cheaper above {even:,.1f} M "
+        "tokens a day; this layout makes at most {cap:,.1f} M a day (best case).",
+    ),
+    "rec.answer.api.never": (
+        "对比 API（¥{api:,.2f}/百万输出 token）：需每天 {even:,.1f} 百万 token 才划算，但该方案"
+        "每天最多只能产出 {cap:,.1f} 百万（最理想情况）：这个价格下 API 更便宜。",
+        "vs an API at ¥{api:,.2f}/M output tokens: self-hosting would need {even:,.1f} M tokens "
+        "a day to pay, but this layout makes at most {cap:,.1f} M a day (best case): at this "
+        "price the API is cheaper.",
+    ),
+    "rec.answer.why_pcie": (
+        "为什么不选更便宜的 {count} × {gpu}（¥{cost:,.2f}/月）：它要跨 PCIe 拆分模型（{layout}，"
+        "没有 NVLink/HCCS），多卡扩展差；推荐方案单卡或走高速互联。",
+        "Why not the cheaper {count} x {gpu} (¥{cost:,.2f}/month): it splits the model over "
+        "PCIe ({layout}, no NVLink/HCCS), which scales badly; the pick keeps it on one card or "
+        "a fast link.",
+    ),
+    "rec.answer.why_pcie.source": (
+        "依据：种子 000 §6.3、种子 003 §五第 3 步（多卡优先 NVLink/HCCS）。",
+        "Basis: seed 000 §6.3, seed 003 §五 step 3 (multi-card prefers NVLink/HCCS).",
+    ),
+    "rec.levers.source": (
+        "依据：种子 000 §四第 5 步（FP16→INT8、减卡、换卡）与种子 003 §二（改用 LoRA）。",
+        "Basis: seed 000 §四 step 5 (FP16 -> INT8, fewer cards, a cheaper card) and seed 003 §二 "
+        "(LoRA instead).",
+    ),
+    "rec.answer.why_tokens": (
+        "为什么不选更便宜的 {count} × {gpu}（¥{cost:,.2f}/月）：按 token 算它更贵，¥{other:,.2f}/"
+        "百万输出 token，推荐方案 ¥{pick:,.2f}/百万。",
+        "Why not the cheaper {count} x {gpu} (¥{cost:,.2f}/month): per token it costs more, "
+        "¥{other:,.2f}/M output tokens against the pick's ¥{pick:,.2f}/M.",
     ),
     "rec.task": ("任务", "Task"),
     "rec.method": ("方法", "Method"),
@@ -902,7 +978,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rec.concurrency": ("并发序列数", "Concurrent sequences"),
     "rec.hours": ("每卡每月使用小时", "Hours per month per card"),
     "rec.hours.help": (
-        "720 = 全天候。决定按时、包月还是裸金属（种子 003 §六）。",
+        "720 = 全天候。决定按时、包月还是裸金属（依据：种子 003 §六）。",
         "720 = always on. Decides hourly vs monthly plan vs bare metal (seed 003 §六).",
     ),
     "rec.budget": ("每月预算，元（0 = 不限）", "Monthly budget, CNY (0 = none)"),
@@ -932,7 +1008,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Describe the workload above and press **Recommend**: e.g. Llama-3.1-70B-Instruct, "
         "inference, fp16, 4,096 tokens, 8 sequences.",
     ),
-    "rec.seed_prices": ("使用种子价格：{note}", "Seed prices: {note}"),
+    "rec.seed_prices": (
+        "使用已发布的参考价（固定快照，非实时）：{note}",
+        "Published reference prices (a fixed snapshot, not live): {note}",
+    ),
     "rec.no_config": ("请先粘贴模型的 config.json。", "Paste the model's config.json first."),
     "rec.no_hf_id": (
         "请填写 Hugging Face id，如 Qwen/Qwen3-8B。",
@@ -945,12 +1024,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "real quotes.",
     ),
     "rec.memory": ("显存：两种算法", "Memory, two ways"),
-    "rec.memory.rule": ("**种子文章的经验法则**", "**Seeds' rule of thumb**"),
+    "rec.memory.rule": ("**常用估算（只算权重）**", "**The usual estimate (weights only)**"),
+    "rec.memory.rule.source": (
+        "依据：种子 000 §三（参数量 × 每参数字节）与种子 002 §2.1、003 §二（再加 20%）。",
+        "Basis: seed 000 §三 (parameters x bytes per parameter) and seeds 002 §2.1, 003 §二 "
+        "(plus 20%).",
+    ),
     "rec.memory.exact": ("**精确模型**", "**Exact model**"),
     "rec.memory.counts": (
-        "种子的卡数 = 经验法则下限 ÷ 单卡显存，不留余量；精确卡数 = 总量分摊到各卡（每卡各有运行时）"
+        "常用估算的卡数 = 估算下限 ÷ 单卡显存，不留余量；精确卡数 = 总量分摊到各卡（每卡各有运行时）"
         "+ {margin:.0%} 余量。",
-        "seeds' card count = rule-of-thumb low end ÷ card VRAM, no margin; exact count = total "
+        "the usual estimate's card count = its low end ÷ card VRAM, no margin; exact count = total "
         "split across cards (runtime on each) + {margin:.0%} margin.",
     ),
     "rec.steps": ("决策树：五个步骤", "The five steps"),
@@ -971,8 +1055,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rec.budget_title": ("预算与调整项", "Budget and levers"),
     "rec.levers": (
-        "调整项（种子 000 §四第 5 步，种子 003 §二），每项都重新走一遍决策树：",
-        "Levers (seed 000 §四 step 5, seed 003 §二), each recomputed through the tree:",
+        "省钱的办法，每项都重新算一遍：",
+        "Ways to spend less, each recomputed:",
     ),
     "rec.no_budget": (
         "填写每月预算即可检查；成本超出预算时会列出调整项。",
@@ -1001,8 +1085,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Memory: {per:.1f} GB per card + 20% margin <= {vram:g} GB (training)",
     ),
     "rec.answer.rule": (
-        "种子文章经验法则：{low:.1f}–{high:.1f} GB → {rule} 张卡（不留余量）；精确：{count} 张",
-        "Seeds' rule of thumb: {low:.1f}-{high:.1f} GB -> {rule} card(s), no margin; exact: "
+        "常用估算：{low:.1f}–{high:.1f} GB → {rule} 张卡（不留余量）；精确：{count} 张",
+        "The usual estimate: {low:.1f}-{high:.1f} GB -> {rule} card(s), no margin; exact: "
         "{count} card(s)",
     ),
     "rec.answer.decode": (
@@ -1015,8 +1099,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rec.answer.serve": ("启动命令", "Serve command"),
     "rec.answer.runners_up": ("备选：", "Runners-up:"),
     "rec.answer.runner": (
-        "{count} × {gpu}，{layout}，{mode}：¥{cost:,.2f}/月，KV {tokens} token（{price}）",
-        "{count} x {gpu}, {layout}, {mode}: ¥{cost:,.2f}/month, KV {tokens} tokens ({price})",
+        "{count} × {gpu}，{layout}，{mode}：¥{cost:,.2f}/月，KV {tokens} token，{per_token}"
+        "（{price}）",
+        "{count} x {gpu}, {layout}, {mode}: ¥{cost:,.2f}/month, KV {tokens} tokens, {per_token} "
+        "({price})",
+    ),
+    "rec.answer.runner.tokens": (
+        "¥{cost:,.2f}/百万输出 token（{seqs:,} 条序列）",
+        "¥{cost:,.2f}/M output tokens at {seqs:,} sequences",
     ),
     "rec.answer.details": (
         "详细推理、全部方案和预算已折叠在下方。",
@@ -1036,9 +1126,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rec.memory.budget": (
         "精确卡数：权重、KV cache 与每卡预留都要放进引擎可用的 {util:g} × 显存（标称 GB 按 GiB "
-        "计），不再额外加余量；种子卡数 = 经验法则下限 ÷ 单卡显存。",
+        "计），不再额外加余量；常用估算的卡数 = 估算下限 ÷ 单卡显存。",
         "exact count: weights, KV cache and each card's reserve fit in the {util:g} x card "
-        "memory the engine may use (the label read as GiB), no extra margin; seeds' count = "
+        "memory the engine may use (the label read as GiB), no extra margin; the usual "
+        "estimate's count = "
         "rule-of-thumb low end ÷ card VRAM.",
     ),
     # data coverage and history imports (dashboard/app_pages/coverage.py, dashboard/history_data.py)

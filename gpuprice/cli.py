@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+import typer.main
 from rich.markup import escape
+from typer.core import TyperCommand, TyperGroup
 
 from configuration.log_redaction import install as install_log_redaction
 from gpuprice.cli_common import (
@@ -16,19 +19,133 @@ from gpuprice.cli_common import (
     parse_day,
     settings_or_exit,
 )
-from gpuprice.commands import register_all
 
 if TYPE_CHECKING:  # the job runner imports Dagster; only commands that run jobs pay for it
+    # typer ships its own click (typer._click): the click package would be a second import
+    import click
+
     from configuration.settings import Settings
     from gpuprice.jobs import JobRunner, RunResult
 
 install_log_redaction()  # apprise logs the URLs (tokens) it posts to
 
+# The commands of gpuprice/commands/*, in the order --help lists them: name -> (module, the
+# first paragraph of its help). A module is imported only when one of its commands runs or
+# shows its own help, so `gpuprice --help` and `gpuprice recommend` do not import every
+# command's dependencies (configuration.schema with every scraper adapter, DuckDB, Polars:
+# most of a second, issue 39). tests/recommender/test_rec_startup.py checks the table against
+# what the modules register.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "backup": ("backup", "Copy the warehouse into DIR consistently, also while the pipeline "
+               "runs (it waits)."),
+    "restore": ("backup", "Replace the warehouse with the backup in DIR (checked first; the "
+                "old file is kept).\nRefused while a `gpuprice run` or `backfill` holds the "
+                "warehouse."),
+    "prune-raw": ("backup", "Empty the bodies of old raw pages; parsed rows stay."),
+    "breakeven": ("breakeven_alerts", "The current breakeven of every card: per platform and "
+                  "the cheapest line across them."),
+    "alerts": ("breakeven_alerts", "Alerts, newest first, with delivery: procurement "
+               "(breakeven shifts, cheaper-mode flips)\nand scraper-broken (a source's pages "
+               "stopped parsing into plausible prices)."),
+    "parse": ("parse", "Print the rows a saved page parses into, one JSON object per line."),
+    "recommend": ("recommend", "Size a workload (memory two ways), pick cards and count, rent "
+                  "mode and monthly cost."),
+    "reparse": ("reparse", "Re-parse a source's archived raw pages with today's parser and "
+                "reload their rows\n(idempotent: the same parser twice changes nothing)."),
+    "sql": ("sql", "Query the warehouse read-only and print the result."),
+    "fx": ("fx", "Exchange rates: import the ECB's daily history into fx_rate."),
+    "history": ("history", "Real price history: the Internet Archive's captures of pricing "
+                "pages, SkyPilot's catalog versions, a public tracker's CSV. Every row is real "
+                "and cites its origin."),
+    "quarantine": ("quarantine", "Rows held back as anomalies (price jumps, impossible units, "
+                   "invalid prices, unknown GPU names): list them, accept (load) or reject "
+                   "them."),
+    "sources": ("sources", "The configured sources: adapter, evidence, credentials, schedule, "
+                "last run; `sources check` fetches and parses sources once without loading."),
+}  # fmt: skip
+
+
+def load_command(name: str) -> click.Command:
+    """The real command `name` of gpuprice/commands/*, its module imported now."""
+    module = importlib.import_module(f"gpuprice.commands.{LAZY_COMMANDS[name][0]}")
+    scratch = typer.Typer()
+    module.register(scratch)
+    return typer.main.get_group(scratch).commands[name]
+
+
+class _LazyGroup(TyperGroup):
+    """gpuprice's own commands plus LAZY_COMMANDS, each imported when it is used; while the
+    top-level help is drawn, the lazy ones are listed from the table."""
+
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *LAZY_COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None or cmd_name not in LAZY_COMMANDS:
+            return found
+        if self._listing:
+            return TyperCommand(cmd_name, help=LAZY_COMMANDS[cmd_name][1])
+        command = load_command(cmd_name)
+        self.add_command(command, cmd_name)
+        return command
+
+    def format_help(self, ctx: click.Context, formatter: Any) -> None:
+        """The top-level help in click's plain layout: Typer's boxed (rich) layout imports
+        typer.rich_utils, rich.markdown and rich.traceback, about 6x `python -c pass` on
+        its own, twice the 0.3 s issue 39 allows `gpuprice --help`. A command's own --help
+        keeps the boxes."""
+        self._listing = True
+        try:
+            click_group = TyperGroup.__mro__[1]  # typer's click.Group, under TyperGroup
+            click_group.format_help(self, ctx, formatter)
+        finally:
+            self._listing = False
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Typer's rich layout printed the help while the "no arguments" error was built;
+        # the plain layout returns it, so it is printed here (exit 2, as before).
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help())
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: Any) -> None:
+        """Each command with the whole first paragraph of its help, wrapped (click's own
+        layout cuts it at one line with "...")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, " ".join((command.help or "").split("\n\n")[0].split())))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 app = typer.Typer(
+    cls=_LazyGroup,
     help="GPU rental price tracker: scrape, warehouse, query. Prices in CNY per card-hour unless stated.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+def _register_unlisted(target: typer.Typer) -> None:
+    """A command module not in LAZY_COMMANDS yet (added without its row) is registered the
+    eager way, so its commands are never lost; only start-up pays for it."""
+    import pkgutil
+
+    from gpuprice import commands
+
+    listed = {module for module, _ in LAZY_COMMANDS.values()}
+    for info in pkgutil.iter_modules(commands.__path__):
+        if info.name not in listed:
+            importlib.import_module(f"gpuprice.commands.{info.name}").register(target)
+
+
+_register_unlisted(app)
 
 
 VerboseOption = Annotated[
@@ -189,8 +306,6 @@ def up(config: ConfigOption = None) -> None:
 
     raise typer.Exit(run_stack(settings_or_exit(config)))
 
-
-register_all(app)
 
 if __name__ == "__main__":
     app()

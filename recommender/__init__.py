@@ -47,11 +47,13 @@ from recommender.result import Lever, Option, Recommendation, SourceQuote, Step
 from recommender.serve import ENGINES, ServeLine, serve_line
 from recommender.speed import DECODE_BANDWIDTH_EFFICIENCY, DecodeSpeed, decode_speed
 from recommender.support import Support, matrix_rows, support
+from recommender.tokens import ApiComparison, TokenCost, TokenRate, compare_api, token_cost
 from recommender.tree import recommend
 from recommender.workload import (
     GPU_MEMORY_UTILIZATION,
     INFERENCE_METHODS,
     KV_PRECISIONS,
+    OBJECTIVES,
     PRECISION_BYTES,
     TASKS,
     TRAINING_METHODS,
@@ -59,6 +61,12 @@ from recommender.workload import (
 )
 
 __all__ = [
+    "OBJECTIVES",
+    "ApiComparison",
+    "TokenCost",
+    "TokenRate",
+    "compare_api",
+    "token_cost",
     "BARE_METAL",
     "ENGINES",
     "GPU_MEMORY_UTILIZATION",

@@ -111,6 +111,10 @@ class Architecture:
     tp_dims: tuple[tuple[str, int, str], ...] = ()  # (what, size, group) TP shards split
     model_type: str = ""
     repo_id: str | None = None  # Hugging Face id, for the serve command
+    # DeepSeek sparse attention (DSA): each attention layer also caches one indexer key
+    # per token, FP8 with one 4-byte scale per 128 values whatever the KV dtype
+    # (recommender.hf_config.indexer_cache_bytes); 0 without an indexer.
+    indexer_bytes_per_token: float = 0.0
 
     @property
     def is_moe(self) -> bool:
@@ -139,10 +143,12 @@ class Architecture:
 
     def kv_bytes_per_layer_token(self, kv_bytes: float) -> float:
         """One token's cache in one layer: MLA keeps the latent plus the RoPE key
-        (kv_lora_rank + qk_rope_head_dim); MHA/GQA keep K and V for every KV head."""
+        (kv_lora_rank + qk_rope_head_dim); MHA/GQA keep K and V for every KV head; a DSA
+        indexer adds its FP8 key (indexer_bytes_per_token)."""
         if self.attention == "mla":
-            return (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes
-        return 2 * self.kv_heads * self.head_dim * kv_bytes
+            latent = (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes
+            return latent + self.indexer_bytes_per_token
+        return 2 * self.kv_heads * self.head_dim * kv_bytes + self.indexer_bytes_per_token
 
     def sources(self) -> dict[str, str]:
         return dict(self.figure_sources)

@@ -25,7 +25,9 @@ from recommender.hf_layers import (
     LayerPlan,
     layer_plan,
     recurrent_mixer,
+    refuse_unread,
 )
+from recommender.hf_nas import NasLayers, nas_layers
 from recommender.hf_quant import weight_format
 from recommender.hf_vision import vision_tower
 
@@ -59,6 +61,17 @@ TIED_BY_DEFAULT = frozenset({
 _NORMS_PER_LAYER = {"gemma2": 4, "gemma3": 4, "gemma3_text": 4, "nemotron_h": 1}
 
 
+# DeepSeek sparse attention (DSA: DeepSeek-V3.2, GLM-5): each layer's "lightning indexer"
+# picks the index_topk tokens a query attends to. Its weights, as vLLM builds them
+# (deepseek_v2.py, Indexer): wq_b q_lora_rank -> index_n_heads x index_head_dim, wk
+# hidden -> index_head_dim, k_norm (a LayerNorm: weight and bias), weights_proj hidden ->
+# index_n_heads. Its key cache (DeepseekV32IndexerCache) is index_head_dim FP8 bytes plus
+# one 4-byte scale per 128 values, per token and layer, beside the MLA latent and whatever
+# --kv-cache-dtype says (recommender/README.md cites the code).
+INDEXER_QUANT_BLOCK = 128
+INDEXER_SCALE_BYTES = 4
+
+
 @dataclass(frozen=True)
 class _Dims:
     layers: int
@@ -78,24 +91,45 @@ def architecture_from_config(
     source: str,
     index: Mapping[str, Any] | None = None,
     repo_id: str | None = None,
+    quant_file: Mapping[str, Any] | None = None,
 ) -> Architecture:
     """Read the figures the recommender needs; a missing or malformed one raises
-    RecommenderInputError naming the key and where it came from (one line)."""
+    RecommenderInputError naming the key and where it came from (one line).
+
+    quant_file: hf_quant_config.json beside the config (ModelOpt), read as vLLM reads it:
+    only when config.json has no quantization_config."""
     c = _language_model(config, source)
     sources: dict[str, str] = {}  # figure -> the key (or rule) it came from, in reading order
     layers, hidden, heads, vocab = (
         _need(c, figure, source, sources) for figure in ("layers", "hidden", "heads", "vocab")
     )
-    kv_heads = _kv_heads(c, heads, source, sources)
+    refuse_unread(c, source)
+    nas = None
+    if "block_configs" in c:  # NAS: every layer its own attention and MLP
+        nas = nas_layers(c, layers, hidden, heads, _head_dim(c, hidden, heads, "gqa", {}, source),
+                         source)  # fmt: skip
+        sources["kv_heads"] = "block_configs attention.n_heads_in_group"
+    kv_heads = nas.kv_heads if nas else _kv_heads(c, heads, source, sources)
     attention, kv_lora, rope = _attention_kind(c, heads, kv_heads, source, sources)
     d = _Dims(layers, hidden, heads, kv_heads, _head_dim(c, hidden, heads, attention, sources, source),
               vocab, attention == "mla", str(c.get("model_type", "")))  # fmt: skip
     moe = _moe(c, layers, source)
-    plan = layer_plan(c, layers, moe["layer_is_moe"], source)
     tied = _tied(config, c, sources)
-    counted = _count(c, d, plan, moe, tied, source)
+    if nas is not None:
+        plan, counted = _nas_counted(c, d, nas, tied)
+    else:
+        plan = layer_plan(c, layers, moe["layer_is_moe"], source)
+        counted = _count(c, d, plan, moe, tied, source)
     window, sliding, window_kind = _window(c, layers, source)
-    quant = weight_format(c.get("quantization_config") or config.get("quantization_config"), source)
+    quant = weight_format(
+        c.get("quantization_config") or config.get("quantization_config") or quant_file, source
+    )
+    indexer_params, indexer_cache = _indexer(c, hidden, source)
+    if indexer_params:
+        sources["indexer"] = (
+            f"index_n_heads x index_head_dim: DSA indexer, {indexer_cache} B of FP8 key per "
+            "token and attention layer (vLLM DeepseekV32IndexerCache)"
+        )
     vision, vision_note = vision_tower(config)
     _note_sources(sources, moe, plan, quant, d.mla, index is not None, vision_note)
     dtype = c.get("torch_dtype") or c.get("dtype") or config.get("torch_dtype")
@@ -122,6 +156,7 @@ def architecture_from_config(
         layer_mix=plan.mix(), vision_params_b=vision / 1e9, vision_note=vision_note,
         max_position_embeddings=_max_positions(c, source),
         tp_dims=counted.tp_dims, model_type=d.model_type, repo_id=repo_id,
+        indexer_bytes_per_token=indexer_cache,
     )  # fmt: skip
 
 
@@ -159,6 +194,9 @@ def _language_model(config: object, source: str) -> Mapping[str, Any]:
         c = c["text_config"]  # multimodal wrappers keep the language model here
         if not isinstance(c, Mapping):
             raise RecommenderInputError(f"{source}: text_config must be a JSON object")
+    types = c.get("layers_block_type")
+    if not _has(c, "layers") and isinstance(types, list) and types:
+        c = {**c, "num_hidden_layers": len(types)}  # Nemotron 3: one entry per layer
     return c
 
 
@@ -184,8 +222,9 @@ def _need(c: Mapping[str, Any], figure: str, source: str, sources: dict[str, str
             sources[figure] = key
             return _positive_int(c[key], key, source)
     raise RecommenderInputError(
-        f"{source}: config.json has no {' / '.join(_ALIASES[figure])}; give the model's "
-        "complete config.json (as in its Hugging Face repository)"
+        f"{source}: config.json has no {' / '.join(_ALIASES[figure])} (the names this "
+        "recommender reads); give the model's complete config.json, or, if it is complete, the "
+        "model names this figure in a way this recommender does not read"
     )
 
 
@@ -263,29 +302,50 @@ def _kv_heads(c: Mapping[str, Any], heads: int, source: str, sources: dict[str, 
     return kv
 
 
+# Names for the same MoE figure across families, as transformers' config classes read
+# them: Hunyuan's moe_topk / num_shared_expert / moe_layer_num_skipped (often per-layer
+# lists), Gemma 4's top_k_experts, Kimi Linear's num_experts_per_token, ERNIE 4.5's moe_k /
+# moe_num_experts.
+_ROUTED = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
+_PER_TOKEN = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk",
+              "top_k_experts", "moe_k")  # fmt: skip
+_SHARED = ("n_shared_experts", "num_shared_experts", "num_shared_expert", "moe_num_shared_experts")
+_FIRST_DENSE = ("first_k_dense_replace", "moe_layer_num_skipped")
+
+
 def _moe(c: Mapping[str, Any], layers: int, source: str) -> dict[str, Any]:
-    routed = 0
-    for key in ("n_routed_experts", "num_experts", "num_local_experts"):
-        if c.get(key):
-            routed = _positive_int(c[key], key, source)
-            break
+    routed = _moe_figure(c, _ROUTED, layers, source)
     if routed < 2:  # Jamba-style "num_experts": 1 is a dense model
         return {"routed": 0, "shared": 0, "per_token": 0, "first_dense": 0,
                 "layer_is_moe": [False] * layers}  # fmt: skip
-    per_token = 0
-    for key in ("num_experts_per_tok", "experts_per_token", "moe_topk"):
-        if c.get(key):
-            per_token = _positive_int(c[key], key, source)
-            break
+    per_token = _moe_figure(c, _PER_TOKEN, layers, source)
     if not per_token or per_token > routed:
         raise RecommenderInputError(
-            f"{source}: MoE config ({routed} experts) needs num_experts_per_tok between 1 and "
-            f"{routed}; give the model's complete config.json"
+            f"{source}: MoE config ({routed} experts) needs experts per token "
+            f"({' / '.join(_PER_TOKEN)}) between 1 and {routed}, got {per_token or 'none'}"
         )
-    first_dense = _opt_int(c, "first_k_dense_replace", source)
+    first_dense = _moe_figure(c, _FIRST_DENSE, layers, source)
+    shared = _moe_figure(c, _SHARED, layers, source)
+    if not shared and (
+        c.get("shared_expert_intermediate_size")
+        or str(c.get("model_type", "")).startswith("llama4")
+    ):
+        shared = 1
+    return {"routed": routed, "shared": shared,
+            "per_token": per_token, "first_dense": first_dense,
+            "layer_is_moe": _moe_layers(c, layers, first_dense, source)}  # fmt: skip
+
+
+def _moe_layers(c: Mapping[str, Any], layers: int, first_dense: int, source: str) -> list[bool]:
+    """Which layers are MoE. moe_layer_freq is DeepSeek's every-n-th after the dense ones,
+    or (MiMo, MiniMax-M3) a per-layer list of 0 / 1; Qwen-MoE's decoder_sparse_step and
+    Llama 4's interleave_moe_layer_step: every n-th layer, counting from 1; Llama 4 may
+    list them outright (moe_layers)."""
+    freq_value = c.get("moe_layer_freq")
+    if isinstance(freq_value, list):
+        flags = _layer_list(freq_value, "moe_layer_freq", layers, source)
+        return [bool(f) and i >= first_dense for i, f in enumerate(flags)]
     freq = _opt_int(c, "moe_layer_freq", source) or 1
-    # Qwen-MoE's decoder_sparse_step and Llama 4's interleave_moe_layer_step: every n-th
-    # layer, counting from 1; Llama 4 may list them outright (moe_layers).
     step = (
         _opt_int(c, "decoder_sparse_step", source)
         or _opt_int(c, "interleave_moe_layer_step", source)
@@ -293,20 +353,43 @@ def _moe(c: Mapping[str, Any], layers: int, source: str) -> dict[str, Any]:
     )
     mlp_only = set(c.get("mlp_only_layers") or [])
     listed = c.get("moe_layers") if isinstance(c.get("moe_layers"), list) else None
-    is_moe = [
+    return [
         (i in listed) if listed is not None
         else (i >= first_dense and (i - first_dense) % freq == 0 and (i + 1) % step == 0
               and i not in mlp_only)
         for i in range(layers)
     ]  # fmt: skip
-    shared = int(c.get("n_shared_experts") or c.get("num_shared_experts") or 0)
-    if not shared and (
-        c.get("shared_expert_intermediate_size")
-        or str(c.get("model_type", "")).startswith("llama4")
+
+
+def _layer_list(value: list[Any], key: str, layers: int, source: str) -> list[int]:
+    if len(value) < layers or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value
     ):
-        shared = 1
-    return {"routed": routed, "shared": shared, "per_token": per_token,
-            "first_dense": first_dense, "layer_is_moe": is_moe}  # fmt: skip
+        raise RecommenderInputError(
+            f"{source}: {key} must list a whole number >= 0 for each of the {layers} layers, "
+            f"got {str(value)[:60]}"
+        )
+    return list(value[:layers])
+
+
+def _moe_figure(c: Mapping[str, Any], keys: tuple[str, ...], layers: int, source: str) -> int:
+    """One MoE figure under whichever name the config uses: a number, or a per-layer list
+    (Hunyuan) whose layers agree. Layers with different values are refused in one line:
+    the count keeps one MoE block shape for the whole model."""
+    for key in keys:
+        value = c.get(key)
+        if isinstance(value, list):
+            distinct = set(_layer_list(value, key, layers, source)) - {0}
+            if len(distinct) > 1:
+                raise RecommenderInputError(
+                    f"{source}: {key} differs between layers ({sorted(distinct)}); this "
+                    "recommender counts MoE layers of one shape only, refusing rather than "
+                    "counting some layers wrongly"
+                )
+            return distinct.pop() if distinct else 0
+        if value:
+            return _positive_int(value, key, source)
+    return 0
 
 
 def _window(c: Mapping[str, Any], layers: int, source: str) -> tuple[int | None, int, str]:
@@ -372,13 +455,16 @@ class _Counted:
 def _count(c: Mapping[str, Any], d: _Dims, plan: LayerPlan, moe: dict[str, Any], tied: bool,
            source: str) -> _Counted:  # fmt: skip
     """Every layer's mixer, MLP and norms, plus embeddings, LM head and the final norm."""
-    attention = _attention_params(c, d)
+    attention = _attention_params(c, d) + _indexer(c, d.hidden, source)[0]
     dense_inter = int(c.get("intermediate_size_mlp") or next(
         (c[k] for k in _ALIASES["intermediate"] if c.get(k)), 0))  # fmt: skip
     gated = 2 if d.model_type == "nemotron_h" else 3  # Nemotron-H's MLPs are up/down, relu²
     if "dense" in plan.mlps and not dense_inter:
         raise RecommenderInputError(
-            f"{source}: config.json has no intermediate_size; give the model's complete config.json"
+            f"{source}: config.json has no intermediate_size for its dense layers (nor "
+            "ffn_hidden_size / n_inner / intermediate_size_mlp); give the model's complete "
+            "config.json, or, if it is complete, its MLP widths are given in a way this "
+            "recommender does not read"
         )
     block = _moe_block(c, d, dense_inter, moe, gated, source) if "moe" in plan.mlps else None
     groups = dict(attention=0, dense_mlp=0, routed_experts=0, shared_experts=0, router=0,
@@ -407,6 +493,24 @@ def _count(c: Mapping[str, Any], d: _Dims, plan: LayerPlan, moe: dict[str, Any],
     return _Counted(counts, active, expert_inter, state, basis, dims)
 
 
+def _nas_counted(c: Mapping[str, Any], d: _Dims, nas: NasLayers, tied: bool
+                 ) -> tuple[LayerPlan, _Counted]:  # fmt: skip
+    """A block_configs model counted layer by layer (recommender.hf_nas)."""
+    blocks = c["block_configs"]
+    plan = LayerPlan(
+        tuple(NO_MIXER if b["attention"].get("no_op") else ATTENTION for b in blocks),
+        tuple("none" if b["ffn"].get("no_op") else "dense" for b in blocks),
+        "block_configs",
+    )
+    counts = ParamCounts(embed=d.vocab * d.hidden, lm_head=0 if tied else d.vocab * d.hidden,
+                         attention=nas.attention_params, dense_mlp=nas.mlp_params,
+                         norms=nas.norm_params + d.hidden)  # fmt: skip
+    dims = [("num_attention_heads x head_dim", d.heads * d.head_dim, "attention"),
+            ("num_key_value_heads x head_dim", d.kv_heads * d.head_dim, "attention_kv")]  # fmt: skip
+    dims += [("block_configs ffn width", width, "dense_mlp") for width in nas.widths]
+    return plan, _Counted(counts, 0, 0, 0.0, "", tuple(dims))
+
+
 def _tp_dims(d: _Dims, c: Mapping[str, Any], plan: LayerPlan, dense_inter: int,
              expert_inter: int, block: dict[str, int] | None) -> tuple[tuple[str, int, str], ...]:  # fmt: skip
     """The widths tensor parallelism splits, which a block-quantised checkpoint's blocks
@@ -430,8 +534,8 @@ def _moe_block(c: Mapping[str, Any], d: _Dims, dense_inter: int, moe: dict[str, 
     """One MoE layer's MLP: its routed experts, shared experts (DeepSeek's n_shared_experts
     at the expert size, Qwen-MoE's shared expert of its own size, Llama 4's one) and the
     router with its bias or gate; and the routed parameters one token uses."""
-    expert_inter = int(
-        c.get("moe_intermediate_size") or c.get("intermediate_size") or dense_inter or 0
+    expert_inter = _moe_figure(c, ("moe_intermediate_size",), d.layers, source) or int(
+        c.get("intermediate_size") or dense_inter or 0
     )
     if not expert_inter:
         raise RecommenderInputError(
@@ -453,6 +557,22 @@ def _moe_block(c: Mapping[str, Any], d: _Dims, dense_inter: int, moe: dict[str, 
     return {"routed_experts": expert * moe["routed"], "shared_experts": shared,
             "router": router, "active": expert * moe["per_token"],
             "expert_inter": expert_inter, "shared_inter": shared_inter}  # fmt: skip
+
+
+def _indexer(c: Mapping[str, Any], hidden: int, source: str) -> tuple[int, int]:
+    """(indexer parameters per layer, indexer cache bytes per token and layer); (0, 0)
+    without DSA."""
+    if not any(key in c for key in ("index_topk", "index_n_heads", "index_head_dim")):
+        return 0, 0
+    heads, dim = _opt_int(c, "index_n_heads", source), _opt_int(c, "index_head_dim", source)
+    if not heads or not dim:
+        raise RecommenderInputError(
+            f"{source}: DSA config (index_topk) has no index_n_heads / index_head_dim; give the "
+            "model's complete config.json"
+        )
+    q_in = _opt_int(c, "q_lora_rank", source) or hidden
+    params = q_in * heads * dim + hidden * dim + 2 * dim + hidden * heads
+    return params, dim + dim // INDEXER_QUANT_BLOCK * INDEXER_SCALE_BYTES
 
 
 def _attention_params(c: Mapping[str, Any], d: _Dims) -> int:

@@ -45,8 +45,48 @@ _MIXER_NAMES = {ATTENTION: "attention", MAMBA: "Mamba", MAMBA2: "Mamba-2",
 # refused rather than counted as all-attention.
 _RECURRENT_KEYS = ("hybrid_override_pattern", "layers_block_type", "attn_layer_period",
                    "ssm_state_size", "mamba_d_state", "linear_num_value_heads", "state_size",
-                   "conv_L_cache", "block_types", "attn_type_list")  # fmt: skip
+                   "conv_L_cache", "block_types")  # fmt: skip
 _KNOWN_LAYER_TYPES = {"full_attention", "sliding_attention", "chunked_attention"}
+
+
+# Fields that change what a layer holds and that this recommender does not read: a config
+# that sets one is refused naming it, never counted as plain attention.
+_UNREAD = (
+    ("hybrid_layer_pattern", "sliding-window layers with their own heads, MiMo-V2"),
+    ("swa_num_key_value_heads", "sliding-window layers with their own KV heads"),
+    ("num_global_key_value_heads", "global-attention layers with their own KV heads, Gemma 4"),
+    ("attention_k_eq_v", "layers whose K and V share one projection, Gemma 4"),
+    ("sparse_attention_config", "a block-sparse attention index, MiniMax-M3"),
+    ("num_kv_shared_layers", "layers that reuse another layer's KV cache, Gemma 3n"),
+    ("moe_latent_size", "experts working in a smaller latent space, Nemotron 3"),
+    ("routed_expert_hidden_size", "experts working in a smaller latent space, Kimi"),
+    ("linear_attn_config", "Kimi Delta Attention: linear-attention layers with a recurrent state"),
+    ("compress_ratios", "compressed sparse attention, DeepSeek-V4"),
+    ("hc_mult", "hyper-connections widening the residual stream, DeepSeek-V4"),
+)
+
+
+def refuse_unread(c: Mapping[str, Any], source: str) -> None:
+    """One line naming the field when the config sets one this recommender cannot count:
+    MiniMax's lightning (linear) attention layers (attn_type_list 0) and the _UNREAD
+    fields. attn_type_list of all 1 (MiniMax-M2: every layer softmax attention) is read."""
+    types = c.get("attn_type_list")
+    if isinstance(types, list) and any(t == 0 for t in types):
+        raise RecommenderInputError(
+            f"{source}: attn_type_list marks {sum(1 for t in types if t == 0)} of {len(types)} "
+            "layers 0 (MiniMax lightning attention: linear attention with a recurrent state), "
+            "which this recommender does not count; refusing rather than counting them as "
+            "softmax attention"
+        )
+    for key, what in _UNREAD:
+        value = c.get(key)
+        if isinstance(value, Mapping):
+            value = any(v for k, v in value.items() if k.startswith("use_"))
+        if value:
+            raise RecommenderInputError(
+                f"{source}: config.json sets {key} ({what}), which this recommender does not "
+                "read; refusing rather than counting the model wrongly"
+            )
 
 
 @dataclass(frozen=True)
@@ -86,6 +126,13 @@ def layer_plan(c: Mapping[str, Any], layers: int, is_moe: list[bool], source: st
         return LayerPlan((PARALLEL,) * layers, ("dense",) * layers, "Falcon-H1: parallel hybrid")
     types = c.get("layer_types")
     if isinstance(types, list) and "linear_attention" in types:
+        if "linear_num_value_heads" not in c:  # not Gated DeltaNet: MiniMax's lightning, ...
+            raise RecommenderInputError(
+                f"{source}: layer_types marks {types.count('linear_attention')} of {len(types)} "
+                f"layers linear_attention, but model_type {model_type or '(none)'} has no Gated "
+                "DeltaNet widths (linear_num_value_heads): a linear attention this recommender "
+                "does not count; refusing rather than counting it as softmax attention"
+            )
         if len(types) < layers:
             raise RecommenderInputError(
                 f"{source}: layer_types lists {len(types)} of {layers} layers"
@@ -121,8 +168,20 @@ def _refuse_unknown(c: Mapping[str, Any], model_type: str, source: str) -> None:
         )
 
 
+# Newer Nemotron-H configs (Nemotron 3.5) name each layer in layers_block_type instead.
+_BLOCK_TYPES = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
 def _nemotron_h(c: Mapping[str, Any], layers: int, source: str) -> LayerPlan:
     pattern = c.get("hybrid_override_pattern")
+    types = c.get("layers_block_type")
+    if pattern is None and isinstance(types, list):
+        if not all(t in _BLOCK_TYPES for t in types):
+            raise RecommenderInputError(
+                f"{source}: layers_block_type holds {sorted({str(t) for t in types} - set(_BLOCK_TYPES))}; "
+                f"this recommender reads {', '.join(_BLOCK_TYPES)}"
+            )
+        pattern = "".join(_BLOCK_TYPES[t] for t in types)
     table = {"M": (MAMBA2, "none"), "*": (ATTENTION, "none"), "-": (NO_MIXER, "dense"),
              "E": (NO_MIXER, "moe")}  # fmt: skip
     if not isinstance(pattern, str) or len(pattern) != layers or set(pattern) - set(table):

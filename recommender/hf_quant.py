@@ -57,6 +57,7 @@ def weight_format(quant: object, source: str = "config.json") -> WeightFormat | 
         return None
     if not isinstance(quant, Mapping):
         raise RecommenderInputError(f"{source}: quantization_config must be a JSON object")
+    quant = _flat_modelopt(quant)
     method = str(quant.get("quant_method", "")).lower()
     read = _QUANT_METHODS.get(method)
     found = read(quant, method, source) if read is not None else None
@@ -69,8 +70,26 @@ def weight_format(quant: object, source: str = "config.json") -> WeightFormat | 
     )
 
 
+def _flat_modelopt(quant: Mapping[str, Any]) -> Mapping[str, Any]:
+    """hf_quant_config.json as ModelOpt writes it ({"producer": {"name": "modelopt"},
+    "quantization": {"quant_algo": ..., "kv_cache_quant_algo": ..., "exclude_modules": ...}})
+    read as vLLM reads it: producer modelopt with quant_algo FP8 is quant_method "modelopt"
+    (ModelConfig._normalize_quantization_config, vllm/config/model.py), with the inner
+    figures. ModelOpt 0.31+ writes the same keys flat into config.json's
+    quantization_config; they are read the same way."""
+    producer = quant.get("producer")
+    if not (isinstance(producer, Mapping) and producer.get("name") == "modelopt"):
+        return quant
+    inner = quant.get("quantization")
+    # ModelOpt 0.31 and after write the same figures into config.json's quantization_config
+    # without the "quantization" level (and without quant_method, which vLLM then sets).
+    return {"quant_method": "modelopt", **(inner if isinstance(inner, Mapping) else quant)}
+
+
 def _skipped(quant: Mapping[str, Any]) -> frozenset[str]:
-    return not_converted_groups(quant.get("modules_to_not_convert") or quant.get("ignore"))
+    return not_converted_groups(
+        quant.get("modules_to_not_convert") or quant.get("ignore") or quant.get("exclude_modules")
+    )
 
 
 def _fp8(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
@@ -154,9 +173,19 @@ def _compressed_tensors(quant: Mapping[str, Any], method: str, source: str) -> W
 
 def _modelopt(quant: Mapping[str, Any], method: str, source: str) -> WeightFormat | None:
     algo = str(quant.get("quant_algo", "")).upper()
-    if algo != "FP8":
-        return None
-    kv = "fp8" if str(quant.get("kv_cache_quant_algo", "")).upper() == "FP8" else None
+    if algo not in ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"):
+        raise RecommenderInputError(
+            f"{source}: ModelOpt quant_algo {algo or '(missing)'!r} is not one this recommender "
+            "sizes (it reads ModelOpt FP8; NVFP4 runs on Blackwell cards only, none of which it "
+            "prices); pass --precision to size another format"
+        )
+    # vLLM's get_kv_cache_quant_algo_string: kv_cache_scheme, else kv_cache_quant_algo; a
+    # string ("FP8") or a compressed-tensors-like {"num_bits": 8, "type": "float"}.
+    kv_algo = quant.get("kv_cache_scheme") or quant.get("kv_cache_quant_algo")
+    if isinstance(kv_algo, Mapping):
+        kv = _kv_scheme({"kv_cache_scheme": kv_algo})
+    else:
+        kv = "fp8" if str(kv_algo or "").upper() == "FP8" else None
     return WeightFormat(
         "fp8", 1.0, method, "FP8 per-tensor (NVIDIA ModelOpt)", _skipped(quant),
         kv_cache_dtype=kv,

@@ -94,6 +94,41 @@ def _shard_problem(arch: Architecture, tp: int, fmt: WeightFormat | None) -> tup
     return (experts_only, "; ".join(problems)) if problems else (False, "")
 
 
+def expert_shard_problem(arch: Architecture, devices: int, fmt: WeightFormat | None) -> str:
+    """Why the routed experts cannot be tensor-split over `devices` cards ("" when they
+    can). Without expert parallel vLLM splits every expert over TP x DP cards, not TP alone
+    (FusedMoEParallelConfig.flatten_tp_across_dp_and_pcp: "Update tp_size and tp_rank so we
+    shard across all devices"), so DP replicas of a TP 4 layout cut each expert in 8."""
+    block = fmt.block[0] if fmt is not None and fmt.block else None
+    kept = fmt.not_converted if fmt is not None else frozenset()
+    for what, size, group in arch.tp_dims:
+        if group != "routed_experts":
+            continue
+        if size % devices:
+            return f"{what} {size} does not split over {devices} cards"
+        if block and group not in kept and (size // devices) % block:
+            return (
+                f"{what} {size} / {devices} cards = {size // devices} is not a multiple of the FP8 "
+                f"block {block} (vLLM refuses: 'not divisible by weight quantization block_n')"
+            )
+    return ""
+
+
+def with_replicas_allowed(arch: Architecture, layout: Layout, fmt: WeightFormat | None
+                          ) -> Layout | None:  # fmt: skip
+    """`layout` with DP replicas as vLLM runs it: MoE experts split over TP x DP cards
+    unless expert parallel is on; when that split fails (or cuts an expert below one
+    128-column tile) expert parallel over the TP x DP cards is set when the experts divide
+    among them, else None (no such layout runs)."""
+    if layout.ep or layout.dp == 1 or not arch.routed_experts:
+        return layout
+    devices = layout.tp * layout.dp
+    thin = arch.moe_intermediate and arch.moe_intermediate // devices < MIN_EXPERT_SHARD
+    if not expert_shard_problem(arch, devices, fmt) and not thin:
+        return layout
+    return replace(layout, ep=True) if arch.routed_experts % devices == 0 else None
+
+
 def tp_choices(
     arch: Architecture, fmt: WeightFormat | None = None
 ) -> tuple[list[TpChoice], list[str]]:

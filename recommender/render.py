@@ -83,20 +83,32 @@ def _pick_lines(rec: Recommendation, o: Option, engine: str) -> list[str]:
     )
     if o.speed is not None:
         s = o.speed
-        cost = (
-            f"; ¥{o.cny_per_million_tokens:,.2f}/M output tokens at that bound"
-            if o.cny_per_million_tokens is not None
-            else ""
-        )
         lines.append(
             f"Decode: {s.label}; {s.total_tps:,.0f} tokens/s total; latency floor "
-            f"{s.floor_ms:.2f} ms/step{cost}"
+            f"{s.floor_ms:.2f} ms/step"
         )
+    if o.tokens is not None:
+        lines.append(_token_line(rec, o))
+        if (api := o.api_comparison(rec.workload.api_cny_per_million)) is not None:
+            lines.append("API: " + api.sentence(o.monthly_cny))
     if (line := o.serve.get(engine)) is not None:
         lines.append(f"Serve: {line.command}")
         if line.note:
             lines.append(f"  # {line.note}")
     return lines
+
+
+def _token_line(rec: Recommendation, o: Option) -> str:
+    t = o.tokens
+    assert t is not None
+    sim = ", SIMULATED price" if t.simulated else ""
+    return (
+        f"Per token ({t.label}, price of {t.price_date}{sim}): "
+        f"¥{t.one.cny_per_million:,.2f}/M output tokens at 1 sequence, "
+        f"¥{t.full.cny_per_million:,.2f}/M at {t.full.sequences:,} sequences "
+        f"({t.full.total_tps:,.0f} tokens/s, {t.batch_limit}); "
+        f"input ¥{t.prefill_cny_per_million:,.2f}/M (prefill)"
+    )
 
 
 def _budget_line(rec: Recommendation, b: CardBudget) -> str:
@@ -117,10 +129,18 @@ def _runners_up(rec: Recommendation) -> list[str]:
     for o in others:
         layout = o.layout.label if o.layout is not None else f"{o.count} card(s)"
         kv = f", KV {o.budget.tokens_fit:,} tokens" if o.budget is not None else ""
+        per_token = (
+            f", ¥{o.tokens.full.cny_per_million:,.2f}/M output tokens at "
+            f"{o.tokens.full.sequences:,} sequences"
+            if o.tokens is not None
+            else ""
+        )
         lines.append(
             f"  {o.count} x {o.gpu}, {layout}, {o.chosen.label}: ¥{o.monthly_cny:,.2f}/month"
-            f"{kv} ({o.price.label})"
+            f"{kv}{per_token} ({o.price.label})"
         )
+    if (why := rec.why_not_cheaper) is not None:
+        lines.append(why)
     return lines
 
 

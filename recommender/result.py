@@ -29,6 +29,7 @@ from recommender.speed import (
     DecodeSpeed,
 )
 from recommender.support import Support
+from recommender.tokens import ApiComparison, TokenCost, TokenRate, compare_api
 from recommender.weights import INT4_GROUP_OVERHEAD
 from recommender.workload import Workload
 
@@ -69,6 +70,12 @@ class Option:
     budget: CardBudget | None = None  # inference: the engine budget of one card
     serve: dict[str, ServeLine] = field(default_factory=dict)  # engine -> command
     support: Support | None = None  # how the card runs the weights' format
+    tokens: TokenCost | None = None  # inference: ¥ per million tokens (best-case estimate)
+
+    def api_comparison(self, api_cny_per_million: float | None) -> ApiComparison | None:
+        if self.tokens is None or api_cny_per_million is None:
+            return None
+        return compare_api(self.tokens, api_cny_per_million)
 
     @property
     def gpu(self) -> str:
@@ -138,6 +145,7 @@ class Option:
             "decode_latency_floor_formula": speed.floor_formula if speed else None,
             "decode_assumptions": list(speed.assumptions) if speed else [],
             "cny_per_million_tokens": _round(self.cny_per_million_tokens, 2),
+            "token_cost": _token_cost(self.tokens),
             "breakeven_hours_vs_hourly": _round(be.hours_vs_hourly if be else None, 1),
             "breakeven_hours_vs_monthly_plan": _round(be.hours_vs_monthly_plan if be else None, 1),
             "within_budget": self.within_budget,
@@ -204,8 +212,36 @@ class Recommendation:
 
     @property
     def runners_up(self) -> tuple[Option, ...]:
-        """The next two options after the pick, cheapest first."""
+        """The next two options after the pick, in the objective's order."""
         return tuple(o for o in self.options if o is not self.recommended)[:2]
+
+    @property
+    def cheaper_skipped(self) -> Option | None:
+        """The option with the lowest monthly bill, when it is cheaper than the pick."""
+        pick = self.recommended
+        cheaper = [o for o in self.options if pick is not None and o.monthly_cny < pick.monthly_cny]
+        return min(cheaper, key=lambda o: o.monthly_cny) if cheaper else None
+
+    @property
+    def why_not_cheaper(self) -> str | None:
+        """One sentence when an option with a lower monthly bill is not the pick: why (the
+        pick avoids tensor parallel over PCIe, or costs less per token)."""
+        pick, other = self.recommended, self.cheaper_skipped
+        if pick is None or other is None:
+            return None
+        what = f"{other.count} x {other.gpu} at ¥{other.monthly_cny:,.2f}/month"
+        if self.workload.objective == "tokens" and pick.tokens and other.tokens:
+            return (
+                f"Not the cheaper {what}: per token it costs ¥"
+                f"{other.tokens.full.cny_per_million:,.2f}/M output tokens at its largest batch, "
+                f"the pick ¥{pick.tokens.full.cny_per_million:,.2f}/M (--objective tokens)"
+            )
+        link = other.layout.label if other.layout is not None else f"{other.count} cards"
+        return (
+            f"Not the cheaper {what}: it splits the model over PCIe ({link}, no NVLink/HCCS), "
+            "which scales badly (seed 000 §6.3, seed 003 §五 step 3); the pick keeps the "
+            "model on one card or a fast link"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         budget = self.workload.budget_cny
@@ -217,6 +253,9 @@ class Recommendation:
             "steps": [asdict(s) for s in self.steps],
             "options": [o.to_dict() | {"recommended": o is rec} for o in self.options],
             "recommended": None if rec is None else rec.to_dict(),
+            "objective": self.workload.objective,
+            "why_not_cheaper": self.why_not_cheaper,
+            "compare_api": _api(rec, self.workload.api_cny_per_million),
             "budget": {
                 "budget_cny": budget,
                 "monthly_cny": None if rec is None else _cny(rec.monthly_cny),
@@ -262,6 +301,46 @@ class Recommendation:
                 "zero_stage": self.workload.zero_stage if self.workload.is_training else None,
             },
         }
+
+
+def _rate(r: TokenRate) -> dict[str, Any]:
+    return {
+        "sequences": r.sequences,
+        "tokens_per_s_total": round(r.total_tps, 1),
+        "tokens_per_s_per_sequence": round(r.per_sequence_tps, 1),
+        "decode_bound": r.bound,
+        "cny_per_million_output_tokens": round(r.cny_per_million, 4),
+    }
+
+
+def _token_cost(t: TokenCost | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    return {
+        "label": t.label,
+        "one_sequence": _rate(t.one),
+        "largest_batch": _rate(t.full) | {"limit": t.batch_limit},
+        "prefill_tokens_per_s": round(t.prefill_tps, 1),
+        "cny_per_million_input_tokens": round(t.prefill_cny_per_million, 4),
+        "monthly_cny": _cny(t.monthly_cny),
+        "hours_per_month": t.hours_per_month,
+        "price_date": t.price_date,
+        "simulated": t.simulated,
+        "formula": t.formula,
+    }
+
+
+def _api(rec: Option | None, api: float | None) -> dict[str, Any] | None:
+    found = None if rec is None else rec.api_comparison(api)
+    if found is None or rec is None:
+        return None
+    return {
+        "api_cny_per_million_output_tokens": found.api_cny_per_million,
+        "breakeven_million_tokens_per_day": round(found.breakeven_m_per_day, 3),
+        "capacity_million_tokens_per_day": round(found.capacity_m_per_day, 3),
+        "self_hosting_can_beat_api": found.beats_api,
+        "sentence": found.sentence(rec.monthly_cny),
+    }
 
 
 def _round(value: float | None, digits: int) -> float | None:

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 from recommender.architecture import WeightFormat
 from recommender.budget import budget_text, card_budget, layout_fits
 from recommender.cards import CardPrice, CardSpec
-from recommender.layout import Layout, inference_layouts, training_layouts
+from recommender.layout import (
+    Layout,
+    inference_layouts,
+    training_layouts,
+    with_replicas_allowed,
+)
 from recommender.memory import MARGIN, MemoryEstimate
 
 # 8 servers of 8: beyond this the plan is a cluster design, not a rental choice.
@@ -50,8 +55,8 @@ def _with_replicas(mem: MemoryEstimate, spec: CardSpec, replica: Layout) -> Layo
     if budget.sequences_fit < 1:
         return None
     dp = math.ceil(mem.workload.concurrency / budget.sequences_fit)
-    layout = replica.with_replicas(dp)
-    return layout if layout_fits(mem, spec, layout) else None
+    layout = with_replicas_allowed(mem.arch, replica.with_replicas(dp), weight_format_in_use(mem))
+    return layout if layout is not None and layout_fits(mem, spec, layout) else None
 
 
 def layout_needed(mem: MemoryEstimate, spec: CardSpec) -> Layout | None:

@@ -104,15 +104,19 @@ def latency_floor(mem: MemoryEstimate, layout: Layout) -> tuple[float, str]:
     return total_us / 1000, f"{text} = {total_us / 1000:.4f} ms"
 
 
-def decode_speed(mem: MemoryEstimate, spec: CardSpec, layout: Layout | int) -> DecodeSpeed:
+def decode_speed(
+    mem: MemoryEstimate, spec: CardSpec, layout: Layout | int, sequences: int | None = None
+) -> DecodeSpeed:
     """Upper bound for one replica on `layout` (an int means TP over that many), serving
-    its share of the sequences. KV is read at the full context (the slowest step of a long
-    generation). Pipeline stages run one after another for a token: PP adds memory, not
-    speed; data-parallel replicas multiply the total."""
+    its share of the sequences, or `sequences` per replica when given. KV is read at the
+    full context (the slowest step of a long generation). Pipeline stages run one after
+    another for a token: PP adds memory, not speed; data-parallel replicas multiply the
+    total."""
     if isinstance(layout, int):
         layout = Layout(tp=layout, pcie=layout > spec.fast_domain)
     workload = mem.workload
-    sequences = mem.sequences_per_replica(layout.dp)
+    if sequences is None:
+        sequences = mem.sequences_per_replica(layout.dp)
     weights_step, weights_what = step_weight_bytes(mem, sequences)
     kv_step = (mem.kv_cache_gb + mem.state_gb) * GB * sequences / workload.concurrency
     per_card = weights_step / layout.tp + kv_step * kv_share_per_card(mem.arch, layout.tp)

@@ -33,6 +33,7 @@ from recommender.speed import (
 )
 from recommender.steps import build_steps
 from recommender.support import WEIGHT_ONLY, support
+from recommender.tokens import token_cost
 from recommender.workload import Workload
 
 # Below this an online user watches text appear slower than they read (~5 words/s).
@@ -121,6 +122,8 @@ def make_plan(
         else:
             options.append(_with_other_sources(quoted[0], quoted[1:]))
     options.sort(key=lambda o: (o.monthly_cny, o.count, o.gpu, o.price.simulated, o.price.source))
+    if workload.objective == "tokens":  # stable: at equal ¥/M the cheaper month first
+        options.sort(key=lambda o: o.tokens.full.cny_per_million if o.tokens else float("inf"))
     return Plan(
         workload=workload,
         memory=memory,
@@ -128,7 +131,7 @@ def make_plan(
         unfit=tuple(unfit),
         excluded=excluded,
         options=tuple(options),
-        recommended=_pick(options),
+        recommended=_pick(options, workload.objective),
         unpriced=tuple(f for f in fits if f.spec.gpu not in priced_gpus),
         unknown_priced_gpus=tuple(sorted(priced_gpus - set(specs))),
         unsupported=tuple(unsupported),
@@ -159,7 +162,10 @@ def _with_other_sources(best: Option, others: list[Option]) -> Option:
     return replace(best, other_sources=quotes, why=why)
 
 
-def _pick(options: list[Option]) -> Option | None:
+def _pick(options: list[Option], objective: str = "monthly") -> Option | None:
+    # Per token, the PCIe penalty is already in each layout's speed: the lowest ¥/M wins.
+    if objective == "tokens":
+        return options[0] if options else None
     # Seed 003 §五 step 3: multi-card prefers NVLink/HCCS; avoid tensor parallel on PCIe.
     preferred = [o for o in options if not o.pcie_multi_card]
     return (preferred or options or [None])[0]
@@ -173,6 +179,9 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
     chosen = modes[0]
     companion = companion_check(memory, spec, price, count, chosen.cards_rented)
     speed = None if workload.is_training else decode_speed(memory, spec, fit.layout)
+    tokens = None if workload.is_training else token_cost(
+        memory, spec, fit.layout, chosen.monthly_cny, price.date, price.simulated
+    )  # fmt: skip
     per_million = (
         cny_per_million_tokens(chosen.monthly_cny, speed.total_tps, workload.hours_per_month)
         if speed
@@ -227,6 +236,7 @@ def _option(memory: MemoryEstimate, fit: Fit, price: CardPrice) -> Option | None
         budget=budget,
         serve=serve,
         support=support(workload.precision or "bf16", spec),
+        tokens=tokens,
     )
 
 
@@ -264,8 +274,9 @@ def _warnings(
         )  # fmt: skip
     if layout.ep:
         out.append(
-            f"expert parallel over the TP {layout.tp} cards (--enable-expert-parallel): each "
-            f"card holds {memory.arch.routed_experts // layout.tp} whole experts"
+            f"expert parallel over the TP {layout.tp} x DP {layout.dp} cards "
+            f"(--enable-expert-parallel): each card holds "
+            f"{memory.arch.routed_experts // (layout.tp * layout.dp)} whole experts"
         )
     if count > price.cards_per_server:
         out.append(

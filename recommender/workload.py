@@ -55,6 +55,10 @@ MAX_HOURS_PER_MONTH = 744.0  # a 31-day month
 MAX_LORA_RANK = 1024
 ZERO_STAGES = (0, 1, 2, 3)
 
+# What the pick minimises: the monthly bill (default) or ¥ per million output tokens at
+# the batch each layout serves (recommender.tokens).
+OBJECTIVES = ("monthly", "tokens")
+
 # Default context when none is given: 4,096 tokens for serving (a common max_model_len
 # for chat), 2,048 for fine-tuning (LLaMA-Factory's default cutoff_len; SFT samples are
 # mostly shorter, and activations grow linearly with it).
@@ -75,6 +79,10 @@ class Workload:
     `strict`: a context beyond max_position_embeddings is an error, not a warning.
     `zero_stage` (training on several cards): what data-parallel cards shard: 0 nothing,
     1 optimizer state, 2 + gradients, 3 + weights (default).
+    `objective` (inference): "monthly" picks the cheapest month, "tokens" the lowest ¥ per
+    million output tokens at the batch each layout serves. `api_cny_per_million`
+    (inference): an API's ¥ per million output tokens, to say at what daily volume
+    self-hosting is cheaper.
     """
 
     task: str
@@ -94,6 +102,8 @@ class Workload:
     zero_stage: int = 3
     gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION
     strict: bool = False
+    objective: str = "monthly"
+    api_cny_per_million: float | None = None  # an API's price to compare self-hosting with
 
     def __post_init__(self) -> None:
         task = _choice("task", self.task, TASKS)
@@ -142,6 +152,15 @@ class Workload:
         _number("dataset_gb", self.dataset_gb, low=0, inclusive_low=True)
         if not isinstance(self.domestic, bool):
             raise RecommenderInputError(f"domestic must be True or False, got {self.domestic!r}")
+        objective = _choice("objective", self.objective, OBJECTIVES)
+        if task != "inference" and (objective != "monthly" or self.api_cny_per_million is not None):
+            raise RecommenderInputError(
+                "objective tokens and api_cny_per_million are for inference (training makes no "
+                "output tokens); leave them unset for training"
+            )
+        if self.api_cny_per_million is not None:
+            _number("api_cny_per_million", self.api_cny_per_million, low=0)
+        object.__setattr__(self, "objective", objective)
 
         # Frozen dataclass: store the normalised spellings so replace() and to_dict()
         # see the same values the maths used.

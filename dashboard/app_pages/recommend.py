@@ -3,9 +3,11 @@
 The same inputs as `gpuprice recommend`, the seeds' 5-step decision tree (recommender
 package) at the warehouse's latest prices, with the seeds' published prices standing in
 when the warehouse holds none yet. The answer comes first, as the CLI prints it: the pick,
-the KV tokens it leaves, the seeds' rule of thumb beside the exact count, the decode upper
-bound, the serve command (vLLM or SGLang) and the two runners-up; the memory, every option,
-the budget and the five steps are folded below it. The figures keep their English names
+the KV tokens it leaves, the usual estimate beside the exact count, the decode upper bound,
+¥ per million tokens (best case), the serve command (vLLM or SGLang), the two runners-up
+and, when a cheaper one is not the pick, why; the memory, every option, the budget and the
+five steps are folded below it. The form speaks the user's words; where a figure comes from
+(the seed articles) is said on hover. The figures keep their English names
 (metric labels, as table columns do: they are the names the JSON export and the CLI use);
 the prose follows the language switch (dashboard/i18n.py).
 """
@@ -52,6 +54,7 @@ HF_ID = both("rec.model.hf")
 CHEAPEST = both("rec.source.default")
 DEFAULT = both("rec.precision.default")
 TASKS = {both("rec.task.inference"): "inference", both("rec.task.training"): "training"}
+OBJECTIVES = {both("rec.objective.monthly"): "monthly", both("rec.objective.tokens"): "tokens"}
 LAYOUT = "layout"
 REQUEST = "recommend_request"
 
@@ -127,6 +130,22 @@ def _usage_inputs(training: bool) -> dict[str, Any]:
         "budget": st.number_input(
             t("rec.budget"), min_value=0.0, value=0.0, step=500.0, key="rec_budget"
         ),
+        "objective": st.selectbox(
+            t("rec.objective"),
+            list(OBJECTIVES),
+            key="rec_objective",
+            disabled=training,
+            help=t("rec.objective.help"),
+        ),
+        "api": st.number_input(
+            t("rec.api"),
+            min_value=0.0,
+            value=0.0,
+            step=0.5,
+            key="rec_api",
+            disabled=training,
+            help=t("rec.api.help"),
+        ),
     }
 
 
@@ -199,6 +218,10 @@ def request_of(task: str, chosen: dict[str, Any]) -> dict[str, Any]:
             "domestic": bool(chosen["domestic"]),
             "dataset_gb": float(chosen["dataset_gb"]),
             "lora_rank": int(chosen["lora_rank"]),
+            "objective": "monthly" if training else OBJECTIVES[chosen["objective"]],
+            "api_cny_per_million": float(chosen["api"])
+            if chosen["api"] > 0 and not training
+            else None,
         },
         "source": None if chosen["source"] == CHEAPEST else chosen["source"],
         "model_from": {PASTE: "config", HF_ID: "hf"}.get(model),
@@ -223,7 +246,7 @@ def show_memory(rec: Recommendation) -> None:
     mem, training = rec.memory, rec.workload.is_training
     rule_col, exact_col = st.columns(2)
     with rule_col:
-        st.markdown(t("rec.memory.rule"))
+        st.markdown(t("rec.memory.rule"), help=t("rec.memory.rule.source"))
         if mem.rule_low_gb == mem.rule_high_gb:
             st.metric("rule of thumb", _gb(mem.rule_high_gb))
         else:
@@ -291,6 +314,10 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
                 "CNY per M output tokens": None
                 if o.cny_per_million_tokens is None
                 else round(o.cny_per_million_tokens, 2),
+                "CNY per M output tokens, largest batch (best case)": None
+                if o.tokens is None
+                else round(o.tokens.full.cny_per_million, 2),
+                "largest batch (sequences)": None if o.tokens is None else o.tokens.full.sequences,
                 "within budget": o.within_budget,
                 "source": o.price.source,
                 "price date": o.price.date,
@@ -329,6 +356,39 @@ def _pick(rec: Recommendation, o: Option) -> None:
         lines.append(t("rec.answer.decode", tps=sp.per_sequence_tps, bound=sp.bound,
                        total=sp.total_tps, floor=sp.floor_ms))  # fmt: skip
     st.markdown("\n".join(f"- {_md(line)}" for line in lines))
+    _per_token(rec, o)
+
+
+def _per_token(rec: Recommendation, o: Option) -> None:
+    """¥ per million tokens (best case), and the API comparison when one was asked for."""
+    if (tc := o.tokens) is None:
+        return
+    sim = t("rec.answer.tokens.sim") if tc.simulated else ""
+    st.markdown(
+        "**" + _md(t("rec.answer.tokens", date=tc.price_date, sim=sim, one=tc.one.cny_per_million,
+                     seqs=tc.full.sequences, full=tc.full.cny_per_million,
+                     tps=tc.full.total_tps, prefill=tc.prefill_cny_per_million)) + "**",
+        help=t("rec.answer.tokens.help"),
+    )  # fmt: skip
+    if (api := o.api_comparison(rec.workload.api_cny_per_million)) is not None:
+        key = "rec.answer.api" if api.beats_api else "rec.answer.api.never"
+        st.info(t(key, api=api.api_cny_per_million, even=api.breakeven_m_per_day,
+                  cap=api.capacity_m_per_day))  # fmt: skip
+
+
+def _why_not_cheaper(rec: Recommendation) -> None:
+    pick, other = rec.recommended, rec.cheaper_skipped
+    if pick is None or other is None:
+        return
+    values = {"count": other.count, "gpu": other.gpu, "cost": other.monthly_cny}
+    if rec.workload.objective == "tokens" and pick.tokens and other.tokens:
+        st.markdown(_md(t("rec.answer.why_tokens", **values, other=other.tokens.full.cny_per_million,
+                          pick=pick.tokens.full.cny_per_million)))  # fmt: skip
+        return
+    st.markdown(
+        _md(t("rec.answer.why_pcie", **values, layout=_layout_label(other))),
+        help=t("rec.answer.why_pcie.source"),
+    )
 
 
 def _serve(o: Option) -> None:
@@ -357,15 +417,24 @@ def show_answer(rec: Recommendation) -> None:
         st.markdown("\n".join(
             "- " + _md(t("rec.answer.runner", count=o.count, gpu=o.gpu, layout=_layout_label(o),
                          mode=o.chosen.label, cost=o.monthly_cny, price=o.price.label,
-                         tokens="—" if o.budget is None else f"{o.budget.tokens_fit:,}"))
+                         tokens="—" if o.budget is None else f"{o.budget.tokens_fit:,}",
+                         per_token=_runner_tokens(o)))
             for o in rec.runners_up
         ))  # fmt: skip
+    _why_not_cheaper(rec)
     warnings = [w for w in (rec.workload.context_warning,) if w]
     warnings += list(best.warnings) if best is not None else []
     warnings += [t("rec.answer.not_offered", why=why) for _, why in rec.unsupported]
     for warning in warnings[:3]:
         st.warning(warning)
     st.caption(t("rec.answer.details"))
+
+
+def _runner_tokens(o: Option) -> str:
+    if o.tokens is None:
+        return "—"
+    return t("rec.answer.runner.tokens", cost=o.tokens.full.cny_per_million,
+             seqs=o.tokens.full.sequences)  # fmt: skip
 
 
 def _levers_frame(levers: tuple[Any, ...]) -> pl.DataFrame:
@@ -391,7 +460,7 @@ def _levers_frame(levers: tuple[Any, ...]) -> pl.DataFrame:
 def show_budget(rec: Recommendation) -> None:
     st.markdown(_md(rec.steps[4].reasoning.splitlines()[0]))
     if rec.levers:
-        st.markdown(t("rec.levers"))
+        st.markdown(t("rec.levers"), help=t("rec.levers.source"))
         show_table(_levers_frame(rec.levers))
     elif rec.workload.budget_cny is None:
         st.caption(t("rec.no_budget"))
@@ -478,7 +547,7 @@ def main() -> None:
     available = price_inputs()
     if available is not None and not available.fallback:
         simulated_banner()  # the seeds' fallback prices are real: no demo banner for them
-    st.caption(t("rec.caption"))
+    st.caption(t("rec.caption"), help=t("rec.caption.source"))
     sources = available.sources if available is not None and not available.fallback else []
     task = TASKS[
         st.radio(

@@ -83,6 +83,22 @@ def recommend(
         str | None,
         typer.Option(help="Price only from this warehouse source (default: cheapest per card)."),
     ] = None,
+    objective: Annotated[
+        str,
+        typer.Option(
+            help="Inference: pick the cheapest month (monthly) or the lowest ¥ per million "
+            "output tokens at the batch each layout serves (tokens; a best-case estimate)."
+        ),
+    ] = "monthly",
+    compare_api: Annotated[
+        float | None,
+        typer.Option(
+            "--compare-api",
+            metavar="PRICE",
+            help="An API's ¥ per million output tokens: say from what daily volume "
+            "self-hosting the pick is cheaper.",
+        ),
+    ] = None,
     engine: Annotated[
         str, typer.Option(help="Serve command for vllm (default) or sglang.")
     ] = "vllm",
@@ -102,7 +118,8 @@ def recommend(
 
     Walks the seeds' 5-step decision tree at the warehouse's latest prices (falls back to
     the seeds' published prices when there is no warehouse yet). About ten lines: the pick,
-    the KV tokens it leaves, the serve command, two runners-up. GB = 10^9 bytes; CNY.
+    the KV tokens it leaves, ¥ per million tokens (best case), the serve command, two
+    runners-up. GB = 10^9 bytes; CNY.
     """
     from configuration.recommender_feed import resolve_model
     from recommender import ENGINES, RecommenderInputError, Workload, recommend, render_text
@@ -127,15 +144,28 @@ def recommend(
             zero_stage=zero_stage,
             gpu_memory_utilization=gpu_memory_utilization,
             strict=strict,
+            objective=objective,
+            api_cny_per_million=compare_api,
         )
     except RecommenderInputError as exc:
         _invalid(_as_options(str(exc)))
 
-    from configuration.recommender_feed import UnknownSource, load_price_inputs, shows_simulated
+    from configuration.recommender_feed import (
+        UnknownSource,
+        WarehouseSettingError,
+        load_price_inputs,
+        shows_simulated,
+        warehouse_from_environment,
+    )
 
-    settings = settings_or_exit(config)
+    # The file does not place the warehouse: it is loaded (and validated) only when named.
     try:
-        inputs = load_price_inputs(settings.warehouse, source)
+        warehouse = settings_or_exit(config).warehouse if config else warehouse_from_environment()
+    except WarehouseSettingError as exc:
+        err.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    try:
+        inputs = load_price_inputs(warehouse, source)
     except UnknownSource as exc:
         _invalid(str(exc))
     except RuntimeError as exc:
@@ -177,6 +207,8 @@ _OPTION_NAMES = {
     "dataset_gb": "--dataset-gb",
     "lora_rank": "--lora-rank",
     "zero_stage": "--zero-stage",
+    "api_cny_per_million": "--compare-api",
+    "objective": "--objective",
     "model (a preset name)": "--model (a preset name)",
     "method='qlora'": "--method qlora",
 }

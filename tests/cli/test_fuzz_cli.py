@@ -291,6 +291,13 @@ CASES: dict[tuple[str, str], Case] = {
         TEXT.filter(lambda t: t.strip().lower() not in {"vllm", "sglang"}),
         option(RECOMMEND, "--engine"),
     ),
+    ("recommend", "objective"): Case(
+        TEXT.filter(lambda t: t.strip().lower() not in {"monthly", "tokens"}),
+        option(RECOMMEND, "--objective"),
+    ),
+    ("recommend", "compare_api"): Case(
+        bad_float(0, sys.float_info.max, low_open=True), option(RECOMMEND, "--compare-api")
+    ),
     ("recommend", "context"): Case(bad_int(1, 10_000_000), option(RECOMMEND, "--context")),
     ("recommend", "concurrency"): Case(bad_int(1, 100_000), option(RECOMMEND, "--concurrency")),
     ("recommend", "hours"): Case(bad_float(0, 744, low_open=True), option(RECOMMEND, "--hours")),
@@ -446,8 +453,12 @@ def _backup_target(ctx: Context, kind: str) -> str:
 
 
 def _commands() -> Iterator[tuple[str, Any]]:
+    # list_commands / get_command, not .commands: gpuprice.cli loads a command module only
+    # when one of its commands is asked for (LAZY_COMMANDS)
     def walk(command: Any, prefix: str) -> Iterator[tuple[str, Any]]:
-        for name, sub in command.commands.items():
+        ctx = click_context(command)
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
             path = f"{prefix} {name}".strip()
             if hasattr(sub, "commands"):
                 yield from walk(sub, path)
@@ -455,6 +466,10 @@ def _commands() -> Iterator[tuple[str, Any]]:
                 yield path, sub
 
     yield from walk(typer.main.get_command(app), "")
+
+
+def click_context(command: Any) -> Any:
+    return command.context_class(command)
 
 
 @pytest.fixture(scope="module")

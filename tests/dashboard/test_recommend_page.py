@@ -146,7 +146,9 @@ def test_simulated_prices_get_the_banner(home: Path) -> None:
     app.selectbox(key="rec_source").set_value("jygpu")
     submit(app)
     shown = texts(app)
-    assert "SIMULATED" in shown and "Live prices from the warehouse" in shown
+    # Every price here is the demo market's: SIMULATED, and never called live.
+    assert "SIMULATED demo-market prices from jygpu (not live)" in shown
+    assert "live prices" not in shown.lower().replace("(not live)", "")
     options = app.dataframe[0].value
     assert set(options["data"]) == {"SIMULATED"} and set(options["source"]) == {"jygpu"}
     assert set(options["price date"]) == {"2026-09-10"}
@@ -269,10 +271,12 @@ def test_the_answer_shows_the_pick_kv_tokens_and_serve_line_in_both_languages(ho
     submit(app)
     assert app.success[0].value.startswith("推荐：1 × h20-96g（96 GB），TP 1 × PP 1 × DP 1, 1 node")
     shown = texts(app)
-    assert (
-        "KV：每个副本容纳" in shown and "种子文章经验法则" in shown and "解码：每条序列 ≤" in shown
-    )
+    assert "KV：每个副本容纳" in shown and "常用估算" in shown and "解码：每条序列 ≤" in shown
     assert "备选：" in shown
+    # ¥ per million tokens, labelled a best-case estimate with the price's date, for the pick
+    # (at one sequence and at the 11 the KV holds) and each runner-up.
+    assert "每 token 成本（最理想情况的估算，2026-09-04 的价格）：1 条序列 ¥48.56/百万" in shown
+    assert "11 条序列 ¥5.82/百万" in shown and "¥10.65/百万输出 token（8 条序列）" in shown
     vllm = (
         "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 1 --pipeline-parallel-size 1 "
         "--max-model-len 8192 --gpu-memory-utilization 0.9"
@@ -288,7 +292,43 @@ def test_the_answer_shows_the_pick_kv_tokens_and_serve_line_in_both_languages(ho
     shown = texts(app)
     assert "KV: " in shown and "tokens fit per replica" in shown and "Runners-up:" in shown
     assert "upper bound from bandwidth" in shown
+    assert "Per token (best-case estimate, price of 2026-09-04): ¥48.56/M output tokens" in shown
     assert app.code[0].value.startswith("python -m sglang.launch_server")
+
+
+def test_the_form_speaks_the_users_words_and_cites_on_hover(home: Path) -> None:
+    app = open_page()
+    caption = app.caption[0]
+    assert caption.value.startswith("说明要跑的模型、上下文长度和并发")
+    assert "种子" not in caption.value and "§" not in caption.value
+    assert "种子 000 §四" in caption.help  # the citation is there, on hover
+    english = open_page(english=True)
+    assert "seed" not in english.caption[0].value and "seed 000 §四" in english.caption[0].help
+
+
+def test_per_token_objective_and_api_comparison(home: Path) -> None:
+    app = open_page(english=True)
+    app.selectbox(key="rec_model").set_value("Llama-3.1-70B-Instruct")
+    app.number_input(key="rec_context").set_value(8192)
+    app.number_input(key="rec_concurrency").set_value(4)
+    submit(app)
+    shown = texts(app)
+    # 8 x RTX 4090 is cheaper a month than the pick (2 x H20) but splits the model over PCIe.
+    assert "Why not the cheaper 8 x rtx4090-24g (¥7,920.00/month): it splits the model" in shown
+    app.selectbox(key="rec_objective").set_value(
+        "每百万 token 成本最低 lowest cost per million tokens"
+    )
+    app.number_input(key="rec_api").set_value(2.0)
+    submit(app)
+    shown = texts(app)
+    # Per token the pick is the option with the lowest ¥/M at its largest batch, no longer
+    # the 2 x H20 of the monthly bill.
+    options = app.dataframe[0].value
+    per_token = "CNY per M output tokens, largest batch (best case)"
+    best = options.loc[options[per_token].idxmin()]
+    assert best["recommended"] == "★" and best["card"] != "h20-96g"
+    assert app.success[0].value.startswith(f"Pick: {best['count (exact)']} x {best['card']}")
+    assert "self-hosting would need" in shown or "self-hosting is cheaper above" in shown
 
 
 def test_a_lower_gpu_memory_utilization_shrinks_the_kv_budget(home: Path) -> None:

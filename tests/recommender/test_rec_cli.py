@@ -200,7 +200,12 @@ def test_text_output_labels_simulated_prices_and_dates(warehouse: Warehouse) -> 
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("SIMULATED")
-    assert "Live prices from the warehouse" in out and "2026-10-01" in out
+    # Real prices (jygpu-published) and SIMULATED ones (jygpu) are each called what they are;
+    # neither is called live.
+    prices_line = next(line for line in out.splitlines() if line.startswith("Prices:"))
+    assert "real prices from jygpu-published;" in prices_line and "2026-10-01" in out
+    assert "live prices" not in prices_line.lower()
+    assert "SIMULATED demo-market prices from jygpu (not live)" in prices_line
     assert "GB" in out and "¥" in out and "h/month" in out
     assert "jygpu, 2026-10-01 SIMULATED" in out
     assert "Step 1: Task" not in out  # the reasoning is --verbose

@@ -306,7 +306,7 @@ def test_zero_stages_shard_what_they_say() -> None:
         (lambda c: c.update(hidden_size="4096"), "hidden_size must be a positive whole number"),
         (lambda c: c.pop("intermediate_size"), "no intermediate_size"),
         (lambda c: c.update(kv_lora_rank=512), "has no qk_rope_head_dim"),
-        (lambda c: c.update(num_experts=8), "needs num_experts_per_tok"),
+        (lambda c: c.update(num_experts=8), r"needs experts per token \(num_experts_per_tok"),
         (lambda c: c.update(quantization_config={"quant_method": "hqq"}), "remove"),
     ],
 )
