@@ -45,7 +45,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "breakeven": ("breakeven_alerts", "The current breakeven of every card: per platform and "
                   "the cheapest line across them."),
     "alerts": ("breakeven_alerts", "Alerts, newest first, with delivery: procurement "
-               "(breakeven shifts, cheaper-mode flips)\nand scraper-broken (a source's pages "
+               "(breakeven shifts, cheaper-mode flips, index moves)\nand scraper-broken (a source's pages "
                "stopped parsing into plausible prices)."),
     "parse": ("parse", "Print the rows a saved page parses into, one JSON object per line."),
     "recommend": ("recommend", "Size a workload (memory two ways), pick cards and count, rent "
@@ -60,6 +60,9 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "quarantine": ("quarantine", "Rows held back as anomalies (price jumps, impossible units, "
                    "invalid prices, unknown GPU names): list them, accept (load) or reject "
                    "them."),
+    "index": ("index", "The gpuprice rental price index (docs/INDEX.md): one value per card, "
+              "rent mode and day,\nwith its platforms, changes and what it said as of a past "
+              "time; `index export` writes the open dataset."),
     "sources": ("sources", "The configured sources: adapter, evidence, credentials, schedule, "
                 "last run; `sources check` fetches and parses sources once without loading."),
 }  # fmt: skip
