@@ -110,6 +110,8 @@ class _Csv:
         moments = [s.observed_at for s in snaps if s.observed_at is not None]
         page = FetchedPage(self.url, 200, body, "text/csv", max(moments))
         rows = [row for s in snaps for row in s.rows]
+        rejected = tuple(r for s in snaps for r in s.rejected)
+        parsed = ParsedPage(page, rows, None, rejected, len(rows) + len(rejected))
         lines = ", ".join(f"{s.lines[0]}-{s.lines[1]}" for s in snaps[:3])
         more = (
             f" and {len(snaps) - 3} more moment(s) to line {snaps[-1].lines[1]}"
@@ -117,7 +119,7 @@ class _Csv:
             else ""
         )
         importer.parsed(
-            self.request.mapping, ParsedPage(page, rows, None), origin=self.origin(lines + more),
+            self.request.mapping, parsed, origin=self.origin(lines + more),
             digest=self.digest, source=source, archive_as=f"csv:{self.request.mapping}",
             first=min(moments), snapshots=len(snaps),
         )  # fmt: skip

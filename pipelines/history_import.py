@@ -151,6 +151,10 @@ class ImportSummary:
     counts: ImportCounts
     status: str = "running"
     failures: list[str] = field(default_factory=list)
+    # listings the loaded captures rejected (kept in rejected_row), and per capture the first
+    # few with their reasons
+    rejected_count: int = 0
+    rejected: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -166,9 +170,14 @@ class ImportSummary:
             f"{c.fetched} fetched, {c.reused} already archived, {c.parsed} parsed, "
             f"{c.failed} failed; {c.rows_added} row(s) added{span}"
         )
+        if self.rejected_count:
+            head += f"; {self.rejected_count} listing(s) rejected, the rest of their pages loaded"
         shown = [f"  failed: {line}" for line in self.failures[:SHOWN_FAILURES]]
         if len(self.failures) > SHOWN_FAILURES:
             shown.append(f"  … {len(self.failures) - SHOWN_FAILURES} more in history_capture")
+        shown += [f"  rejected: {line}" for line in self.rejected[:SHOWN_FAILURES]]
+        if len(self.rejected) > SHOWN_FAILURES:
+            shown.append(f"  … {len(self.rejected) - SHOWN_FAILURES} more in rejected_row")
         return [head, *shown, *(f"  {note}" for note in self.notes)]
 
 
@@ -241,6 +250,9 @@ class Importer:
         self.interrupted = False
         # run_id -> (first moment, snapshots) of a capture holding several (a tracker's)
         self._spans: dict[str, tuple[datetime, int]] = {}
+        # run_id -> (listings rejected, the first with their reasons) of a capture's load; kept
+        # until its batch is in (a batch retried capture by capture loads it again)
+        self._rejected: dict[str, tuple[int, str | None]] = {}
         start_import(self.warehouse, record)
 
     def client(self) -> PoliteClient:
@@ -343,14 +355,19 @@ class Importer:
     def _load(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
         if entry.item is None:
             return entry.record
-        return self._outcome(entry.record, loader.load(entry.item))
+        return self._outcome(entry.record, self._noted(loader.load(entry.item), entry.record))
+
+    def _noted(self, summary: LoadSummary, record: CaptureRecord) -> LoadSummary:
+        """``summary``, its rejected listings noted for the import's count and lines."""
+        self._rejected[record.run_id] = (summary.rejected, summary.rejected_note)
+        return summary
 
     def _load_alone(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
         """One capture in a transaction of its own (its ledger row in it)."""
         outcome: list[CaptureRecord] = []
 
         def ledger(con: duckdb.DuckDBPyConnection, summary: LoadSummary) -> None:
-            outcome.append(self._outcome(entry.record, summary))
+            outcome.append(self._outcome(entry.record, self._noted(summary, entry.record)))
             record_captures(con, outcome)
 
         if entry.item is None:
@@ -370,6 +387,10 @@ class Importer:
     def _count_in(self, record: CaptureRecord) -> None:
         counts = self.counts
         first, snapshots = self._spans.pop(record.run_id, (None, 1))
+        rejected, note = self._rejected.pop(record.run_id, (0, None))
+        self.summary.rejected_count += rejected
+        if note:
+            self.summary.rejected.append(f"{record.origin}: {note}")
         if record.status == "ok":
             counts.parsed += snapshots
             counts.rows_added += record.rows_added

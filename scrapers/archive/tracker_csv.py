@@ -7,8 +7,10 @@ notes``). :class:`CsvMapping` says which column holds what (``[history.csv.<name
 ``gpuprice.toml``); the rows of one provider at one moment become one snapshot of the
 source named after the provider. Prices stay as listed; the card's name goes through
 ``scrapers.gpu_names`` (an unknown name stays ``unknown``). A snapshot with a row that cannot
-be read (a price that is no number, a time that is no time, a card listed twice) is refused
-whole, with the line that broke it; the other snapshots of the file still load.
+be read (a price that is no number, too few cells, a card listed twice) is rejected alone,
+with its line number, an excerpt and why (scrapers.parse.Rejected); the rest of its snapshot
+loads, and the load judges the rejected share as for any page ([parse].max_rejected_share).
+A snapshot whose time or provider cannot be read is refused whole: no row of it has a date.
 
 The file is read one line at a time (:func:`stream_tracker_csv`): a file up to the import's
 size limit never sits in memory whole, and each snapshot keeps the header and its own lines
@@ -28,6 +30,7 @@ from functools import lru_cache
 from typing import BinaryIO, Literal
 
 from scrapers.gpu_names import canonical_gpu
+from scrapers.parse import Rejected, excerpt_of, summary
 from scrapers.rows import BILLING_MODES, Billing, OfferRow, ParseError
 from scrapers.units import decimal_of, nfkc, parse_period, per_card_hour, size_gb
 
@@ -83,6 +86,7 @@ class TrackerSnapshot:
     rows: list[OfferRow]
     error: str | None = None
     body: bytes = b""  # the header and the lines the snapshot was read from
+    rejected: tuple[Rejected, ...] = ()  # its lines that gave no row, and why
 
 
 def source_name(provider: str, mapping: CsvMapping) -> str:
@@ -230,6 +234,7 @@ class _Group:
     rows: list[OfferRow] = field(default_factory=list)
     lines: list[bytes] = field(default_factory=list)
     listed: set[tuple[str, str]] = field(default_factory=set)
+    rejected: list[Rejected] = field(default_factory=list)
     error: str | None = None
     # its source, moment and unit hours, or why they cannot be had (worked out once)
     shared: tuple[str, datetime, int] | str | None = None
@@ -300,16 +305,15 @@ def stream_tracker_csv(
         group.last = reader.line_num
         group.lines.append(raw)
         if group.error is None:
-            group.error = _add(
-                group,
-                record,
-                values,
-                header,
-                mapping,
-                source,
-                bad,
-                f"{where}: line {reader.line_num}",
-            )
+            at = f"line {reader.line_num}"
+            problem = _add(group, record, values, header, mapping, source, bad, f"{where}: {at}")
+            if isinstance(group.shared, str):  # no time or provider: no row of it has a date
+                group.error = group.shared
+            elif problem is not None:
+                excerpt = excerpt_of(raw.decode("utf-8", "replace"))
+                group.rejected.append(
+                    Rejected(at, excerpt, problem.removeprefix(f"{where}: {at}: "))
+                )
     yield from (_snapshot(g, head, mapping, source) for g in groups.values())
 
 
@@ -373,7 +377,9 @@ def _snapshot(
             moment: datetime | None = _moment(group.key[1], "time")
         except ParseError:
             moment = None
-        return TrackerSnapshot(name, moment, lines, [], group.error or "no rows", body)
+        error = group.error or (summary(group.rejected) if group.rejected else "no rows")
+        return TrackerSnapshot(name, moment, lines, [], error, body, tuple(group.rejected))
+    first = group.rows[0]
     return TrackerSnapshot(
-        group.rows[0].source, group.rows[0].observed_at, lines, group.rows, None, body
+        first.source, first.observed_at, lines, group.rows, None, body, tuple(group.rejected)
     )

@@ -69,17 +69,25 @@ def test_a_trackers_csv_loads_per_provider_citing_the_file(tmp_path: Path) -> No
     assert total["n"].item() == 74
 
 
-def test_one_source_for_every_row_and_a_broken_snapshot_recorded(tmp_path: Path) -> None:
+def test_one_source_for_every_row_and_a_broken_line_rejected_alone(tmp_path: Path) -> None:
     settings = history_settings(tmp_path)
     lines = TRACKER.read_bytes().split(b"\n")
     lines[37] = lines[37].replace(b",0.69,", b",free,")  # RunPod RTX 4090, 2026-07-08
     broken = tmp_path / "track.csv"
     broken.write_bytes(b"\n".join(lines))
     outcome = run_history(settings, _csv(broken, source="tracker"))
-    assert outcome.status == "partial"
-    assert "2 listed" in outcome.lines[0] and "1 parsed, 1 failed" in outcome.lines[0]
-    assert any("track.csv: line 38" in line and "not a positive number" in line
-               for line in outcome.lines)  # fmt: skip
+    assert outcome.status == "ok", outcome.lines
+    assert "2 listed" in outcome.lines[0] and "2 parsed, 0 failed" in outcome.lines[0]
+    assert "73 row(s) added" in outcome.lines[0]  # 74 lines, the broken one alone left out
+    assert "1 listing(s) rejected" in outcome.lines[0]
+    assert any(line.startswith("  rejected: ") and "line 38" in line
+               and "not a positive number" in line for line in outcome.lines)  # fmt: skip
+    stored = read_frame(settings.warehouse, "SELECT source, position, excerpt, reason "
+                                            "FROM rejected_row")  # fmt: skip
+    assert stored.rows() == [
+        ("csv:gpu_price_track", "line 38", stored["excerpt"][0], stored["reason"][0])
+    ]
+    assert "free" in stored["excerpt"][0] and "not a positive number" in stored["reason"][0]
     sources = read_frame(settings.warehouse, "SELECT DISTINCT source FROM offer WHERE "
                                              "citation LIKE 'krisjiang%'")  # fmt: skip
     assert sources["source"].to_list() == ["tracker"]
