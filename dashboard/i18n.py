@@ -170,7 +170,6 @@ HEADERS: dict[str, str] = {
     "id": "编号",
     "held since (UTC)": "隔离时间 (UTC)",
     "why": "类别",
-    "¥/card-hour": "元/卡时",
     "last accepted ¥/card-hour": "上次接受的元/卡时",
     # data coverage and history imports (dashboard/app_pages/coverage.py, history_data.py)
     "first day (UTC)": "首日 (UTC)",

@@ -44,9 +44,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "prune-raw": ("backup", "Empty the bodies of old raw pages; parsed rows stay."),
     "breakeven": ("breakeven_alerts", "The current breakeven of every card: per platform and "
                   "the cheapest line across them."),
-    "alerts": ("breakeven_alerts", "Alerts, newest first, with delivery: procurement "
-               "(breakeven shifts, cheaper-mode flips, index moves)\nand scraper-broken (a source's pages "
-               "stopped parsing into plausible prices)."),
+    "alerts": ("breakeven_alerts", "Alerts, newest first, one line each (what, what happened, delivery): procurement\n(breakeven shifts, cheaper-mode flips, index moves) and scraper-broken (a source's pages stopped\nparsing into plausible prices). --verbose adds each whole message."),
     "parse": ("parse", "Print the rows a saved page parses into, one JSON object per line."),
     "recommend": ("recommend", "Size a workload (memory two ways), pick cards and count, rent "
                   "mode and monthly cost."),
@@ -60,9 +58,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "quarantine": ("quarantine", "Rows held back as anomalies (price jumps, impossible units, "
                    "invalid prices, unknown GPU names): list them, accept (load) or reject "
                    "them."),
-    "index": ("index", "The gpuprice rental price index (docs/INDEX.md): one value per card, "
-              "rent mode and day,\nwith its platforms, changes and what it said as of a past "
-              "time; `index export` writes the open dataset."),
+    "index": ("index", 'The rental price index: one value per card, rent mode and UTC day, in CNY per card-hour (method: docs/INDEX.md). Without a sub-command: print it.'),
     "sources": ("sources", "The configured sources: adapter, evidence, credentials, schedule, "
                 "last run; `sources check` fetches and parses sources once without loading."),
 }  # fmt: skip

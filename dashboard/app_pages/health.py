@@ -263,7 +263,7 @@ def held(rows: pl.DataFrame) -> None:
             pl.col("gpu_name_raw").alias("name as listed"),
             pl.col("reason_kind").alias("why"),
             "reason",
-            pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias("¥/card-hour"),
+            pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias("CNY per card-hour"),
             pl.col("baseline_cny_per_card_hour")
             .cast(pl.Float64)
             .round(4)

@@ -196,7 +196,7 @@ def alerts(
     config: ConfigOption = None,
 ) -> None:
     """Alerts, newest first, one line each (what, what happened, delivery): procurement
-    (breakeven shifts, cheaper-mode flips) and scraper-broken (a source's pages stopped
+    (breakeven shifts, cheaper-mode flips, index moves) and scraper-broken (a source's pages stopped
     parsing into plausible prices). --verbose adds each whole message."""
     from warehouse.read.metrics import alerts as read_alerts
 

@@ -237,6 +237,12 @@ CASES: dict[tuple[str, str], Case] = {
     ("restore", "config"): Case(
         CONFIG, lambda ctx, i: ["restore", "--config", _bad_config(ctx, i), str(ctx.home)]
     ),
+    # a file (a usage error, 2), a directory under a file or one that cannot be made (1)
+    ("index export", "directory"): Case(
+        st.sampled_from(["file", "under-file", "proc"]),
+        lambda ctx, v: ["index", "export", _backup_target(ctx, v)],
+        frozenset({1, 2}),
+    ),
     ("prune-raw", "days"): Case(bad_int(1, 36_500), option(["prune-raw"], "--days")),
     ("prune-raw", "config"): config_case(["prune-raw", "--days", "1"]),
     ("breakeven", "gpu"): Case(  # any text that names no single card (gpuprice.cli_common)

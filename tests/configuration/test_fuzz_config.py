@@ -43,6 +43,7 @@ RULE = {"name": "r", "gpu": "rtx4090-24g", "usage_hours": 300, "threshold_hours"
 GENERIC = {"adapter": "generic", "demo_url": "http://127.0.0.1:9", "extract": {"paths": [""]}}
 BASES: dict[tuple[str, ...], dict[str, Any]] = {
     ("alerts", "rules"): RULE,
+    ("alerts", "index_rules"): {"name": "i", "gpu": "rtx4090-24g", "move_pct": 5},
     ("sources", "fuzzed", "extract"): {"paths": [""]},
     ("history", "csv", "fuzzed"): {"time": "t", "provider": "p", "gpu": "g", "price": "x"},
 }
@@ -142,13 +143,17 @@ def toml_file(data: dict[str, dict[str, Any]]) -> str:
     )
 
 
+# the arrays of tables ([[alerts.rules]]): each key is fuzzed in a list of one
+LISTS = (("alerts", "rules"), ("alerts", "index_rules"))
+
+
 def config_with(path: tuple[str, ...], value: Any) -> dict[str, dict[str, Any]]:
     """A file that is valid but for ``value`` at ``path``."""
     data: dict[str, Any] = {"sources": {"fuzzed": json.loads(json.dumps(GENERIC))}}
     node = data
     for depth, part in enumerate(path[:-1]):
         base = BASES.get(path[: depth + 1], {})
-        if path[: depth + 1] == ("alerts", "rules"):
+        if path[: depth + 1] in LISTS:
             rule = dict(base)
             node[part] = [rule]
             node = rule
@@ -194,7 +199,9 @@ def test_every_key_refuses_bad_values_with_a_config_error(
     tmp_path: Path, path: tuple[str, ...], annotation: Any
 ) -> None:
     takes = _takes(annotation)
-    named = ".".join(path).replace("alerts.rules.", "alerts.rules.0.")  # as pydantic names it
+    named = ".".join(path)
+    for table in LISTS:  # as pydantic names it: alerts.rules.0.gpu
+        named = named.replace(".".join(table) + ".", ".".join(table) + ".0.")
 
     @FUZZ
     @given(value=BAD)

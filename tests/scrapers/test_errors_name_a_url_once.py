@@ -10,7 +10,7 @@ from pathlib import Path
 
 from scrapers.collect import Snapshot, collect, parse_page
 from scrapers.http import FetchedPage, PoliteClient
-from scrapers.sources import ADAPTERS
+from scrapers.sources import build_adapter
 from tests.scrapers.hostile_http import serve
 from tests.support.loopback import reply
 from warehouse.ingest.load import load_snapshot
@@ -36,7 +36,7 @@ class Http:
 def test_a_parse_error_names_its_page_once(tmp_path: Path) -> None:
     for name in ("jygpu", "compshare", "lambda"):
         page = FetchedPage(URL, 200, b"<html><body>moved</body></html>", "text/html", AT)
-        parsed = parse_page(ADAPTERS[name], page)
+        parsed = parse_page(build_adapter(name), page)
         assert parsed.error is not None and URL not in parsed.error, parsed.error
         snapshot = Snapshot(name, "offers", AT, None, [parsed])
         assert [e.count(URL) for e in snapshot.parse_errors] == [1]
@@ -50,6 +50,6 @@ def test_a_fetch_error_names_its_url_once() -> None:
     with serve() as site:
         site.routes["/p"] = reply(503, b"busy")
         with PoliteClient(Http(), respect_robots=False) as client:
-            snapshot = collect(ADAPTERS["jygpu"], client, site.url, AT, plan=[f"{site.url}/p"])
+            snapshot = collect(build_adapter("jygpu"), client, site.url, AT, plan=[f"{site.url}/p"])
     assert snapshot.fetch_error is not None
     assert snapshot.fetch_error.count(f"{site.url}/p") == 1, snapshot.fetch_error
