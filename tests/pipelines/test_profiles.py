@@ -13,7 +13,7 @@ from tests.support.live_settings import LIVE_SOURCES, settings_from
 
 DEMO_ASSETS = {
     "reference_data", "jygpu_snapshot", "smm_snapshot", "card_value", "monthly_discount",
-    "breakeven", "market_premium", "serving_copy", "alert",
+    "breakeven", "market_premium", "price_index", "serving_copy", "alert",
 }  # fmt: skip
 
 
@@ -73,7 +73,7 @@ def test_a_generic_source_in_the_demo_profile_is_added_without_code(tmp_path: Pa
          r"sources\.x\.extract\.rows: unknown key; allowed here: currency, jsonld, paths, "
          r"price_per, table_selector, tables, unit"),
         ('[fx]\nusd_cny = 0\n', r"fx\.usd_cny"),
-        ('[fx]\nrate = 7\n', r"fx\.rate: unknown key; allowed here: as_of, note, source_url, usd_cny"),
+        ('[fx]\nrate = 7\n', r"fx\.rate: unknown key; allowed here: as_of, confirm_days, max_daily_change, note, source_url, usd_cny, usd_cny_max, usd_cny_min"),
         ('[sources.smm]\nsecret_file = "relative/cookie"\n', r"secret_file must be an absolute path"),
     ],
 )  # fmt: skip
