@@ -137,10 +137,12 @@ def test_failed_delivery_is_retried_by_the_sensor_and_job(
     defs = build_defs(settings, resource(settings))
     sensor = defs.resolve_sensor_def("alert_delivery_sensor")
     job = defs.resolve_job_def(DELIVER_JOB)
-    context = dg.build_sensor_context(
+    # the resource holds the warehouse's lease while it is open (a generator resource): a
+    # sensor's context is opened as a context manager, as the daemon does
+    with dg.build_sensor_context(
         instance=runner.instance, resources={"gpuprice": resource(settings)}
-    )
-    request = sensor(context)
+    ) as context:
+        request = sensor(context)
     assert isinstance(request, dg.RunRequest)
 
     assert job.execute_in_process(instance=runner.instance).success  # still 500: still pending
@@ -148,21 +150,19 @@ def test_failed_delivery_is_retried_by_the_sensor_and_job(
     assert all(a["delivered_at"] is None for a in alerts(settings))
 
     receiver.status = 200
-    again = sensor(
-        dg.build_sensor_context(
-            instance=runner.instance, resources={"gpuprice": resource(settings)}
-        )
-    )
+    with dg.build_sensor_context(
+        instance=runner.instance, resources={"gpuprice": resource(settings)}
+    ) as context:
+        again = sensor(context)
     assert isinstance(again, dg.RunRequest) and again.run_key != request.run_key
     assert job.execute_in_process(instance=runner.instance).success
     assert all(a["delivered_at"] is not None for a in alerts(settings))
     assert len(receiver.accepted) == 2
 
-    done = sensor(
-        dg.build_sensor_context(
-            instance=runner.instance, resources={"gpuprice": resource(settings)}
-        )
-    )
+    with dg.build_sensor_context(
+        instance=runner.instance, resources={"gpuprice": resource(settings)}
+    ) as context:
+        done = sensor(context)
     assert isinstance(done, dg.SkipReason) and "no alert waiting" in done.skip_message
 
 
@@ -177,7 +177,8 @@ def test_sensor_waits_when_no_url_is_configured(
         assert runner.run(day).success
     assert len(alerts(settings)) == 2
     sensor = build_defs(settings, resource(settings)).resolve_sensor_def("alert_delivery_sensor")
-    skip = sensor(dg.build_sensor_context(resources={"gpuprice": resource(settings)}))
+    with dg.build_sensor_context(resources={"gpuprice": resource(settings)}) as context:
+        skip = sensor(context)
     assert isinstance(skip, dg.SkipReason)
     assert "2 alert(s) pending" in skip.skip_message and "GPUPRICE_NOTIFY_URLS" in skip.skip_message
     assert sensor.minimum_interval_seconds == 300
