@@ -19,6 +19,7 @@ from demo.autostart import port_answers
 from demo.market import PLATFORM_SOURCES
 from demo.market.platforms import layout_change_days
 from demo.market.prices import DEFAULT_SEED
+from gpuprice import cli_common
 from gpuprice.cli import app
 from scrapers.sources.evidence import evidence_table
 from tests.support.demo_settings import FAST_HTTP, GENERIC_EXTRACT, GENERIC_SOURCE
@@ -159,9 +160,14 @@ def _runs(home: Path, runs: list[tuple]) -> None:
             )
 
 
-def test_health_goes_by_the_day_the_data_is_about(tmp_path: Path) -> None:
+def test_health_goes_by_the_day_the_data_is_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 38: after a first start compshare showed "failed, 0 rows (drift)": its seeded
     2026-12-02 (a deliberate demo layout day) was loaded after the live run's success."""
+    # the console's width was fixed when gpuprice.cli_common was first imported (by another
+    # test in this worker, perhaps with another COLUMNS): the table's cells read whole here
+    monkeypatch.setattr(cli_common.console, "_width", cli_common.PIPE_WIDTH)
     config, _ = bundled_config(tmp_path)
     home = tmp_path / "home"
     layout = max(d for d in layout_change_days(DEFAULT_SEED, "compshare") if d < date(2026, 12, 3))

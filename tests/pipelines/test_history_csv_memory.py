@@ -29,11 +29,16 @@ HEADER = ["observed_at_utc", "provider", "market", "gpu_model", "price_usd_per_g
           "source_url", "availability_count", "raw_label", "notes"]  # fmt: skip
 MOMENTS, PER_MOMENT, LOADED = 150, 1000, 5
 LIMIT_MB = 500  # the issue's bound for a file up to the size limit
-# Runs the command in this process and writes its peak resident set (KB) when it exits.
+# Runs the command in this process and writes its peak resident set (KB) when it exits:
+# VmHWM, the peak of this process's own memory. getrusage's ru_maxrss is kept across exec,
+# so it reported the pytest worker's 1.4 GB that started the command (full suite, 2 workers).
 MEASURED = """
-import atexit, resource, runpy, sys
+import atexit, re, runpy, sys
 out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+def peak():
+    status = open("/proc/self/status").read()
+    open(out, "w").write(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1))
+atexit.register(peak)
 sys.argv[0] = "gpuprice"
 runpy.run_module("gpuprice.main", run_name="__main__")
 """
