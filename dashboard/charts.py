@@ -25,6 +25,7 @@ from altair.utils.schemapi import debug_mode
 
 from dashboard.formatting import AXIS_HOURS, AXIS_MONEY, money, plain_numbers
 from dashboard.i18n import header, t
+from dashboard.lines import split_at_gaps
 from dashboard.palette import platform_scale
 from scrapers.rows import HOURS_PER_MONTH
 
@@ -173,6 +174,19 @@ def _trend_tooltip(unit: str) -> list[alt.Tooltip]:
     ]
 
 
+def trend_pieces(frame: pl.DataFrame, grain: str) -> pl.DataFrame:
+    """The trend chart's frame with a ``segment`` per line (dashboard.lines.split_at_gaps):
+    price and quote lines break where their prices stop for longer than the grain allows.
+    The band does not: it is drawn over the days at least two platforms quote and carried
+    across the others, so a source's failed day leaves no hole in it (nor does a band row
+    with a missing edge, which Vega-Lite would draw as a hole: such rows are left out)."""
+    line = ["layer", "card_id", "platform", "billing_id", "data"]
+    is_band = pl.col("layer") == "band"
+    lines = split_at_gaps(frame.filter(~is_band), line=line, period="period", grain=grain)
+    band = frame.filter(is_band, pl.col("min").is_not_null(), pl.col("max").is_not_null())
+    return pl.concat([lines, band.with_columns(segment=pl.lit(0, dtype=pl.Int64))])
+
+
 @_unchecked
 def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChart:
     """One panel per card with its own y-axis (a 4090 at ¥2 and an H100 at ¥15 each get a
@@ -184,10 +198,14 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
     ``table``: the page's chart table (period, layer = price | band | market quote, card
     and card_id, platform, billing and billing_id, value, min, max, n, data, origin and
     origin_whole), one data set the panels share; ``drawn`` marks the price lines to draw
-    (the others are in the band). A real point's tooltip says where its price comes from.
+    (the others are in the band), ``segment`` (optional) the pieces a line breaks into
+    where its prices stop (``trend_pieces``). A real point's tooltip says
+    where its price comes from.
     """
     unit = t("unit.card_hour")
     ids = pl.col("card_id") + " · " + pl.col("platform") + " · " + pl.col("billing_id")
+    if "segment" not in table.columns:  # a table without gaps marked: one piece per line
+        table = table.with_columns(segment=pl.lit(0, dtype=pl.Int64))
     frame = plain_numbers(table).with_columns(
         series=ids,
         line=ids + " · " + pl.col("data"),  # real and simulated never joined by one line
@@ -223,7 +241,8 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
                 "billing:N", title=header("billing"), legend=_legend(header("billing"))
             ),
             opacity=_kind(),
-            detail="line:N",
+            # A path per line and piece: the line breaks where its prices stop.
+            detail=[alt.Detail("line:N"), alt.Detail("segment:N")],
             tooltip=tooltip,
         ),
         price.transform_filter(alt.datum.data == KINDS[0])
@@ -234,7 +253,12 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
         base.transform_filter(alt.datum.layer == "market quote")
         .mark_line(strokeDash=[6, 4], point=alt.OverlayMarkDef(shape="triangle"))
         .encode(
-            x=x, y=y, color=colour, opacity=_kind(legend=False), detail="line:N", tooltip=tooltip
+            x=x,
+            y=y,
+            color=colour,
+            opacity=_kind(legend=False),
+            detail=[alt.Detail("line:N"), alt.Detail("segment:N")],
+            tooltip=tooltip,
         ),
     ]
     return (

@@ -9,15 +9,25 @@ cheapest. A platform's real and simulated prices are one line here (one colour; 
 draws the two kinds differently). The rest stay in the table and in the min–max band the
 trend page draws across every platform; the page says how many were left out and where to
 pick them.
+
+A drawn line also breaks where its prices stop for longer than the grain allows
+(:func:`split_at_gaps`): a platform captured in 2023 and again in 2026 is two pieces, never
+a straight line across the years it was not seen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 import polars as pl
 
-MAX_LINES = 8
+# Six: beyond it a panel's colours are hard to tell apart (issue 38); the grey band holds
+# the rest.
+MAX_LINES = 6
+# The longest step between two points of one line that still reads as one line: about
+# twice the grain, so a missed scrape or two bridges and a year without prices does not.
+MAX_GAP = {"day": timedelta(days=2), "week": timedelta(days=14), "month": timedelta(days=62)}
 
 
 def pick_lines(
@@ -70,3 +80,21 @@ def hidden_lines(frame: pl.DataFrame, panel: str, platform: str, billing: str) -
         return 0
     lines = frame.select(panel, platform, billing, "drawn").unique()
     return int((~lines["drawn"]).sum())
+
+
+def split_at_gaps(
+    frame: pl.DataFrame, *, line: Sequence[str], period: str, grain: str
+) -> pl.DataFrame:
+    """``frame`` with an integer column ``segment``, counting from 0 within each ``line``
+    (its key columns) and going up by one after every step between consecutive periods
+    longer than ``MAX_GAP[grain]``. A chart that draws one path per line and segment breaks
+    the line there instead of bridging the missing days."""
+    if frame.is_empty():
+        return frame.with_columns(segment=pl.lit(0, dtype=pl.Int64))
+    key = list(line)
+    step = pl.col(period).cast(pl.Date).diff().over(key)
+    return (
+        frame.sort([*key, period])
+        .with_columns(segment=(step > MAX_GAP[grain]).fill_null(False).cast(pl.Int64))
+        .with_columns(pl.col("segment").cum_sum().over(key))
+    )

@@ -60,7 +60,6 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         return sorted(options[column].unique().to_list())
 
     first, last = options["first_day"].min(), options["last_day"].max()
-    start, extended = default_start(options)
     billing_all = values("billing")
     billing_default = [b for b in DEFAULT_BILLING if b in billing_all] or billing_all
     with st.expander(t("filters"), expanded=True):
@@ -98,14 +97,13 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         e, f, g, h = st.columns([2, 2, 1, 2])
         span = e.date_input(
             t("f.dates"),
-            value=chosen_span(first, last) or (start, last),
+            value=range_span(st.session_state.get(RANGE_KEY), first, last),
             min_value=first,
             max_value=last,
+            on_change=unpick_range,
             key="tr_dates",
         )
-        span_buttons(e, first, last)
-        if extended:
-            e.caption(t("trends.range.real", day=f"{start:%Y-%m-%d}"))
+        range_pills(e)
         grain = f.radio(
             t("f.grain"),
             GRAINS,
@@ -135,46 +133,58 @@ def filters(options: pl.DataFrame) -> Chosen | None:
     return Chosen(offers, grain, quotes, tuple(lines))
 
 
-def default_start(options: pl.DataFrame) -> tuple[date, bool]:
-    """The date range's default start, and whether it reaches back for real history: the
-    last ``DEFAULT_DAYS`` days, or from the first real price when the warehouse also holds
-    SIMULATED prices and its real history begins before them (the demo: real captures of
-    2023–2026 beside 90 simulated days, which alone would hide them). A live install has no
-    simulated prices and keeps the last 90 days, however far its history goes back."""
-    first, last = options["first_day"].min(), options["last_day"].max()
-    window = max(first, last - timedelta(days=DEFAULT_DAYS - 1))
-    real = options["first_real_day"].min()
-    if options["simulated"].any() and real is not None and real < window:
-        return real, True
-    return window, False
+RANGE_KEY = "tr_range"  # the range pill chosen; None once the dates are set by hand
+RANGES = ("recent", "year", "all")
+# "This year" has no key in dashboard.i18n: its label here, in both languages like the others.
+THIS_YEAR = "今年 This year"
 
 
-SPAN_KEY = "tr_span"  # the range a button chose
+def range_label(choice: str) -> str:
+    """A range pill's label in both languages (as dashboard.i18n.both): Streamlit keeps a
+    pill's choice by its label, which must not change when the language is toggled."""
+    if choice == "recent":
+        return both("trends.range.recent").format(days=DEFAULT_DAYS)
+    return both("trends.range.all") if choice == "all" else THIS_YEAR
 
 
-def chosen_span(first: date, last: date) -> tuple[date, date] | None:
-    """The range a button chose, while the data still spans it."""
-    span = st.session_state.get(SPAN_KEY)
-    return span if span and first <= span[0] and span[1] <= last else None
+def range_span(choice: str | None, first: date, last: date) -> tuple[date, date]:
+    """The dates a range pill stands for, within the data's ``first`` and ``last`` day; the
+    last ``DEFAULT_DAYS`` days when none is chosen. The default is the recent window even
+    when SIMULATED days sit beside years of real captures: from the first real price, the
+    current 90 days were a sliver of the panel; all history is one pill away."""
+    starts = {
+        "recent": last - timedelta(days=DEFAULT_DAYS - 1),
+        "year": date(last.year, 1, 1),
+        "all": first,
+    }
+    return max(first, starts.get(choice or "recent", first)), last
 
 
-def span_buttons(column: Any, first: date, last: date) -> None:
-    """Two buttons under the date range: the whole history, and the last 90 days."""
-    whole, recent = column.columns(2)
-
-    def choose(start: date) -> None:
-        # The widget takes the button's range as its default: set into its own state, the
-        # range would be a value given twice (Streamlit warns, with a stack, in the log).
-        st.session_state.pop("tr_dates", None)
-        st.session_state[SPAN_KEY] = (start, last)
-
-    whole.button(t("trends.range.all"), on_click=choose, args=(first,), key="tr_all")
-    recent.button(
-        t("trends.range.recent", days=DEFAULT_DAYS),
-        on_click=choose,
-        args=(max(first, last - timedelta(days=DEFAULT_DAYS - 1)),),
-        key="tr_recent",
+def range_pills(column: Any) -> None:
+    """The range pills under the date range; the last 90 days chosen on a first view."""
+    # Set in the session, not as the widget's default: the date range's callback clears it,
+    # and a value given both ways makes Streamlit warn (with a stack, in the log).
+    st.session_state.setdefault(RANGE_KEY, RANGES[0])
+    column.pills(
+        t("f.dates"),
+        RANGES,
+        format_func=range_label,
+        label_visibility="collapsed",
+        on_change=pick_range,
+        key=RANGE_KEY,
     )
+
+
+def pick_range() -> None:
+    """A pill chosen: the date range takes its dates as its default. Set into the date
+    widget's own state, the range would be a value given twice (Streamlit warns)."""
+    if st.session_state.get(RANGE_KEY) is not None:
+        st.session_state.pop("tr_dates", None)
+
+
+def unpick_range() -> None:
+    """Dates set by hand: no pill stays lit for a range it no longer describes."""
+    st.session_state[RANGE_KEY] = None
 
 
 def compared(row: dict) -> str:
@@ -327,7 +337,8 @@ def shown_table(table: pl.DataFrame) -> pl.DataFrame:
 
 def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]:
     """The chart's one data set: ``table`` with ``drawn`` marking the price lines each panel
-    draws (dashboard.lines), and how many it leaves to the band."""
+    draws (dashboard.lines) and ``segment`` where a line breaks, and how many lines it
+    leaves to the band."""
     frame = table.rename(
         {
             f"{UNIT} (mean)": "value",
@@ -348,7 +359,7 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
     )
     others = frame.filter(pl.col("layer") != "price").with_columns(drawn=pl.lit(True))
     hidden = hidden_lines(prices, "card_id", "platform", "billing_id")
-    return pl.concat([prices, others]), hidden
+    return charts.trend_pieces(pl.concat([prices, others]), chosen.grain), hidden
 
 
 def trend_chart(chosen: Chosen) -> None:
