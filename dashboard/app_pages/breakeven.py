@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import altair as alt
 import polars as pl
 import streamlit as st
 
@@ -13,7 +14,7 @@ from dashboard import charts, data
 from dashboard.alert_table import kind_label
 from dashboard.data import data_label, simulated_banner
 from dashboard.formatting import pays_off
-from dashboard.i18n import both, card_label, labels, relabel, t
+from dashboard.i18n import both, card_label, english, labels, relabel, t
 from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -25,6 +26,43 @@ DEFAULT_USAGE = 500
 # would make the browser, not the reader, do the work.
 MAX_HISTORY_POINTS = 1500
 
+# This page's own strings (dashboard.i18n is shared and edited elsewhere), by language: why a
+# breakeven is missing, named from the price that is missing.
+STRINGS = {
+    "zh": {
+        "no.bare_metal": "该卡在此平台没有裸金属价格",
+        "no.bare_metal.any": "该卡在任何平台都没有裸金属价格",
+        "no.hourly": "此平台没有该卡的按时价格",
+        "no.hourly.any": "任何平台都没有该卡的按时价格",
+        "no.monthly": "此平台没有该卡的包月方案",
+        "no.monthly.any": "任何平台都没有该卡的包月方案",
+        "no.other": "价格无法比较",
+        "tiers": "注意：{mode_a}与{mode_b}价格来自不同的挂牌（{a} vs {b}）。",
+    },
+    "en": {
+        "no.bare_metal": "no bare-metal price for this card on this platform",
+        "no.bare_metal.any": "no bare-metal price for this card on any platform",
+        "no.hourly": "no hourly price for this card on this platform",
+        "no.hourly.any": "no hourly price for this card on any platform",
+        "no.monthly": "no monthly plan for this card on this platform",
+        "no.monthly.any": "no monthly plan for this card on any platform",
+        "no.other": "the prices cannot be compared",
+        "tiers": "Note: the {mode_a} and {mode_b} prices come from different listings "
+        "({a} vs {b}).",
+    },
+}
+# The price a breakeven against each container mode needs besides bare metal's, and the
+# name its absence has in STRINGS.
+RATE_COLUMNS = {
+    HOURLY: ("hourly", "list_cny_per_card_hour"),
+    MONTHLY: ("monthly", "monthly_cny_per_card_hour"),
+}
+
+
+def say(key: str, **values: object) -> str:
+    text = STRINGS["en" if english() else "zh"][key]
+    return text.format(**values) if values else text
+
 
 def _num(value: Any) -> float | None:
     return None if value is None else float(value)
@@ -35,11 +73,23 @@ def mode_name(mode: str) -> str:
     return t(f"mode.{COST_MODES.index(mode)}")
 
 
-def verdict_text(hours: float | None) -> str:
+def missing_why(row: dict[str, Any], mode: str) -> str:
+    """Why the breakeven against ``mode`` (hourly or monthly) is missing, from which of its
+    two prices the snapshot lacks; on the cheapest line a price is missing on every platform."""
+    where = ".any" if row["source"] == CHEAPEST else ""
+    reasons = [
+        say(f"no.{name}{where}")
+        for name, column in (("bare_metal", "bare_metal_cny_per_card_month"), RATE_COLUMNS[mode])
+        if row[column] is None
+    ]
+    return "; ".join(reasons) or say("no.other")
+
+
+def verdict_text(hours: float | None, why: str | None = None) -> str:
     """What a breakeven means for a buyer: from which usage bare metal is cheaper, or that
-    it never is within a month (above 720 h)."""
+    it never is within a month (above 720 h); a missing one says ``why`` beside its dash."""
     if hours is None:
-        return "—"
+        return f"— ({why})" if why else "—"
     if pays_off(hours):
         return t("be.pays_off", hours=hours)
     return t("be.never")
@@ -78,13 +128,13 @@ def crossings(row: dict[str, Any]) -> pl.DataFrame:
     cannot be marked (beyond 720 h, or a price missing) is said in a caption instead."""
     marks = []
     flat = _num(row["bare_metal_cny_per_card_month"])
-    for mode, column, reason in (
-        (HOURLY, "breakeven_hours_vs_hourly", "reason_vs_hourly"),
-        (MONTHLY, "breakeven_hours_vs_monthly", "reason_vs_monthly"),
+    for mode, column in (
+        (HOURLY, "breakeven_hours_vs_hourly"),
+        (MONTHLY, "breakeven_hours_vs_monthly"),
     ):
         hours = _num(row[column])
         if hours is None:
-            st.caption(t("be.missing", mode=mode_name(mode), reason=row[reason] or "?"))
+            st.caption(t("be.missing", mode=mode_name(mode), reason=missing_why(row, mode)))
         elif not pays_off(hours):
             st.caption(t("be.beyond", mode=mode_name(mode), hours=hours))
         else:
@@ -210,8 +260,12 @@ def row_table(row: dict[str, Any]) -> pl.DataFrame:
         .cast(pl.Float64)
         .round(4)
         .alias("monthly plan CNY per card-hour"),
-        pl.lit(verdict_text(hours["breakeven_hours_vs_hourly"])).alias("breakeven vs hourly"),
-        pl.lit(verdict_text(hours["breakeven_hours_vs_monthly"])).alias("breakeven vs monthly"),
+        pl.lit(verdict_text(hours["breakeven_hours_vs_hourly"], missing_why(row, HOURLY))).alias(
+            "breakeven vs hourly"
+        ),
+        pl.lit(verdict_text(hours["breakeven_hours_vs_monthly"], missing_why(row, MONTHLY))).alias(
+            "breakeven vs monthly"
+        ),
         pl.col("bare_metal_offer").alias("bare metal listing"),
         pl.col("hourly_offer").alias("hourly listing"),
         pl.col("monthly_offer").alias("monthly plan listing"),
@@ -219,20 +273,76 @@ def row_table(row: dict[str, Any]) -> pl.DataFrame:
     )
 
 
+def watched() -> tuple[str | None, str]:
+    """The card and line of the first ``[[alerts.rules]]`` rule (its line the cheapest when
+    the rule names no platform): what the user said they care about."""
+    rules = data.settings().file.alerts.rules
+    if not rules:
+        return None, CHEAPEST
+    return rules[0].gpu, rules[0].source or CHEAPEST
+
+
+def opening_card(latest: pl.DataFrame, watched_gpu: str | None) -> str:
+    """The card the page opens on: the watched one when it has data, else the card quoted by
+    the most platforms (the alphabetically first was Ascend 910B, which nobody asked for)."""
+    if watched_gpu is not None and watched_gpu in latest["gpu"]:
+        return watched_gpu
+    ranked = latest.group_by("gpu").agg(
+        pl.col("source").filter(pl.col("source") != CHEAPEST).n_unique().alias("platforms"),
+        pl.col("breakeven_hours_vs_hourly").is_not_null().any().alias("has"),
+    )
+    return ranked.sort("platforms", "has", "gpu", descending=[True, True, False])["gpu"][0]
+
+
+def from_zero(chart: alt.LayerChart) -> alt.LayerChart:
+    """The cost chart with its y axis starting at zero and its marks clipped to the plot: the
+    lines started below the zero gridline (dashboard.charts is shared; this page's chart is
+    adjusted here)."""
+    for layer in chart.layer:
+        y = layer.encoding.y
+        if y is not alt.Undefined:
+            y.scale = alt.Scale(zero=True, domainMin=0, nice=True)
+        if isinstance(layer.mark, str):
+            layer.mark = alt.MarkDef(type=layer.mark)
+        layer.mark.clip = True
+    return chart
+
+
+def tier_caption(row: dict[str, Any]) -> None:
+    """When the hourly and the monthly-plan price come from different listings (RunPod's
+    monthly is a Secure Cloud commitment, its hourly Community Cloud), name both: the lines
+    then compare two offers, not two ways to rent one. The cheapest line already says which
+    platform each of its prices came from (``line_platforms``)."""
+    hourly, monthly = row.get("hourly_offer"), row.get("monthly_offer")
+    if row["source"] != CHEAPEST and hourly and monthly and hourly != monthly:
+        st.caption(
+            say("tiers", mode_a=mode_name(HOURLY), mode_b=mode_name(MONTHLY), a=hourly, b=monthly)
+        )
+
+
 def choose(latest: pl.DataFrame) -> tuple[str, str]:
-    """The card and line widgets: cards with a breakeven first (those are the ones the page
-    is for); on each card the cross-platform cheapest line first."""
+    """The card and line widgets, opening on the watched card and line (``opening_card``);
+    cards with a breakeven first (those are the ones the page is for), and on each card the
+    cross-platform cheapest line first."""
     ranked = latest.group_by("gpu").agg(
         pl.col("breakeven_hours_vs_hourly").is_not_null().any().alias("has")
     )
     cards = ranked.sort(~pl.col("has"), "gpu")["gpu"].to_list()
+    watched_gpu, watched_line = watched()
     a, b = st.columns(2)
-    gpu = a.selectbox(t("f.card"), cards, format_func=card_label, key="be_card")
+    gpu = a.selectbox(
+        t("f.card"),
+        cards,
+        index=cards.index(opening_card(latest, watched_gpu)),
+        format_func=card_label,
+        key="be_card",
+    )
     lines = latest.filter(pl.col("gpu") == gpu)["source"].to_list()
     lines = sorted(lines, key=lambda s: (s != CHEAPEST, s))
     line = b.selectbox(
         t("f.platform"),
         lines,
+        index=lines.index(watched_line) if gpu == watched_gpu and watched_line in lines else 0,
         format_func=labels(lines, lambda s: both("be.cheapest") if s == CHEAPEST else s),
         key="be_line",
     )
@@ -266,22 +376,16 @@ def main() -> None:
     name = t("be.cheapest") if line == CHEAPEST else line
     title = t("be.lines", gpu=card_label(gpu), line=name, at=f"{row['observed_at']:%Y-%m-%d %H:%M}")
     marks = crossings(row)
+    # a month's cost is never negative: nothing drawn below the zero line
     lines_frame = lines_frame.with_columns(
-        pl.col("mode").replace_strict({m: mode_name(m) for m in COST_MODES})
+        pl.col("mode").replace_strict({m: mode_name(m) for m in COST_MODES}),
+        pl.col("cny_per_card_month").clip(lower_bound=0),
     )
-    st.altair_chart(
-        charts.unchecked(
-            charts.cost_lines(
-                lines_frame,
-                marks,
-                usage,
-                title + sim,
-                t("be.caption"),
-                [mode_name(m) for m in COST_MODES],
-            )
-        ),
-        width="stretch",
+    chart = charts.cost_lines(
+        lines_frame, marks, usage, title + sim, t("be.caption"), [mode_name(m) for m in COST_MODES]
     )
+    st.altair_chart(charts.unchecked(from_zero(chart)), width="stretch")
+    tier_caption(row)
     verdict(row, usage)
     show(row_table(row), translate=True)
     history(gpu, line)

@@ -7,8 +7,10 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import billing_both, billing_label, header_both, labels, named, t
+from dashboard.i18n import billing_both, billing_label, english, header_both, labels, named, t
 from dashboard.tables import show
+from warehouse.read.compare import FRESH_HOURS
+from warehouse.read.dashboard import split_current
 
 # Sort keys: the table's column (its English header) and the board's column; cheaper first
 # is the useful order for each.
@@ -18,6 +20,46 @@ SORTS = {
     "CNY per GB-hour": "cny_per_gb_hour",
     "CNY per TB/s-hour": "cny_per_tbps_hour",
 }
+
+# This page's own strings (dashboard.i18n is shared and edited elsewhere), by language.
+STRINGS = {
+    "zh": {
+        "older": "包含较旧的价格",
+        "older.help": "默认只显示最新数据前 {hours} 小时内观测到的价格（与比价页一致）。",
+        "hidden": "另有 {n} 条较旧的价格未显示（观测时间早于最新数据 {hours} 小时以上），"
+        "其中最新的观测于 {newest} UTC，最旧的观测于 {oldest} UTC：{platforms}。",
+    },
+    "en": {
+        "older": "Include older prices",
+        "older.help": "By default only prices observed within {hours} h of the newest data "
+        "are shown (as on the comparison page).",
+        "hidden": "{n} older prices not shown (observed more than {hours} h before the "
+        "newest data): newest {newest} UTC, oldest {oldest} UTC; {platforms}.",
+    },
+}
+
+
+def say(key: str, **values: object) -> str:
+    text = STRINGS["en" if english() else "zh"][key]
+    return text.format(**values) if values else text
+
+
+def hidden_caption(older: pl.DataFrame) -> None:
+    """Say how many prices the board leaves out as no longer current, and how old they are,
+    so an empty row on the board is not read as a platform without the card."""
+    if older.is_empty():
+        return
+    platforms = ", ".join(sorted(older["source"].unique().to_list()))
+    st.caption(
+        say(
+            "hidden",
+            n=older.height,
+            hours=FRESH_HOURS,
+            newest=f"{older['observed_at'].max():%Y-%m-%d %H:%M}",
+            oldest=f"{older['observed_at'].min():%Y-%m-%d %H:%M}",
+            platforms=platforms,
+        )
+    )
 
 
 def board_table(board: pl.DataFrame) -> pl.DataFrame:
@@ -104,7 +146,15 @@ def main() -> None:
     sort = c.selectbox(
         t("value.sort"), list(SORTS), format_func=labels(SORTS, header_both), key="va_sort"
     )
-    shown = board.filter(pl.col("billing") == billing, pl.col("source").is_in(chosen))
+    include_older = st.toggle(
+        say("older"), value=False, help=say("older.help", hours=FRESH_HOURS), key="va_older"
+    )
+    # current against the whole board's newest row, whichever filters are chosen
+    current, older = split_current(board, FRESH_HOURS)
+    keep = (pl.col("billing") == billing) & pl.col("source").is_in(chosen)
+    shown = (board if include_older else current).filter(keep)
+    if not include_older:
+        hidden_caption(older.filter(keep))
     if shown.is_empty():
         st.info(t("empty.filters"))
         return

@@ -92,7 +92,8 @@ def test_history_marks_the_alerts_of_the_watched_line(use_seeded: Seeded) -> Non
 
 def test_a_card_without_bare_metal_says_why(use_seeded: Seeded) -> None:
     app, _ = choose(use_seeded, "h20-96g", "jygpu")
-    assert "no bare-metal offer for this card" in texts(app)
+    assert "无法计算 按时容器：该卡在此平台没有裸金属价格" in texts(app)
+    assert table(app, "be_row").iloc[0]["breakeven vs monthly"] == "— (该卡在此平台没有裸金属价格)"
     lines = chart_data(app, 0)[0]
     assert set(lines["mode"]) == {"按时容器", "包月容器"}
     assert "**包月容器**" in app.success[0].value

@@ -486,6 +486,18 @@ def value_board(warehouse: Warehouse) -> pl.DataFrame:
     )
 
 
+def split_current(board: pl.DataFrame, fresh_hours: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``value_board`` rows as (current, older): a row is current when it was observed at
+    most ``fresh_hours`` before the newest row of the board. A platform's newest price can be
+    years old (a real RunPod row from a history import); beside today's prices it is not a
+    price anyone can rent at, so the page leaves it out and counts it instead."""
+    if board.is_empty():
+        return board, board
+    cutoff = board["observed_at"].max() - timedelta(hours=fresh_hours)  # type: ignore[operator]
+    fresh = pl.col("observed_at") >= cutoff
+    return board.filter(fresh), board.filter(~fresh)
+
+
 # The data-health page's tables, read together (``health``).
 PARSER_STATES = (
     "SELECT source, profile, state, since, reason FROM source_health ORDER BY source, profile"
