@@ -433,9 +433,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "trends.lines": ("画线的平台", "Platforms drawn as lines"),
     "trends.lines.help": (
-        "每幅小图最多 8 条线：先画这里选的平台，再画每种计费方式最便宜和最贵的，其余按价格从低到高；"
+        "每幅小图最多 6 条线：先画这里选的平台，再画每种计费方式最便宜和最贵的，其余按价格从低到高；"
         "没画出的仍在灰色区间和表中。",
-        "At most 8 lines a panel: the platforms picked here first, then the cheapest and the "
+        "At most 6 lines a panel: the platforms picked here first, then the cheapest and the "
         "dearest of each billing mode, then the next cheapest; the rest stay in the grey band "
         "and the table.",
     ),
