@@ -185,7 +185,10 @@ def check_report_download(page) -> None:
     saved = ARTIFACTS / "report.xlsx"
     info.value.save_as(saved)
     sheets = openpyxl.load_workbook(saved).sheetnames
-    assert sheets == ["about", "median by platform", "cheapest platform", "breakeven", "alerts"]
+    assert sheets == [
+        "about", "price index", "index vs outside", "median by platform", "cheapest platform",
+        "breakeven", "alerts",
+    ]  # fmt: skip
 
 
 def test_every_page_renders_in_chromium(dashboard: str) -> None:
