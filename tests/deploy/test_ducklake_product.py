@@ -60,7 +60,9 @@ QUICK = [  # test_derive.py's cases run in FULL; the pipeline and serving tests 
     "tests/warehouse/test_warehouse_load.py",
     # the Dagster job end to end (the sensor's retries are the instance's, not the lake's)
     "tests/pipelines/test_pipeline_metrics.py::test_scrape_job_derives_alerts_and_delivers_once",
-    "tests/warehouse/test_crash_safety.py",
+    # one writer killed mid-transaction (the other crash cases run in FULL: on a lake they
+    # took ~150 s of `make test`'s ~10 min budget, issue 36)
+    "tests/warehouse/test_crash_safety.py::test_sigkill_inside_the_load_transaction",
     "tests/warehouse/test_safe_sql.py",
     "tests/warehouse/test_serving.py::test_served_queries_equal_warehouse_queries",
     "tests/warehouse/test_backup_retention.py::test_backup_holds_every_table_with_its_rows",
