@@ -524,6 +524,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     # compare
     "compare.title": ("平台比价", "Platform comparison"),
+    "compare.view": ("查看", "Show"),
+    "compare.view.heatmap": ("热力图", "Heatmap"),
+    "compare.view.ranked": ("各卡排名", "Ranked per card"),
+    "compare.view.summary": ("价差汇总", "Spread summary"),
+    "compare.view.month": ("本月各平台", "This month per platform"),
+    "compare.view.moves": ("走势", "Moves over a window"),
+    "compare.view.prices": ("全部挂牌价", "Every listed price"),
     "compare.basis": ("价格口径", "Price basis"),
     "compare.basis.help": (
         "最低挂牌价：各平台最新快照里最便宜的一条挂牌（走势按每日最低）；挂牌中位数：该平台所有挂牌的"

@@ -41,7 +41,7 @@ def filters(options: pl.DataFrame) -> tuple[OfferFilter, bool, Basis] | None:
     def values(frame: pl.DataFrame, column: str) -> list[str]:
         return sorted(frame[column].unique().to_list())
 
-    with st.expander(t("filters"), expanded=True):
+    with st.expander(t("filters"), expanded=False):  # the answer comes first
         a, b, c = st.columns([3, 2, 3])
         cards = values(options, "gpu")
         gpus = a.multiselect(
@@ -371,20 +371,44 @@ def main() -> None:
     fx_caption(prices)
     billing = ", ".join(billing_label(b) for b in chosen.billing or ())
     what = {"billing": billing, "at": at, "basis": t(f"basis.{basis}")}
-    st.altair_chart(
-        charts.unchecked(charts.compare_heatmap(prices, t("compare.heatmap", **what))),
-        width="stretch",
-    )
-    st.altair_chart(
-        charts.unchecked(charts.compare_ranked(prices, t("compare.ranked", **what))),
-        width="content",
-    )
-    st.subheader(t("compare.summary"))
-    show(summary_table(prices, changes), translate=True)
-    month(changes, basis)
-    with st.expander(t("compare.prices", **what)):
+    # The answer is the headlines above; one detail is drawn at a time, the one chosen (the
+    # page was ~8,000 px with all ten blocks drawn at once, issue 38).
+    view = st.segmented_control(
+        t("compare.view"), VIEWS, default=VIEWS[0], key="cp_view",
+        format_func=lambda v: t(f"compare.view.{v}"),
+    )  # fmt: skip
+    detail(view or VIEWS[0], chosen, prices, changes, basis, what)
+
+
+# The details of the comparison, one drawn at a time: the heatmap by default.
+VIEWS = ("heatmap", "ranked", "summary", "month", "moves", "prices")
+
+
+def detail(
+    view: str,
+    chosen: OfferFilter,
+    prices: pl.DataFrame,
+    changes: pl.DataFrame | None,
+    basis: Basis,
+    what: dict[str, str],
+) -> None:
+    """The detail ``view`` of today's comparison."""
+    if view == "heatmap":
+        chart = charts.compare_heatmap(prices, t("compare.heatmap", **what))
+        st.altair_chart(charts.unchecked(chart), width="stretch")
+    elif view == "ranked":
+        chart = charts.compare_ranked(prices, t("compare.ranked", **what))
+        st.altair_chart(charts.unchecked(chart), width="content")
+    elif view == "summary":
+        st.subheader(t("compare.summary"))
+        show(summary_table(prices, changes), translate=True)
+    elif view == "month":
+        month(changes, basis)
+    elif view == "moves":
+        moves(chosen, prices, basis)
+    else:
+        st.subheader(t("compare.prices", **what))
         show(prices_table(prices), translate=True)
-    moves(chosen, prices, basis)
 
 
 main()

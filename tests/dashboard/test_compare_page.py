@@ -11,6 +11,7 @@ from datetime import date
 
 import polars as pl
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from dashboard.charts import luminance
 from dashboard.palette import platform_colour
@@ -47,6 +48,13 @@ MARKET_DAILY = """
 """
 
 
+def shown(app: AppTest, view: str) -> AppTest:
+    """The page with its detail ``view`` chosen (one is drawn at a time, issue 38)."""
+    app.button_group(key="cp_view").set_value(view).run()
+    assert_clean(app)
+    return app
+
+
 def money(value: float) -> str:
     """As the page writes an amount: two to four decimals."""
     whole, _, decimals = f"{value:,.4f}".rstrip("0").partition(".")
@@ -73,7 +81,7 @@ def test_where_a_4090_is_cheapest_today_and_how_that_moved_this_month(
     assert f"本月最低价 {money(first)}（09-01）→ {money(last)}（09-10）" in month
     assert f"{last / first - 1:+.1%}" in month
     assert "（08-01 至 08-10）" in month and f"{mom:+.1%}" in month
-    by_platform = table(app, "cp_month")
+    by_platform = table(shown(app, "month"), "cp_month")
     jygpu = by_platform[
         (by_platform["card id"] == "rtx4090-24g") & (by_platform["platform"] == "jygpu")
     ].iloc[0]
@@ -85,7 +93,7 @@ def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
     assert app.title[0].value == "平台比价" and "SIMULATED" in texts(app)
     expected = read_frame(use_multi.warehouse, TODAY, ["rtx4090-24g", "hourly"])
     assert expected.height == 6  # jygpu, testcloud, autodl, matpool, vastai, runpod
-    summary = table(app, "cp_summary")
+    summary = table(shown(app, "summary"), "cp_summary")
     row = summary[summary["card id"] == "rtx4090-24g"].iloc[0]
     low, high = expected["p"].min(), expected["p"].max()
     assert row["card"] == "RTX 4090 24GB" and row["billing"] == "按时计费"
@@ -94,7 +102,7 @@ def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
     assert row["spread max/min"] == pytest.approx(round(high / low, 3))
     assert row["spread CNY per card-hour"] == pytest.approx(round(high - low, 4))
     assert row["platforms"] == 6 and row["data"] == "SIMULATED"
-    prices = table(app, "cp_prices")
+    prices = table(shown(app, "prices"), "cp_prices")
     ranked = prices[prices["card id"] == "rtx4090-24g"]
     assert list(ranked["platform"]) == list(expected["source"])
     assert list(ranked["rank"]) == [1, 2, 3, 4, 5, 6]
@@ -103,19 +111,22 @@ def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
     assert all(p.endswith(" $/hr") for p in usd["listed price"])
     # The day's rate, its date and where it comes from are on screen.
     rate = usd_rate(date(2026, 9, 10))
-    shown = texts(app)
-    assert f"1 USD = ¥{rate:.4f}" in shown and "fx_rate 2026-09-10" in shown
-    assert "runpod, vastai" in shown and "SIMULATED test rate" in shown
-    heatmap, ranked_bars, moves = charts(app)
+    words = texts(app)
+    assert f"1 USD = ¥{rate:.4f}" in words and "fx_rate 2026-09-10" in words
+    assert "runpod, vastai" in words and "SIMULATED test rate" in words
+    assert not charts(app)  # a table view draws no chart
+    (heatmap,) = charts(shown(app, "heatmap"))
     assert heatmap["layer"][0]["mark"]["type"] == "rect"
+    (ranked_bars,) = charts(shown(app, "ranked"))
     assert ranked_bars["resolve"]["scale"]["y"] == "independent"
+    (moves,) = charts(shown(app, "moves"))
     assert moves["resolve"]["scale"]["y"] == "independent"
 
 
 def test_bars_are_sorted_by_price_and_every_platform_is_named(use_multi: Seeded) -> None:
-    app = open_page("compare")
-    bars = charts(app)[1]
-    (drawn,) = chart_data(app, 1)
+    app = shown(open_page("compare"), "ranked")
+    (bars,) = charts(app)
+    (drawn,) = chart_data(app, 0)
     expected = read_frame(use_multi.warehouse, TODAY, ["rtx4090-24g", "hourly"])
     panel = drawn[drawn["row"] == "RTX 4090 24GB · 按时计费"].sort_values("place")
     # the bars' order is the text order of `place`: rank, then the platform's name
@@ -158,6 +169,8 @@ def test_one_price_basis_chosen_and_named(use_multi: Seeded) -> None:
     app = open_page("compare")
     app.radio(key="cp_basis").set_value("median").run()
     assert_clean(app)
+    assert all("挂牌中位数" in title for title in [c["title"]["text"] for c in charts(app)])
+    shown(app, "prices")
     expected = read_frame(use_multi.warehouse, TODAY, ["rtx4090-24g", "hourly"]).sort(
         "median", "source"
     )
@@ -165,17 +178,17 @@ def test_one_price_basis_chosen_and_named(use_multi: Seeded) -> None:
     ranked = prices[prices["card id"] == "rtx4090-24g"]
     assert list(ranked["platform"]) == list(expected["source"])
     assert list(ranked["CNY per card-hour"]) == pytest.approx(list(expected["median"]), abs=1e-4)
-    shown = texts(app)
-    assert "挂牌中位数" in shown and "最低挂牌价" not in shown.split("价格口径")[1][:20]
-    assert all("挂牌中位数" in title for title in [c["title"]["text"] for c in charts(app)])
+    words = texts(app)
+    assert "挂牌中位数" in words and "最低挂牌价" not in words.split("价格口径")[1][:20]
 
 
 def test_filters_domestic_billing_and_region(use_multi: Seeded) -> None:
-    app = open_page("compare")
+    app = shown(open_page("compare"), "summary")
     app.checkbox(key="cp_domestic").check().run()
     assert_clean(app)
     assert set(table(app, "cp_summary")["card id"]) == {"910b-64g"}  # gpu_spec.domestic
     app.checkbox(key="cp_domestic").uncheck().run()
+    shown(app, "prices")
     app.multiselect(key="cp_billing").set_value(["bare_metal_monthly"]).run()
     bare = table(app, "cp_prices")
     assert set(bare["platform"]) == {"autodl", "jygpu"} and "h100-80g" in set(bare["card id"])
@@ -187,7 +200,7 @@ def test_filters_domestic_billing_and_region(use_multi: Seeded) -> None:
 
 
 def test_moves_over_the_window(use_multi: Seeded) -> None:
-    app = open_page("compare")
+    app = shown(open_page("compare"), "moves")
     window = app.date_input(key="cp_window").value
     assert tuple(window) == (date(2026, 8, 1), date(2026, 9, 10))  # last month and this
     app.date_input(key="cp_window").set_value((date(2026, 8, 20), date(2026, 9, 10))).run()
@@ -211,13 +224,13 @@ def test_moves_over_the_window(use_multi: Seeded) -> None:
 
 
 def test_moves_draw_at_most_eight_lines_the_picked_first(use_multi: Seeded) -> None:
-    app = open_page("compare")
-    (drawn,) = chart_data(app, 2)
+    app = shown(open_page("compare"), "moves")
+    (drawn,) = chart_data(app, 0)
     per_panel = drawn.groupby("gpu")["source"].nunique()
     assert per_panel.max() <= 8 and per_panel["rtx4090-24g"] == 6  # six fit
     app.multiselect(key="cp_lines").set_value(["runpod"]).run()
     assert_clean(app)
-    assert "runpod" in set(chart_data(app, 2)[0]["source"])
+    assert "runpod" in set(chart_data(app, 0)[0]["source"])
 
 
 def test_works_from_offers_alone_and_says_when_nothing_is_quoted(
@@ -225,6 +238,6 @@ def test_works_from_offers_alone_and_says_when_nothing_is_quoted(
 ) -> None:
     use(offers_only.home, offers_only.config)
     app = open_page("compare")  # no serving copy, no derived tables: reads the offers
-    assert set(table(app, "cp_prices")["platform"]) == {"jygpu", "testcloud"}
+    assert set(table(shown(app, "prices"), "cp_prices")["platform"]) == {"jygpu", "testcloud"}
     use(tmp_path)
     assert "仓库还是空的" in texts(open_page("compare"))

@@ -43,7 +43,7 @@ CHROMIUM_ARGS = [
 PAGES = [
     ("index", "", "GPU 租赁市场指数", "GPU rental market index", 1),
     ("trends", "trends", "GPU 租赁价格趋势", "GPU rental price trends", 1),
-    ("compare", "compare", "平台比价", "Platform comparison", 3),
+    ("compare", "compare", "平台比价", "Platform comparison", 1),  # one detail at a time
     ("report", "report", "月度报告（财务）", "Monthly report (finance)", 0),
     ("value", "value", "性价比看板", "Value board", 2),
     (
