@@ -103,7 +103,6 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             on_change=unpick_range,
             key="tr_dates",
         )
-        range_pills(e)
         grain = f.radio(
             t("f.grain"),
             GRAINS,
@@ -119,6 +118,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             placeholder=t("choose"),
             key="tr_lines",
         )
+        range_pills(st.container())  # the row's width: a pill's label is never cut
     if not (cards and platforms and billing and regions) or len(span) != 2:
         st.info(t("empty.filters"))
         return None
