@@ -14,6 +14,9 @@ st.set_page_config(
 
 # The toggle lives in the entry script, so it is drawn on every page and keeps its value
 # when the user switches pages. Chinese is the default.
+# ?lang=en opens the dashboard in English: a link to share, and the browser bench's cold start
+if st.query_params.get("lang") == "en":
+    st.session_state.setdefault(LANG_KEY, True)
 st.sidebar.toggle(t("lang.toggle"), key=LANG_KEY)
 
 try:

@@ -265,3 +265,20 @@ def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> Non
     zh = table(render("alerts", english=False), "al_feed")
     assert set(zh["kind"]) <= {"盈亏平衡移动", "租用方式翻转", "抓取失效"}
     assert any("（跨平台最低价）" in what for what in zh["what"])
+
+
+def test_a_lang_en_link_opens_in_english_and_the_toggle_still_switches(
+    use_multi: Seeded,
+) -> None:
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.query_params["lang"] = "en"
+    app.switch_page("app_pages/compare.py")
+    app.run()
+    assert_clean(app)
+    assert app.title[0].value == "Platform comparison" and app.toggle(key=LANG_KEY).value
+    app.toggle(key=LANG_KEY).set_value(False).run()
+    assert app.title[0].value == "平台比价"  # the reader's choice wins over the link
+    plain = AppTest.from_file(APP, default_timeout=60)
+    plain.switch_page("app_pages/compare.py")
+    plain.run()
+    assert plain.title[0].value == "平台比价"  # Chinese without the link
