@@ -44,9 +44,9 @@ def write_lock(path: Path) -> Iterator[None]:
 @pytest.mark.parametrize(
     ("page", "table", "shown"),
     [
-        ("alerts", "al_feed", "采购预警"),
-        ("health", "he_sources", "数据健康"),
-        ("report", "rp_medians", "月度报告（财务）"),
+        ("alerts", "al_feed", "采购需要知道哪些变化？"),
+        ("health", "he_sources", "各来源的数据新鲜、完整吗？"),
+        ("report", "rp_medians", "本月 GPU 租金行情如何？（财务月报）"),
     ],
 )
 def test_a_held_warehouse_delays_one_part_not_the_page(

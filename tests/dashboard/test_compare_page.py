@@ -90,7 +90,7 @@ def test_where_a_4090_is_cheapest_today_and_how_that_moved_this_month(
 
 def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
     app = open_page("compare")
-    assert app.title[0].value == "平台比价" and "SIMULATED" in texts(app)
+    assert app.title[0].value == "每张卡哪个平台最便宜？" and "SIMULATED" in texts(app)
     expected = read_frame(use_multi.warehouse, TODAY, ["rtx4090-24g", "hourly"])
     assert expected.height == 6  # jygpu, testcloud, autodl, matpool, vastai, runpod
     summary = table(shown(app, "summary"), "cp_summary")

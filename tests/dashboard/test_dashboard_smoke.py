@@ -1,8 +1,8 @@
 """The dashboard in a real browser: `streamlit run` over a seeded warehouse, Debian's
 chromium driven by Playwright, every page opened in Chinese and in English (the sidebar's
 toggle, clicked), no exception box or error, no Deploy button, and one screenshot of each
-whole page in each language under test-artifacts/browser/ (``compare_zh.png``,
-``compare_en.png``, ...).
+whole page and of its first screen (1400×900) in each language under test-artifacts/browser/
+(``compare_zh.png``, ``compare_zh_first.png``, ``compare_en.png``, ...).
 
 Chromium comes from Debian (`make browser-deps`, which `make test` runs), never from
 `playwright install`: nothing can be downloaded here. Without it this test fails and says
@@ -22,6 +22,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from dashboard.i18n import STRINGS
 from tests.dashboard.seeding import build
 from tests.support.loopback import free_port
 
@@ -39,26 +40,23 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# url path (the default page is the root), its title in each language, how many charts
-PAGES = [
-    ("index", "", "GPU 租赁市场指数", "GPU rental market index", 1),
-    ("trends", "trends", "GPU 租赁价格趋势", "GPU rental price trends", 1),
-    ("compare", "compare", "平台比价", "Platform comparison", 1),  # one detail at a time
-    ("report", "report", "月度报告（财务）", "Monthly report (finance)", 0),
-    ("value", "value", "性价比看板", "Value board", 2),
-    (
-        "breakeven",
-        "breakeven",
-        "盈亏平衡：按时 vs 包月 vs 裸金属",
-        "Breakeven: hourly vs monthly plan vs bare metal",
-        2,
-    ),
-    ("alerts", "alerts", "采购预警", "Procurement alerts", 0),
-    ("health", "health", "数据健康", "Data health", 1),
-    ("coverage", "coverage", "数据覆盖", "Data coverage", 1),
-    ("recommend", "recommend", "选卡推荐", "GPU recommender", 0),
+# url path (the default page is the root), its title's catalog key, how many charts
+_PAGES = [
+    ("index", "", "ix", 1),
+    ("trends", "trends", "trends", 1),
+    ("compare", "compare", "compare", 1),  # one detail at a time
+    ("report", "report", "report", 0),
+    ("value", "value", "value", 2),
+    ("breakeven", "breakeven", "be", 2),
+    ("alerts", "alerts", "alerts", 0),
+    ("health", "health", "health", 1),
+    ("coverage", "coverage", "cov", 1),
+    ("recommend", "recommend", "rec", 0),
 ]
+# ... with each title in Chinese and in English: the pages' questions (issue 38)
+PAGES = [(name, path, *STRINGS[f"{key}.title"], charts) for name, path, key, charts in _PAGES]
 VIEWPORT = {"width": 1440, "height": 2400}
+FIRST_SCREEN = {"width": 1400, "height": 900}  # issue 38: each page answers in it
 TIMEOUT_MS = 30_000
 
 
@@ -133,8 +131,12 @@ def wait_rendered(page, charts: int) -> None:
 
 
 def screenshot(page, path: Path, charts: int) -> None:
-    """The whole page: Streamlit scrolls inside its own container, so the viewport is made
-    as tall as that container's content, the charts drawn again at that size, then shot."""
+    """The first screen as a user sees it (1400×900, ``<page>_<lang>_first.png``), then the
+    whole page: Streamlit scrolls inside its own container, so the viewport is made as tall
+    as that container's content, the charts drawn again at that size, then shot."""
+    page.set_viewport_size(FIRST_SCREEN)
+    wait_rendered(page, charts)
+    page.screenshot(path=str(path.with_name(f"{path.stem}_first.png")))
     height = page.evaluate(
         """() => Math.max(1000, ...[...document.querySelectorAll(
             '[data-testid="stMain"], [data-testid="stAppScrollToBottomContainer"]'
@@ -223,7 +225,7 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
             wait_rendered(page, 1)
             page.get_by_text("English", exact=True).click()
             page.wait_for_function(
-                "() => document.querySelector('h1')?.innerText === 'GPU rental market index'",
+                "() => document.querySelector('h1')?.innerText === 'What does renting a GPU cost now?'",
                 timeout=TIMEOUT_MS,
             )
             # The choices made survive the toggle: the browser keeps a choice by its label,
@@ -245,4 +247,6 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
         finally:
             browser.close()
     shots = {p.name for p in ARTIFACTS.glob("*.png")}
-    assert {f"{name}_{lang}.png" for name, *_ in PAGES for lang in ("zh", "en")} <= shots
+    expected = {f"{name}_{lang}{part}.png" for name, *_ in PAGES for lang in ("zh", "en")
+                for part in ("", "_first")}  # fmt: skip
+    assert expected <= shots, expected - shots

@@ -81,27 +81,27 @@ def test_trends_and_health_work_from_offers_alone(
 
 def test_language_toggle_switches_every_page_to_english(use_seeded: Seeded) -> None:
     app = open_page("trends")
-    assert app.title[0].value == "GPU 租赁价格趋势"
+    assert app.title[0].value == "租金这段时间怎么变了？"
     app.radio(key="tr_grain").set_value("week").run()
     app.toggle(key="lang_en").set_value(True).run()
-    assert app.title[0].value == "GPU rental price trends"
+    assert app.title[0].value == "How have GPU rents moved?"
     assert app.radio(key="tr_grain").value == "week"  # choices survive the language switch
     periods = table(app, "tr_table")["period"]
     assert {p.weekday() for p in periods} == {0}
     assert [b.label for b in app.download_button] == ["Export CSV", "Export Excel"]
     assert "CNY per card-hour" in " ".join(str(s) for s in charts(app))
     english = {
-        "value": "Value board",
-        "breakeven": "Breakeven: hourly vs monthly plan vs bare metal",
-        "alerts": "Procurement alerts",
-        "health": "Data health",
+        "value": "Which card buys the most compute per yuan now?",
+        "breakeven": "Hourly, monthly or bare metal: which is cheapest at my usage?",
+        "alerts": "What changed that procurement should know?",
+        "health": "Is each source's data fresh and complete?",
     }
     for page, title in english.items():
         app.switch_page(PAGES[page]).run()
         assert not app.exception
         assert app.title[0].value == title  # the toggle's value survives page switches
     app.toggle(key="lang_en").set_value(False).run()
-    assert app.title[0].value == "数据健康"
+    assert app.title[0].value == "各来源的数据新鲜、完整吗？"
 
 
 def test_simulated_banner_only_in_the_demo_profile_but_rows_always_say_so(

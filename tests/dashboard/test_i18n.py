@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ import pytest
 import vl_convert
 from streamlit.testing.v1 import AppTest
 
+from dashboard import i18n
 from dashboard.i18n import HEADERS, LANG_KEY, STRINGS
 from tests.dashboard.conftest import APP, assert_clean, table
 from tests.dashboard.seeding import EXTRA_PLATFORMS, Seeded
@@ -228,6 +230,20 @@ def test_the_check_catches_both_ways() -> None:
     assert all(_CJK.search(zh) or not _WORD.search(zh) for zh in prose)
 
 
+def test_the_catalogs_are_data_files_with_the_same_keys_and_placeholders() -> None:
+    """dashboard/locales/zh.toml and en.toml: a key missing from one language, or a
+    ``{placeholder}`` one language forgot, would show a raw key or raise on the page."""
+    catalogs = {}
+    for lang in ("zh", "en"):
+        path = Path(i18n.__file__).with_name("locales") / f"{lang}.toml"
+        catalogs[lang] = tomllib.loads(path.read_text(encoding="utf-8"))["strings"]
+    assert set(catalogs["zh"]) == set(catalogs["en"])
+    assert catalogs["zh"] == {key: zh for key, (zh, _) in STRINGS.items()}
+    fields = re.compile(r"\{(\w*)[^}]*\}")
+    for key, zh in catalogs["zh"].items():
+        assert set(fields.findall(zh)) == set(fields.findall(catalogs["en"][key])), key
+
+
 @pytest.mark.parametrize("page", NAVIGATION)
 def test_every_chart_compiles_and_money_is_numbers(use_multi: Seeded, page: str) -> None:
     app = render(page, english=False)
@@ -275,10 +291,13 @@ def test_a_lang_en_link_opens_in_english_and_the_toggle_still_switches(
     app.switch_page("app_pages/compare.py")
     app.run()
     assert_clean(app)
-    assert app.title[0].value == "Platform comparison" and app.toggle(key=LANG_KEY).value
+    assert (
+        app.title[0].value == "Which platform is cheapest for each card?"
+        and app.toggle(key=LANG_KEY).value
+    )
     app.toggle(key=LANG_KEY).set_value(False).run()
-    assert app.title[0].value == "平台比价"  # the reader's choice wins over the link
+    assert app.title[0].value == "每张卡哪个平台最便宜？"  # the reader's choice wins over the link
     plain = AppTest.from_file(APP, default_timeout=60)
     plain.switch_page("app_pages/compare.py")
     plain.run()
-    assert plain.title[0].value == "平台比价"  # Chinese without the link
+    assert plain.title[0].value == "每张卡哪个平台最便宜？"  # Chinese without the link

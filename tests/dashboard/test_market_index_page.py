@@ -58,7 +58,7 @@ def test_the_front_page_is_the_market_index_and_its_tiles_are_the_index(
     use_multi: Seeded,
 ) -> None:
     app = front_page()
-    assert app.title[0].value == "GPU 租赁市场指数"
+    assert app.title[0].value == "现在租 GPU 要多少钱？"
     newest = read_frame(
         use_multi.warehouse,
         "SELECT gpu, billing, day, value_cny_per_card_hour AS value, change_7d, change_30d, "

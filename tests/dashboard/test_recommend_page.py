@@ -57,7 +57,7 @@ def texts(app: AppTest) -> str:
 
 def test_the_page_is_in_the_navigation_and_shows_the_form(home: Path) -> None:
     app = open_page()
-    assert app.title[0].value == "选卡推荐"
+    assert app.title[0].value == "用哪张卡、几张、怎么租？"
     assert [r.value for r in app.radio] == ["推理 inference"]
     for key in ("rec_method", "rec_model", "rec_precision", "rec_source", "rec_kv"):
         assert app.selectbox(key=key) is not None
@@ -166,7 +166,7 @@ def test_nothing_fits_is_a_helpful_empty_state(home: Path) -> None:
 
 def test_the_page_follows_the_language_switch(home: Path) -> None:
     app = open_page()
-    assert app.title[0].value == "选卡推荐"
+    assert app.title[0].value == "用哪张卡、几张、怎么租？"
     assert app.radio(key="rec_task").label == "任务"
     assert app.selectbox(key="rec_model").label == "模型"
     assert app.number_input(key="rec_hours").label == "每卡每月使用小时"
@@ -180,7 +180,7 @@ def test_the_page_follows_the_language_switch(home: Path) -> None:
 
     app.toggle(key="lang_en").set_value(True).run()
     assert not app.exception, [e.value for e in app.exception]
-    assert app.title[0].value == "GPU recommender"
+    assert app.title[0].value == "Which card, how many, rented how?"
     assert app.radio(key="rec_task").label == "Task"
     assert app.selectbox(key="rec_model").label == "Model"
     assert app.selectbox(key="rec_source").label == "Price source"
@@ -198,7 +198,7 @@ def test_the_page_follows_the_language_switch(home: Path) -> None:
     assert labels[3] == "Step 1: Task"
 
     app.toggle(key="lang_en").set_value(False).run()
-    assert app.title[0].value == "选卡推荐" and "回答" in texts(app)
+    assert app.title[0].value == "用哪张卡、几张、怎么租？" and "回答" in texts(app)
     assert app.expander[0].label == "显存：两种算法"
 
 

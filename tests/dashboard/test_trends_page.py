@@ -67,7 +67,7 @@ def monthly_mean(
 def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> None:
     app = open_page("trends")
     shown = texts(app)
-    assert app.title[0].value == "GPU 租赁价格趋势"  # Chinese by default
+    assert app.title[0].value == "租金这段时间怎么变了？"  # Chinese by default
     assert "SIMULATED" in shown
     # The figures come from the serving copy, and the page says how current it is.
     newest = read_frame(use_seeded.warehouse, "SELECT max(last_observed_at) FROM offer_daily")
