@@ -25,8 +25,8 @@ import xlsxwriter
 from dashboard.palette import platform_scale
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.read.cells import escape_text
+from warehouse.read.months import MonthToDate, next_month, previous_month
 from warehouse.read.names import BILLING_NAMES, CARD_NAMES
-from warehouse.read.report import next_month, previous_month
 
 HEADER_ROWS = 5  # title, units, dates, data, blank: the table's header is on row 6
 PRICE = "CNY per card-hour"
@@ -80,10 +80,8 @@ def same_days(report: MonthlyReport) -> tuple[date, date] | None:
     medians = report.medians
     if medians.is_empty() or "whole_month" not in medians.columns or medians["whole_month"][0]:
         return None
-    through = medians["month_through"][0]
-    previous = previous_month(report.month)
-    last = min(through.day, (report.month - previous).days)
-    return previous, previous.replace(day=last)
+    window = MonthToDate(medians["month_through"][0])
+    return window.previous, window.through
 
 
 def mom_basis(report: MonthlyReport) -> str:

@@ -8,7 +8,7 @@ or the median of its listings."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date
 
 import polars as pl
 import streamlit as st
@@ -29,6 +29,7 @@ from warehouse.read.compare import (
     moves_of,
 )
 from warehouse.read.filters import OfferFilter
+from warehouse.read.months import MonthToDate
 
 DEFAULT_BILLING = "hourly"
 UNIT = "CNY per card-hour"
@@ -243,7 +244,7 @@ def moves(chosen: OfferFilter, prices: pl.DataFrame, basis: Basis) -> None:
     a, b = st.columns([2, 3])
     span = a.date_input(
         t("f.window"),
-        value=((newest.replace(day=1) - timedelta(days=1)).replace(day=1), newest),
+        value=(MonthToDate(newest).previous, newest),
         max_value=newest,
         key="cp_window",
     )

@@ -26,7 +26,7 @@ from dashboard.report_xlsx import (
 )
 from dashboard.tables import show
 from warehouse.derive.metrics import CHEAPEST
-from warehouse.read.report import next_month, previous_month
+from warehouse.read.months import next_month, previous_month
 from warehouse.store.db import utcnow
 
 UNIT = "CNY per card-hour"

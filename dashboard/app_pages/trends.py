@@ -22,6 +22,7 @@ from dashboard.page_start import open_page
 from dashboard.tables import show
 from warehouse.read.dashboard import GRAINS, Grain
 from warehouse.read.filters import OfferFilter
+from warehouse.read.months import MonthToDate
 
 DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
 DEFAULT_DAYS = 90
@@ -190,16 +191,15 @@ def unpick_range() -> None:
 def compared(row: dict) -> str:
     """What a month-over-month figure compares, in words: whole months, or month to date
     against the same days of the month before."""
-    month, last = row["month"], row["last_day"]
-    previous = (month - timedelta(days=1)).replace(day=1)
+    window = MonthToDate(row["last_day"])  # the rule of warehouse/read/dashboard.py's SQL
     if row["whole"]:
-        return t("mom.whole", month=f"{month:%Y-%m}", previous=f"{previous:%Y-%m}")
+        return t("mom.whole", month=f"{window.month:%Y-%m}", previous=f"{window.previous:%Y-%m}")
     return t(
         "mom.same_days",
-        start=f"{month:%Y-%m-%d}",
-        end=f"{last:%Y-%m-%d}",
-        pstart=f"{previous:%Y-%m-%d}",
-        pend=f"{previous.replace(day=min(last.day, (month - timedelta(days=1)).day)):%Y-%m-%d}",
+        start=f"{window.month:%Y-%m-%d}",
+        end=f"{window.day:%Y-%m-%d}",
+        pstart=f"{window.previous:%Y-%m-%d}",
+        pend=f"{window.through:%Y-%m-%d}",
     )
 
 
@@ -238,7 +238,10 @@ def kpis(offers: OfferFilter) -> None:
                 delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
                 delta_color="inverse",  # a dearer card-hour is bad news for the renter
                 delta_description=t("trends.kpi.yoy", yoy=percent(row["yoy"])),
-                chart_data=row["last_12_months"],
+                # Sparklines on the first row only, the tiles the first screen shows: each
+                # is a Vega chart the browser draws, and seven of them cost trends 1.2 s
+                # against Streamlit's floor (bench/page_timings.py); the chart below has them.
+                chart_data=row["last_12_months"] if at == 0 else None,
                 help=kind_note(row)
                 + t(
                     "trends.kpi.help",

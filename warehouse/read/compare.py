@@ -14,7 +14,7 @@ was loaded (warehouse.ingest.money), and ``fx_rates_on`` says which rate that wa
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date
 from typing import Literal
 
 import polars as pl
@@ -24,6 +24,7 @@ from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S
 from warehouse.read.dashboard import price_trend
 from warehouse.read.filters import NO_REGION, OfferFilter
+from warehouse.read.months import MonthToDate
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 from warehouse.store.serving import read_served
@@ -216,24 +217,24 @@ def month_changes(
 
 def month_window(offers: OfferFilter, day: date) -> OfferFilter:
     """``offers`` over the days ``month_changes`` reads: the 1st of last month to ``day``."""
-    previous = (day.replace(day=1) - timedelta(days=1)).replace(day=1)
-    return replace(offers, start=previous, end=day)
+    return replace(offers, start=MonthToDate(day).previous, end=day)
 
 
 def month_changes_of(daily: pl.DataFrame, day: date) -> pl.DataFrame:
     """``month_changes`` of a ``daily_prices`` frame over ``month_window`` (the caller's)."""
-    month = day.replace(day=1)
-    previous = (month - timedelta(days=1)).replace(day=1)
-    through = min(previous + timedelta(days=day.day - 1), month - timedelta(days=1))
-    if day == (month + timedelta(days=32)).replace(day=1) - timedelta(days=1):
-        through = month - timedelta(days=1)  # a whole month against a whole month
+    window = MonthToDate(day)
     market = (
         daily.sort("cny_per_card_hour", "source")
         .group_by("period", "gpu", "billing")
         .agg(pl.all().first())
         .select("period", "gpu", "billing", "source", "cny_per_card_hour", "simulated")
     )
-    bounds = {"month": month, "day": day, "previous": previous, "through": through}
+    bounds = {
+        "month": window.month,
+        "day": day,
+        "previous": window.previous,
+        "through": window.through,
+    }
     return pl.concat(
         [
             _changes(daily, ("gpu", "billing", "source"), bounds).with_columns(

@@ -10,7 +10,7 @@ parsed (``fx_in_month`` says at which rates). Every row says whether it is SIMUL
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 import polars as pl
 
@@ -19,20 +19,9 @@ from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S, Query, read_frames
 from warehouse.read.index import FIGURES
+from warehouse.read.months import month_start, next_month, previous_month
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
-
-
-def month_start(month: date) -> date:
-    return month.replace(day=1)
-
-
-def next_month(month: date) -> date:
-    return (month_start(month) + timedelta(days=32)).replace(day=1)
-
-
-def previous_month(month: date) -> date:
-    return (month_start(month) - timedelta(days=1)).replace(day=1)
 
 
 def _bounds(month: date, previous: bool = False) -> dict[str, date]:

@@ -1,0 +1,53 @@
+"""Calendar months, once: the month-to-date rule every month-over-month figure uses.
+
+A month in progress is compared with the same days of the month before (1 to the newest
+day's day of the month), a month whose data reaches its last day with the whole month
+before; comparing a half month with a whole one was the dishonest figure of issue 30.
+Compare, the monthly report and the trends KPIs all take their windows from here (issue 38:
+the rule had been written three times, in SQL, in Polars and in dates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+
+def month_start(day: date) -> date:
+    return day.replace(day=1)
+
+
+def next_month(day: date) -> date:
+    return (month_start(day) + timedelta(days=32)).replace(day=1)
+
+
+def previous_month(day: date) -> date:
+    return (month_start(day) - timedelta(days=1)).replace(day=1)
+
+
+@dataclass(frozen=True)
+class MonthToDate:
+    """The days compared when the newest price is on ``day``: ``month`` (its 1st) to
+    ``day`` against ``previous`` (the 1st of the month before) to ``through``."""
+
+    day: date
+
+    @property
+    def month(self) -> date:
+        return month_start(self.day)
+
+    @property
+    def previous(self) -> date:
+        return previous_month(self.day)
+
+    @property
+    def whole(self) -> bool:
+        """``day`` ends its month: a whole month against the whole month before."""
+        return self.day == next_month(self.day) - timedelta(days=1)
+
+    @property
+    def through(self) -> date:
+        """The previous month's last compared day: its end when ``whole`` or when it is
+        shorter than ``day``'s day of the month (31 March against 28 February)."""
+        end = self.month - timedelta(days=1)
+        return end if self.whole else min(self.previous + timedelta(days=self.day.day - 1), end)
