@@ -6,7 +6,7 @@ import streamlit as st
 
 from configuration.settings import ConfigError, load_settings
 from dashboard.data import backfill_banner, retry_when_busy
-from dashboard.i18n import LANG_KEY, t
+from dashboard.i18n import LANG_KEY, keep_choices, t
 
 st.set_page_config(
     page_title="gpuprice · GPU 租赁价格", page_icon=":material/trending_up:", layout="wide"
@@ -17,7 +17,7 @@ st.set_page_config(
 # ?lang=en opens the dashboard in English: a link to share, and the browser bench's cold start
 if st.query_params.get("lang") == "en":
     st.session_state.setdefault(LANG_KEY, True)
-st.sidebar.toggle(t("lang.toggle"), key=LANG_KEY)
+st.sidebar.toggle(t("lang.toggle"), key=LANG_KEY, on_change=keep_choices)
 
 try:
     load_settings()

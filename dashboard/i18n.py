@@ -1,7 +1,9 @@
 """The dashboard's words in Chinese (default) and English: the tables, one lookup each.
 
-The words themselves are data: dashboard/locales/zh.toml and en.toml. ``STRINGS`` holds the prose (titles, labels, empty states, banners, axis titles), looked up
-by key with ``t``. ``HEADERS`` names the columns of the tables and the fields of the charts'
+The words themselves are data: dashboard/locales/zh.toml and en.toml. ``STRINGS`` holds
+the prose (titles, labels, empty states, banners, axis titles, choices), looked up by key
+with ``t``; every visible string, a choice's label too, is in the page's language alone
+(``keep_choices`` keeps the choice across the toggle). ``HEADERS`` names the columns of the tables and the fields of the charts'
 legends and tooltips: pages and charts name them in English (the key) and ``header`` gives
 the name in the page's language. Cards and billing modes are named by
 warehouse.read.names (``card_label``, ``billing_label``, ``named``), their ids kept beside
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Iterable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import streamlit as st
 
+from warehouse.read.filters import NO_REGION
 from warehouse.read.names import BILLING_NAMES, CARD_NAMES, billing_name, card_name
 
 LANG_KEY = "lang_en"  # the sidebar toggle's key: on = English
@@ -57,6 +61,12 @@ def billing_label(billing: str | None) -> str:
     return billing_name(billing, english())
 
 
+def region_label(region: str) -> str:
+    """A region as its source names it (data, not translated); the rows without one under
+    words of the page's language (they were "(none)" in the Chinese UI)."""
+    return t("region.none") if region == NO_REGION else region
+
+
 def named(frame: pl.DataFrame, gpu: str = "gpu", billing: str = "billing") -> pl.DataFrame:
     """``frame`` with ``card_name`` and ``billing_name`` beside its ids (those it has)."""
     names = []
@@ -78,32 +88,32 @@ def relabel(frame: pl.DataFrame, column: str, name: Callable[[Any], str | None])
 
 
 def labels(values: Iterable[Any], name: Callable[[Any], str]) -> Callable[[Any], str]:
-    """A widget's ``format_func``: each value's label computed now (Streamlit and AppTest
-    may format a choice again after the script ran, outside the session). ``name`` must
-    not depend on the language (``both``, ``billing_both``): the browser keeps a choice by
-    its label, and a label that changed with the toggle showed no choice at all."""
+    """A widget's ``format_func``: each value's label computed now, in the page's language
+    (Streamlit and AppTest may format a choice again after the script ran, outside the
+    session). The widget needs a ``key``: ``keep_choices`` carries its choice across the
+    language toggle by that key."""
     table = {value: name(value) for value in values}
     return lambda value: table.get(value, str(value))
 
 
-def billing_both(billing: str) -> str:
-    """A billing mode's name in both languages ("按时计费 hourly"), for a choice widget."""
-    zh, en = billing_name(billing, english=False), billing_name(billing, english=True)
-    return zh if zh == en else f"{zh} {en}"
+def keep_choices() -> None:
+    """The language toggle's ``on_change``. The browser keeps a selectbox's, radio's,
+    multiselect's or pills' choice by its label, and the labels change with the language:
+    without this, each choice was lost on the toggle (so labels were once in both languages
+    at once, "按时计费 hourly"). Setting each keyed value again makes Streamlit send it in the
+    new labels. Booleans (toggles, checkboxes, buttons, whose state cannot be set) and
+    selection dicts have no labels and are left alone."""
+    for key in list(st.session_state.keys()):
+        value = st.session_state[key]
+        if key != LANG_KEY and not isinstance(value, bool | dict) and _plain(value):
+            st.session_state[key] = value
 
 
-def header_both(name: str) -> str:
-    """A column's name in both languages, for a choice widget."""
-    zh = HEADERS.get(name, name)
-    return zh if zh == name else f"{zh} {name}"
-
-
-def both(key: str) -> str:
-    """Both languages at once, for option labels of choice widgets: Streamlit keeps a
-    radio's or selectbox's choice by its label, so a label that changed with the language
-    would drop the user's choice when they flip the toggle."""
-    zh, en = STRINGS[key]
-    return zh if zh == en else f"{zh} {en}"
+def _plain(value: Any) -> bool:
+    """A value a choice widget holds: a string, number or date, a list or tuple of them, None."""
+    if isinstance(value, list | tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | date)
 
 
 def english() -> bool:

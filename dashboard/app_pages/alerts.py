@@ -20,7 +20,7 @@ from dashboard.alert_table import (
     page_lang,
 )
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import both, card_label, labels, relabel, t
+from dashboard.i18n import card_label, labels, relabel, t
 from dashboard.tables import show
 from warehouse.derive import alert_text
 from warehouse.derive.metrics import CHEAPEST
@@ -41,16 +41,15 @@ FEED_WIDTHS = {
 
 
 def _rule_choice(alerts: pl.DataFrame) -> dict[str, str]:
-    """Each rule's label in the rule filter: its card, line and usage hours, the same in
-    both languages (a choice is kept by its label: dashboard.i18n.labels)."""
+    """Each rule's label in the rule filter: its card, line and usage hours."""
     found: dict[str, str] = {}
     for row in alerts.select("rule", "kind", "gpu", "source", "usage_hours").to_dicts():
         if row["rule"] in found:
             continue
         if row["kind"] == "scraper_broken" or row["usage_hours"] is None:
-            found[row["rule"]] = f"{row['source']} · {both('kind.scraper_broken')}"
+            found[row["rule"]] = f"{row['source']} · {t('kind.scraper_broken')}"
             continue
-        line = both("be.cheapest") if row["source"] == CHEAPEST else row["source"]
+        line = t("be.cheapest") if row["source"] == CHEAPEST else row["source"]
         found[row["rule"]] = f"{card_label(row['gpu'])} · {line} · {row['usage_hours']:g} h"
     return found
 
@@ -68,7 +67,7 @@ def _filtered(alerts: pl.DataFrame, every: pl.DataFrame) -> pl.DataFrame:
             t("alerts.kind"),
             kinds,
             default=kinds,
-            format_func=labels(kinds, lambda k: both(f"kind.{k}") if k in KINDS else k),
+            format_func=labels(kinds, lambda k: t(f"kind.{k}") if k in KINDS else k),
             placeholder=t("choose"),
             key="al_kind",
         )
@@ -77,7 +76,7 @@ def _filtered(alerts: pl.DataFrame, every: pl.DataFrame) -> pl.DataFrame:
             cards,
             default=cards,
             format_func=labels(
-                cards, lambda c: both("alerts.no_card") if c == NO_CARD else card_label(c)
+                cards, lambda c: t("alerts.no_card") if c == NO_CARD else card_label(c)
             ),
             placeholder=t("choose"),
             key="al_cards",
@@ -97,7 +96,7 @@ def _filtered(alerts: pl.DataFrame, every: pl.DataFrame) -> pl.DataFrame:
         delivery = e.radio(
             t("alerts.delivery"),
             DELIVERY,
-            format_func=labels(DELIVERY, lambda v: both(f"alerts.{v}")),
+            format_func=labels(DELIVERY, lambda v: t(f"alerts.{v}")),
             horizontal=True,
             key="al_delivery",
         )

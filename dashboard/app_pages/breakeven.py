@@ -14,7 +14,7 @@ from dashboard import charts, data
 from dashboard.alert_table import kind_label
 from dashboard.data import data_label, simulated_banner
 from dashboard.formatting import pays_off
-from dashboard.i18n import both, card_label, english, labels, relabel, t
+from dashboard.i18n import card_label, english, labels, relabel, t
 from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -343,7 +343,7 @@ def choose(latest: pl.DataFrame) -> tuple[str, str]:
         t("f.platform"),
         lines,
         index=lines.index(watched_line) if gpu == watched_gpu and watched_line in lines else 0,
-        format_func=labels(lines, lambda s: both("be.cheapest") if s == CHEAPEST else s),
+        format_func=labels(lines, lambda s: t("be.cheapest") if s == CHEAPEST else s),
         key="be_line",
     )
     return gpu, line

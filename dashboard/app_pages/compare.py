@@ -16,7 +16,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import data_label
 from dashboard.formatting import money, percent
-from dashboard.i18n import billing_both, billing_label, both, card_label, labels, named, t
+from dashboard.i18n import billing_label, card_label, labels, named, region_label, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
 from dashboard.page_start import open_page
 from dashboard.tables import show
@@ -58,19 +58,24 @@ def filters(options: pl.DataFrame) -> tuple[OfferFilter, bool, Basis] | None:
             t("f.billing"),
             modes,
             default=[DEFAULT_BILLING] if DEFAULT_BILLING in modes else modes[:1],
-            format_func=labels(modes, billing_both),
+            format_func=labels(modes, billing_label),
             placeholder=t("choose"),
             key="cp_billing",
         )
         regions = values(options, "region")
         region = c.multiselect(
-            t("f.regions"), regions, default=regions, placeholder=t("choose"), key="cp_regions"
+            t("f.regions"),
+            regions,
+            default=regions,
+            format_func=labels(regions, region_label),
+            placeholder=t("choose"),
+            key="cp_regions",
         )
         d, e = st.columns([3, 5])
         basis = d.radio(
             t("compare.basis"),
             BASES,
-            format_func=labels(BASES, lambda b: both(f"basis.{b}")),
+            format_func=labels(BASES, lambda b: t(f"basis.{b}")),
             horizontal=True,
             help=t("compare.basis.help"),
             key="cp_basis",

@@ -13,7 +13,7 @@ from dashboard import data
 from dashboard.charts import unchecked
 from dashboard.data import simulated_banner
 from dashboard.formatting import money, percent
-from dashboard.i18n import billing_label, both, card_label, labels, t
+from dashboard.i18n import billing_label, card_label, labels, t
 from dashboard.index_charts import index_lines, index_strip, main_modes, with_segments
 from dashboard.tables import show
 
@@ -115,7 +115,11 @@ def lines(series: pl.DataFrame, mains: pl.DataFrame, kind: str) -> None:
     )
     measures = ("ix.value", "ix.level")
     measure = st.radio(
-        t("ix.measure"), measures, format_func=both, horizontal=True, key=f"ix_measure_{kind}"
+        t("ix.measure"),
+        measures,
+        format_func=labels(measures, t),
+        horizontal=True,
+        key=f"ix_measure_{kind}",
     )
     if not chosen:
         st.info(t("ix.pick"))

@@ -28,7 +28,7 @@ from configuration.recommender_feed import (
     shows_simulated,
 )
 from dashboard.data import price_inputs, simulated_banner
-from dashboard.i18n import both, t
+from dashboard.i18n import labels, t
 from dashboard.tables import show as show_table
 from recommender import (
     ENGINES,
@@ -46,15 +46,29 @@ from recommender import (
     recommend,
 )
 
-# Choice labels stay the same in both languages (i18n.both): Streamlit keeps a choice by
-# its label, so one that changed with the language would drop the user's choice.
-CUSTOM = both("rec.model.custom")
-PASTE = both("rec.model.paste")
-HF_ID = both("rec.model.hf")
-CHEAPEST = both("rec.source.default")
-DEFAULT = both("rec.precision.default")
-TASKS = {both("rec.task.inference"): "inference", both("rec.task.training"): "training"}
-OBJECTIVES = {both("rec.objective.monthly"): "monthly", both("rec.objective.tokens"): "tokens"}
+# The choices that are not a model, a precision or a platform, by id; shown in the page's
+# language by ``_say`` (dashboard.i18n.keep_choices carries a choice across the toggle).
+CUSTOM, PASTE, HF_ID = "custom", "paste", "hf"
+CHEAPEST = "cheapest"  # rec_source: the cheapest platform per card
+DEFAULT = "default"  # rec_precision: the model's own
+TASKS = ("inference", "training")
+OBJECTIVES = ("monthly", "tokens")
+_KEYS = {
+    CUSTOM: "rec.model.custom",
+    PASTE: "rec.model.paste",
+    HF_ID: "rec.model.hf",
+    CHEAPEST: "rec.source.default",
+    DEFAULT: "rec.precision.default",
+    **{task: f"rec.task.{task}" for task in TASKS},
+    **{goal: f"rec.objective.{goal}" for goal in OBJECTIVES},
+}
+
+
+def _say(choice: Any) -> str:
+    """A choice's label: its words when it is one of ours, else itself (a model's name)."""
+    return t(_KEYS[choice]) if choice in _KEYS else str(choice)
+
+
 LAYOUT = "layout"
 REQUEST = "recommend_request"
 
@@ -70,13 +84,14 @@ def _model_inputs(training: bool) -> dict[str, Any]:
             t("rec.method"),
             methods,
             index=methods.index("lora") if training else 0,
-            format_func=lambda m: f"{m} · {both(f'rec.method.{m}')}",
+            format_func=labels(methods, lambda m: t(f"rec.method.{m}")),
             key="rec_method",
         ),
         "model": st.selectbox(
             t("rec.model"),
             [*PRESETS, CUSTOM, PASTE, HF_ID],
             index=0,
+            format_func=labels([*PRESETS, CUSTOM, PASTE, HF_ID], _say),
             key="rec_model",
             help=t("rec.model.help"),
         ),
@@ -95,6 +110,7 @@ def _model_inputs(training: bool) -> dict[str, Any]:
         "precision": st.selectbox(
             t("rec.precision"),
             [DEFAULT, *PRECISION_BYTES],
+            format_func=labels([DEFAULT, *PRECISION_BYTES], _say),
             key="rec_precision",
             help=t("rec.precision.help"),
         ),
@@ -132,7 +148,8 @@ def _usage_inputs(training: bool) -> dict[str, Any]:
         ),
         "objective": st.selectbox(
             t("rec.objective"),
-            list(OBJECTIVES),
+            OBJECTIVES,
+            format_func=labels(OBJECTIVES, _say),
             key="rec_objective",
             disabled=training,
             help=t("rec.objective.help"),
@@ -155,6 +172,7 @@ def _market_inputs(training: bool, sources: list[str]) -> dict[str, Any]:
         "source": st.selectbox(
             t("rec.source"),
             [CHEAPEST, *sources],
+            format_func=labels([CHEAPEST, *sources], _say),
             key="rec_source",
             help=t("rec.source.help"),
         ),
@@ -218,7 +236,7 @@ def request_of(task: str, chosen: dict[str, Any]) -> dict[str, Any]:
             "domestic": bool(chosen["domestic"]),
             "dataset_gb": float(chosen["dataset_gb"]),
             "lora_rank": int(chosen["lora_rank"]),
-            "objective": "monthly" if training else OBJECTIVES[chosen["objective"]],
+            "objective": "monthly" if training else chosen["objective"],
             "api_cny_per_million": float(chosen["api"])
             if chosen["api"] > 0 and not training
             else None,
@@ -549,11 +567,14 @@ def main() -> None:
         simulated_banner()  # the seeds' fallback prices are real: no demo banner for them
     st.caption(t("rec.caption"), help=t("rec.caption.source"))
     sources = available.sources if available is not None and not available.fallback else []
-    task = TASKS[
-        st.radio(
-            t("rec.task"), list(TASKS), horizontal=True, key="rec_task", on_change=_forget_result
-        )
-    ]
+    task = st.radio(
+        t("rec.task"),
+        TASKS,
+        format_func=labels(TASKS, _say),
+        horizontal=True,
+        key="rec_task",
+        on_change=_forget_result,
+    )
     sent = form(task, sources)
     if sent is not None:
         st.session_state[REQUEST] = sent

@@ -15,7 +15,7 @@ from dashboard import charts, data
 from dashboard.data import data_label
 from dashboard.export import export_buttons
 from dashboard.formatting import money, percent
-from dashboard.i18n import billing_both, billing_label, both, card_label, labels, named, t
+from dashboard.i18n import billing_label, card_label, labels, named, region_label, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
 from dashboard.origin import origin_columns
 from dashboard.page_start import open_page
@@ -84,7 +84,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             t("f.billing"),
             billing_all,
             default=billing_default,
-            format_func=labels(billing_all, billing_both),
+            format_func=labels(billing_all, billing_label),
             placeholder=t("choose"),
             key="tr_billing",
         )
@@ -92,6 +92,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             t("f.regions"),
             values("region"),
             default=values("region"),
+            format_func=labels(values("region"), region_label),
             placeholder=t("choose"),
             key="tr_regions",
         )
@@ -107,7 +108,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
         grain = f.radio(
             t("f.grain"),
             GRAINS,
-            format_func=labels(GRAINS, lambda g: both(f"grain.{g}")),
+            format_func=labels(GRAINS, lambda g: t(f"grain.{g}")),
             horizontal=True,
             key="tr_grain",
         )
@@ -136,16 +137,11 @@ def filters(options: pl.DataFrame) -> Chosen | None:
 
 RANGE_KEY = "tr_range"  # the range pill chosen; None once the dates are set by hand
 RANGES = ("recent", "year", "all")
-# "This year" has no key in dashboard.i18n: its label here, in both languages like the others.
-THIS_YEAR = "今年 This year"
 
 
 def range_label(choice: str) -> str:
-    """A range pill's label in both languages (as dashboard.i18n.both): Streamlit keeps a
-    pill's choice by its label, which must not change when the language is toggled."""
-    if choice == "recent":
-        return both("trends.range.recent").format(days=DEFAULT_DAYS)
-    return both("trends.range.all") if choice == "all" else THIS_YEAR
+    """A range pill's label in the page's language."""
+    return t(f"trends.range.{choice}", days=DEFAULT_DAYS)
 
 
 def range_span(choice: str | None, first: date, last: date) -> tuple[date, date]:

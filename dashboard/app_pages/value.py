@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import billing_both, billing_label, english, header_both, labels, named, t
+from dashboard.i18n import billing_label, english, header, labels, named, t
 from dashboard.tables import show
 from warehouse.read.compare import FRESH_HOURS
 from warehouse.read.dashboard import split_current
@@ -137,14 +137,14 @@ def main() -> None:
         t("f.billing"),
         modes,
         index=modes.index("hourly") if "hourly" in modes else 0,
-        format_func=labels(modes, billing_both),
+        format_func=labels(modes, billing_label),
         key="va_billing",
     )
     chosen = b.multiselect(
         t("f.platforms"), platforms, default=platforms, placeholder=t("choose"), key="va_platforms"
     )
     sort = c.selectbox(
-        t("value.sort"), list(SORTS), format_func=labels(SORTS, header_both), key="va_sort"
+        t("value.sort"), list(SORTS), format_func=labels(SORTS, header), key="va_sort"
     )
     include_older = st.toggle(
         say("older"), value=False, help=say("older.help", hours=FRESH_HOURS), key="va_older"

@@ -228,8 +228,6 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
                 "() => document.querySelector('h1')?.innerText === 'What does renting a GPU cost now?'",
                 timeout=TIMEOUT_MS,
             )
-            # The choices made survive the toggle: the browser keeps a choice by its label,
-            # so choice labels do not change with the language (dashboard.i18n.both).
             wait_rendered(page, 1)
             grain = page.locator('[data-testid="stRadio"]').first
             assert grain.locator("input:checked").count() == 1, "no grain chosen after the toggle"
@@ -250,3 +248,33 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
     expected = {f"{name}_{lang}{part}.png" for name, *_ in PAGES for lang in ("zh", "en")
                 for part in ("", "_first")}  # fmt: skip
     assert expected <= shots, expected - shots
+
+
+def test_a_choice_survives_the_language_toggle_in_chromium(dashboard: str) -> None:
+    """The browser keeps a choice by its label, and labels follow the language: the toggle's
+    ``keep_choices`` (dashboard/i18n.py) sends each choice again in the new words. Without
+    it the trends page fell back to its default range and dropped the chosen billing mode."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=FIRST_SCREEN)
+            page.goto(f"{dashboard}/trends", timeout=TIMEOUT_MS)
+            wait_rendered(page, 1)
+            page.get_by_role("radio", name="今年", exact=True).click()  # a range pill
+            wait_rendered(page, 1)
+            page.get_by_role("radio", name="周", exact=True).check(force=True)  # the grain
+            wait_rendered(page, 1)
+            page.get_by_text("English", exact=True).click()
+            page.wait_for_function(
+                "() => document.querySelector('h1')?.innerText === 'How have GPU rents moved?'",
+                timeout=TIMEOUT_MS,
+            )
+            wait_rendered(page, 1)
+            pill = page.get_by_role("radio", name="This year", exact=True)
+            assert pill.get_attribute("aria-checked") == "true"
+            assert page.get_by_role("radio", name="week", exact=True).is_checked()
+            assert "按时计费" not in page.locator('[data-testid="stMain"]').inner_text()
+        finally:
+            browser.close()

@@ -85,17 +85,41 @@ def _strip(text: str, words: list[str] | tuple[str, ...]) -> str:
 
 
 def untranslated(text: str, english: bool, where: str = "") -> bool:
-    """Whether ``text`` is in the other language than the page's. A choice's label may be
-    in both languages (dashboard.i18n.both: the browser keeps a choice by its label, so it
-    cannot change with the toggle): it passes when it holds the page's language."""
+    """Whether ``text`` is in the other language than the page's. A choice's label too:
+    it was once in both languages at once ("按时计费 hourly"), and now follows the toggle
+    (dashboard.i18n.keep_choices keeps the choice). Choices are often data (a region, a
+    model, a platform, in their own names), so a choice fails when it holds one of the
+    dashboard's own words in the other language."""
     if where.endswith("option"):
-        return not (_WORD.search(text) if english else _CJK.search(text))
+        return any(word.search(text) for word in _FOREIGN[english])
     if english:
         return bool(_CJK.search(_strip(text, ALLOWED_CJK)))
     if _CJK.search(text):
         return False
     rest = _strip(_CODE.sub(" ", text), [*DATA_WORDS, *ALLOWED_TERMS])
     return bool(_WORD.search(_NUMBERS.sub(" ", rest)))
+
+
+def _words(side: int) -> set[str]:
+    """The dashboard's own words in one language (0 Chinese, 1 English) that the other
+    language says differently: labels of the catalogs, billing modes and column names."""
+    pairs = [*STRINGS.values(), *BILLING_NAMES.values(), *((zh, en) for en, zh in HEADERS.items())]
+    return {
+        pair[side]
+        for pair in pairs
+        if pair[0] != pair[1] and "{" not in pair[side] and 2 <= len(pair[side]) <= 40
+    }
+
+
+def _phrase(word: str) -> re.Pattern[str]:
+    """``word`` standing alone: not a piece of an id ("published" in "jygpu-published")."""
+    return re.compile(
+        rf"(?<![\w-]){re.escape(word)}(?![\w-])" if word.isascii() else re.escape(word)
+    )
+
+
+# page in English -> the Chinese words it must not show, and the other way round
+_FOREIGN = {english: [_phrase(w) for w in _words(0 if english else 1)] for english in (True, False)}
 
 
 _SHOWN = {"x", "y", "color", "strokeDash", "shape", "size", "opacity", "fill", "stroke"}
@@ -166,8 +190,10 @@ def visible(app: AppTest) -> Iterator[tuple[str, str]]:
             placeholder = getattr(widget.proto, "placeholder", "")
             if placeholder:
                 yield f"{kind} placeholder", placeholder
-            if kind == "radio":
+            if kind in ("selectbox", "multiselect", "radio"):
                 yield from ((f"{kind} option", str(o)) for o in widget.options)
+    for pills in app.button_group:
+        yield from (("pills option", str(o)) for o in pills.options)
     for button in app.get("download_button"):
         yield "download button", button.proto.label
     for expander in app.expander:
@@ -301,3 +327,24 @@ def test_a_lang_en_link_opens_in_english_and_the_toggle_still_switches(
     plain.switch_page("app_pages/compare.py")
     plain.run()
     assert plain.title[0].value == "每张卡哪个平台最便宜？"  # Chinese without the link
+
+
+def test_choices_survive_the_language_toggle_named_in_the_new_language(use_multi: Seeded) -> None:
+    """The browser keeps a choice by its label and the labels follow the language: the
+    toggle's ``keep_choices`` sends each keyed choice again in the new words (without it
+    the pills fell back to their default and the selections to raw labels)."""
+    app = render("trends", english=False)
+    app.button_group(key="tr_range").set_value("year").run()
+    app.multiselect(key="tr_billing").set_value(["monthly"]).run()
+    app.radio(key="tr_grain").set_value("week").run()
+    assert "按时计费" in app.multiselect(key="tr_billing").options
+    app.toggle(key=LANG_KEY).set_value(True).run()
+    assert_clean(app)
+    assert app.button_group(key="tr_range").value == "year"
+    assert app.button_group(key="tr_range").options == ["Last 90 days", "This year", "All history"]
+    assert app.multiselect(key="tr_billing").value == ["monthly"]
+    assert "hourly" in app.multiselect(key="tr_billing").options
+    assert app.radio(key="tr_grain").value == "week"
+    app.toggle(key=LANG_KEY).set_value(False).run()
+    assert app.button_group(key="tr_range").value == "year"
+    assert app.multiselect(key="tr_billing").value == ["monthly"]

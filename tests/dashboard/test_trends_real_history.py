@@ -215,7 +215,7 @@ def test_the_range_opens_on_the_last_90_days_and_pills_switch_it(
     assert points(app)["period"].min() >= RECENT  # the first views' cards start on 07-01
     assert not app.button  # the old "All history" / "Last 90 days" buttons are gone
     pills = app.button_group(key="tr_range")
-    assert pills.options == ["最近 90 天 Last 90 days", "今年 This year", "全部历史 All history"]
+    assert pills.options == ["最近 90 天", "今年", "全部历史"]
     pills.set_value("year").run()
     assert_clean(app)
     assert app.date_input(key="tr_dates").value == (date(2026, 1, 1), LAST)
@@ -257,8 +257,8 @@ def test_no_untranslated_string(page: Callable[..., AppTest], english: bool) -> 
     )
     assert not wrong, "\n".join(f"{where}: {text!r}" for where, text in wrong)
     if english:
-        # the pills name each range in both languages (a choice is kept by its label)
+        # the pills name each range in the page's language alone
         options = app.button_group(key="tr_range").options
-        assert options == ["最近 90 天 Last 90 days", "今年 This year", "全部历史 All history"]
+        assert options == ["Last 90 days", "This year", "All history"]
         (drawn,) = chart_data(app, 0)
         assert "demo market (SIMULATED)" in set(drawn["origin"])
