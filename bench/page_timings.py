@@ -11,7 +11,7 @@ server's own imports.
 The warehouse is the dashboard tests' seeded demo (tests/dashboard/seeding.py: 400 days, the
 extra platforms, derived, with alerts), built in a temporary home.
 
-    .venv/bin/python bench/page_timings.py [--rounds N]
+    .venv/bin/python bench/page_timings.py [--rounds N] [--pages trends compare ...]
 
 Targets (issue 38): a page with charts within 1 s of the one-chart floor, a page without
 within 1 s of the one-title floor. Figures: docs/PERFORMANCE.md, "Pages in a browser".
@@ -134,6 +134,7 @@ def sidebar_links(browser, base: str) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pages", nargs="*", help="only these pages (url paths; index: the front)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -160,6 +161,8 @@ def main() -> None:
             with served(ROOT / "dashboard" / "app.py", env) as base:
                 for href in sidebar_links(browser, base):
                     name = href.rsplit("/", 1)[-1] or "index"
+                    if args.pages and name not in args.pages:
+                        continue
                     for english in (False, True):
                         median, worst, charts = time_page(browser, href, args.rounds, english)
                         floor_s = chart[0] if charts else title[0]

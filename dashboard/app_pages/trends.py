@@ -361,14 +361,15 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
     return charts.trend_pieces(pl.concat([prices, others]), chosen.grain), hidden
 
 
-def trend_chart(chosen: Chosen) -> None:
+def trend_chart(chosen: Chosen) -> pl.DataFrame | None:
+    """The chart; the table it draws (None when there is nothing to draw)."""
     offers, grain = chosen.offers, chosen.grain
     series = data.price_trend(grain, offers, apart=True)
     if series is None:
-        return
+        return None
     if series.is_empty():
         st.info(t("empty.filters"))
-        return
+        return None
     band = data.price_band(grain, offers)
     quotes = None
     if chosen.quotes:
@@ -390,6 +391,11 @@ def trend_chart(chosen: Chosen) -> None:
     st.altair_chart(charts.unchecked(charts.trend(frame, title, subtitle)), width="content")
     if (table["data"] == "SIMULATED").any():
         st.caption(t("simulated.rows"))
+    return table
+
+
+def table_and_export(table: pl.DataFrame, offers: OfferFilter, grain: str) -> None:
+    """The chart's data as a table, and its CSV and Excel export (exactly this table)."""
     st.subheader(t("trends.table"))
     shown = shown_table(table)
     show(
@@ -442,20 +448,20 @@ def latest_prices(offers: OfferFilter) -> None:
     latest = latest.filter(*keep) if keep else latest
     if latest.is_empty():
         return
-    with st.expander(t("trends.latest", at=f"{latest['observed_at'].max():%Y-%m-%d %H:%M}")):
-        shown = named(latest).select(
-            pl.col("card_name").alias("card"),
-            pl.col("source").alias("platform"),
-            pl.col("billing_name").alias("billing"),
-            pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias(UNIT),
-            pl.col("listed").alias("listed price"),
-            pl.col("gpu_count").alias("cards"),
-            pl.col("region"),
-            pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
-            data_label(),
-            pl.col("gpu").alias("card id"),
-        )
-        show(shown, translate=True)
+    st.subheader(t("trends.latest", at=f"{latest['observed_at'].max():%Y-%m-%d %H:%M}"))
+    shown = named(latest).select(
+        pl.col("card_name").alias("card"),
+        pl.col("source").alias("platform"),
+        pl.col("billing_name").alias("billing"),
+        pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias(UNIT),
+        pl.col("listed").alias("listed price"),
+        pl.col("gpu_count").alias("cards"),
+        pl.col("region"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
+        data_label(),
+        pl.col("gpu").alias("card id"),
+    )
+    show(shown, translate=True)
 
 
 def freshness(state: pl.DataFrame | None) -> None:
@@ -472,6 +478,10 @@ def freshness(state: pl.DataFrame | None) -> None:
     )
 
 
+# The details under the chart: the month-over-month table by default (the page's question).
+DETAILS = ("changes", "latest", "table")
+
+
 def main() -> None:
     options = open_page("trends.title", data.trend_options, "empty.no_prices")
     if options is None:
@@ -481,9 +491,20 @@ def main() -> None:
         return
     freshness(data.serving_freshness())  # quiet: no caption on a warehouse without it
     kpis(chosen.offers)
-    trend_chart(chosen)
-    changes_table(chosen.offers)
-    latest_prices(chosen.offers)
+    table = trend_chart(chosen)
+    # One detail below the chart, the one chosen: each table is a grid the browser draws,
+    # and the three together cost the page a quarter second (bench/page_timings.py).
+    view = st.segmented_control(
+        t("trends.view"), DETAILS, default=DETAILS[0], key="tr_view",
+        format_func=labels(DETAILS, lambda v: t(f"trends.view.{v}")),
+    )  # fmt: skip
+    view = view or DETAILS[0]  # a click on the chosen one unselects it: keep the default
+    if view == "changes":
+        changes_table(chosen.offers)
+    elif view == "latest":
+        latest_prices(chosen.offers)
+    elif view == "table" and table is not None:
+        table_and_export(table, chosen.offers, chosen.grain)
 
 
 main()

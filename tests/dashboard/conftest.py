@@ -224,6 +224,13 @@ def table(app: AppTest, name: str) -> pd.DataFrame:
     return frame
 
 
+def trends_detail(app: AppTest, view: str) -> AppTest:
+    """The trends page with ``view`` chosen under its chart (changes, latest or table):
+    one detail is drawn at a time."""
+    app.button_group(key="tr_view").set_value(view).run()
+    return app
+
+
 def has_table(app: AppTest, name: str) -> bool:
     return _find(app, name) is not None
 

@@ -166,8 +166,10 @@ def assert_no_error(page, name: str) -> None:
 
 
 def check_excel_download(page) -> None:
-    """The Excel export is built on click (a deferred download): it must arrive, and hold
-    the chart's table."""
+    """The Excel export, under the chart data (a detail chosen below the chart), is built on
+    click (a deferred download): it must arrive, and hold the chart's table."""
+    page.get_by_role("radio", name="图表数据与导出", exact=True).click()  # one detail at a time
+    wait_rendered(page, 1)
     with page.expect_download(timeout=TIMEOUT_MS) as info:
         page.get_by_role("button", name="导出 Excel").click()
     download = info.value

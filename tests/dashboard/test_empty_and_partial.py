@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboard.conftest import PAGES, charts, has_table, open_page, table, texts
+from tests.dashboard.conftest import (
+    PAGES,
+    charts,
+    has_table,
+    open_page,
+    table,
+    texts,
+    trends_detail,
+)
 from tests.dashboard.seeding import Seeded
 
 EMPTY = "仓库还是空的"
@@ -72,7 +80,7 @@ def test_trends_and_health_work_from_offers_alone(
     seeded: Seeded = request.getfixturevalue(fixture)
     use(seeded.home, seeded.config)
     trends = open_page("trends")
-    assert len(charts(trends)) == 1 and len(table(trends, "tr_table")) > 0
+    assert len(charts(trends)) == 1 and len(table(trends_detail(trends, "table"), "tr_table")) > 0
     health = open_page("health")
     assert set(table(health, "he_sources")["source"]) == {"jygpu", "smm"}
     rules = open_page("alerts")
@@ -86,7 +94,7 @@ def test_language_toggle_switches_every_page_to_english(use_seeded: Seeded) -> N
     app.toggle(key="lang_en").set_value(True).run()
     assert app.title[0].value == "How have GPU rents moved?"
     assert app.radio(key="tr_grain").value == "week"  # choices survive the language switch
-    periods = table(app, "tr_table")["period"]
+    periods = table(trends_detail(app, "table"), "tr_table")["period"]
     assert {p.weekday() for p in periods} == {0}
     assert [b.label for b in app.download_button] == ["Export CSV", "Export Excel"]
     assert "CNY per card-hour" in " ".join(str(s) for s in charts(app))
@@ -110,7 +118,7 @@ def test_simulated_banner_only_in_the_demo_profile_but_rows_always_say_so(
     use(seeded.home, seeded.config, profile="live")
     app = open_page("trends")
     assert not any("模拟数据 SIMULATED" in w.value for w in app.warning)
-    data = table(app, "tr_table")
+    data = table(trends_detail(app, "table"), "tr_table")
     assert set(data.loc[data["platform"] == "jygpu", "data"]) == {"SIMULATED"}
     assert "所示数据含模拟行" in texts(app)
     use(seeded.home, seeded.config, profile="demo")

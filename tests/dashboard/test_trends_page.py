@@ -26,6 +26,7 @@ from tests.dashboard.conftest import (
     table,
     texts,
     titles,
+    trends_detail,
 )
 from tests.dashboard.seeding import Seeded
 from tests.dashboard.test_compare_page import money
@@ -39,7 +40,9 @@ PRICE, BAND, QUOTE = "平台价格", "平台区间", "市场报价"
 def shown(app: AppTest) -> pl.DataFrame:
     """The chart table as shown, with its period as dates again (pandas made them datetimes)
     and min / max as numbers again (text once quotes, which have none, leave a "—")."""
-    frame = pl.from_pandas(table(app, "tr_table")).with_columns(pl.col("period").cast(pl.Date))
+    frame = pl.from_pandas(table(trends_detail(app, "table"), "tr_table")).with_columns(
+        pl.col("period").cast(pl.Date)
+    )
     return frame.with_columns(
         pl.col(c).replace("—", None).cast(pl.Float64)
         for c in ("min", "max")
@@ -116,19 +119,27 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
         if "legend" in layer.get("encoding", {}).get(channel, {})
     ]
     assert legends and all(legend["labelLimit"] == 0 for legend in legends)
-    data = table(app, "tr_table")
+    assert has_table(app, "tr_changes")  # the detail drawn by default
+    data = table(trends_detail(app, "table"), "tr_table")
     assert set(data["layer"]) == {PRICE, BAND, QUOTE}
     assert str(data["period"].min())[:10] == "2026-06-13"  # default: the last 90 days
     prices = data[data["layer"] == PRICE]
     assert set(prices["billing id"]) == {"hourly", "bare_metal_monthly"}
     assert set(prices["billing"]) == {"按时计费", "裸金属包月"}
     assert set(prices["card"]) >= {"RTX 4090 24GB", "Ascend 910B 64GB"}
-    assert set(table(app, "tr_changes").columns) >= {"MoM %", "YoY %", "month", "data", "compared"}
-    latest = table(app, "tr_latest")
+    assert [b.label for b in app.download_button] == ["导出 CSV", "导出 Excel"]
+    assert set(table(trends_detail(app, "changes"), "tr_changes").columns) >= {
+        "MoM %",
+        "YoY %",
+        "month",
+        "data",
+        "compared",
+    }
+    assert not has_table(app, "tr_table")  # one detail at a time
+    latest = table(trends_detail(app, "latest"), "tr_latest")
     h100 = latest[(latest["card id"] == "h100-80g") & (latest["platform"] == "jygpu")].iloc[0]
     assert h100["listed price"].endswith(" 元/月") and "," in h100["listed price"]
     assert set(latest[latest["platform"] == "jygpu-published"]["data"]) == {"real"}
-    assert [b.label for b in app.download_button] == ["导出 CSV", "导出 Excel"]
 
 
 def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
@@ -299,21 +310,25 @@ def test_a_panel_draws_at_most_six_lines_and_names_the_rest(use_multi: Seeded) -
     lines = prices.groupby(["card_id", "platform", "billing_id"])["drawn"].first().reset_index()
     per_panel = lines[lines["drawn"]].groupby("card_id").size()
     assert per_panel.max() <= 6
-    crowded = lines[lines["card_id"] == "rtx4090-24g"]
-    assert len(crowded) > 6 and per_panel["rtx4090-24g"] == 6  # the rest are in the band
+    # The undrawn lines are not sent to the browser (they are in the band); the table has
+    # them all.
+    assert lines["drawn"].all() and per_panel["rtx4090-24g"] == 6
+    listed = table(trends_detail(app, "table"), "tr_table")
+    listed = listed[(listed["layer"] == PRICE) & (listed["card id"] == "rtx4090-24g")]
+    every = listed[["platform", "billing id"]].drop_duplicates()
+    assert len(every) > 6  # the rest are in the band
     # per billing mode the cheapest and the dearest line at the newest day are drawn
-    newest = (
-        prices[prices["card_id"] == "rtx4090-24g"]
-        .sort_values("period")
-        .groupby(["platform", "billing_id"])
-        .last()
+    newest = listed.sort_values("period").groupby(["platform", "billing id"]).last().reset_index()
+    drawn_4090 = set(
+        map(tuple, lines[lines["card_id"] == "rtx4090-24g"][["platform", "billing_id"]].values)
     )
-    for billing, group in newest.groupby(level="billing_id"):
-        assert group["drawn"].loc[group["value"].idxmin()], billing
-        assert group["drawn"].loc[group["value"].idxmax()], billing
-    hidden = len(lines) - int(lines["drawn"].sum())
+    for billing, group in newest.groupby("billing id"):
+        for row in (group.loc[group[UNIT].idxmin()], group.loc[group[UNIT].idxmax()]):
+            assert (row["platform"], billing) in drawn_4090, billing
+    everywhere = shown(app).filter(pl.col("layer") == PRICE)
+    hidden = everywhere.select("card id", "platform", "billing id").n_unique() - len(lines)
     assert any(f"每幅最多 6 条线：{hidden} 条未画出" in x for x in titles(charts(app)[0]))
-    undrawn = crowded[~crowded["drawn"]]["platform"].iloc[0]
+    undrawn = next(p for p in every["platform"] if p not in {d[0] for d in drawn_4090})
     app.multiselect(key="tr_lines").set_value([undrawn]).run()
     assert_clean(app)
     (again,) = chart_data(app, 0)

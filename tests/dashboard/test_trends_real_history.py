@@ -25,7 +25,15 @@ from dashboard.charts import KIND_OPACITY, KINDS
 from dashboard.i18n import LANG_KEY
 from dashboard.origin import short_origin
 from dashboard.palette import platform_colour
-from tests.dashboard.conftest import APP, assert_clean, chart_data, charts, table, texts
+from tests.dashboard.conftest import (
+    APP,
+    assert_clean,
+    chart_data,
+    charts,
+    table,
+    texts,
+    trends_detail,
+)
 from tests.dashboard.real_history import build
 from tests.dashboard.test_i18n import untranslated, visible
 from warehouse.store.db import read_frame
@@ -104,7 +112,7 @@ def test_real_points_carry_their_origin_and_simulated_ones_say_so(
     assert wayback.origin_whole.startswith("https://web.archive.org/web/")
     assert wayback.origin.startswith("web.archive.org 20") and "runpod.io" in wayback.origin
     # The table (and so the export) says the same, the origin whole in its last column.
-    shown = table(app, "tr_table")
+    shown = table(trends_detail(app, "table"), "tr_table")
     assert list(shown.columns[-3:]) == ["card id", "billing id", "origin (whole)"]
     assert set(shown[shown["data"] == "real"]["origin (whole)"]) >= set(cited["origin_whole"])
 

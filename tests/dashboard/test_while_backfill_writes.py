@@ -20,7 +20,7 @@ import pytest
 
 from dashboard.data import _cached
 from demo.market import DemoMarket
-from tests.dashboard.conftest import assert_clean, open_page, table, texts
+from tests.dashboard.conftest import assert_clean, open_page, table, texts, trends_detail
 from tests.dashboard.seeding import build
 from warehouse.store.db import read_frame
 
@@ -84,4 +84,6 @@ def test_pages_render_while_backfill_writes_and_backfill_finishes(
     _cached.clear()
     app = open_page("trends")
     assert_clean(app)
-    assert str(table(app, "tr_table")["period"].max())[:10] == END  # the new days are shown
+    assert (
+        str(table(trends_detail(app, "table"), "tr_table")["period"].max())[:10] == END
+    )  # the new days are shown
