@@ -3,9 +3,9 @@
 The words themselves are data: dashboard/locales/zh.toml and en.toml. ``STRINGS`` holds
 the prose (titles, labels, empty states, banners, axis titles, choices), looked up by key
 with ``t``; every visible string, a choice's label too, is in the page's language alone
-(``keep_choices`` keeps the choice across the toggle). ``HEADERS`` names the columns of the tables and the fields of the charts'
-legends and tooltips: pages and charts name them in English (the key) and ``header`` gives
-the name in the page's language. Cards and billing modes are named by
+(``keep_choices`` keeps the choice across the toggle). ``HEADERS`` names the columns of
+the tables and the fields of the charts' legends and tooltips: pages and charts name them
+in English (the key) and ``header`` gives the name in the page's language. Cards and billing modes are named by
 warehouse.read.names (``card_label``, ``billing_label``, ``named``), their ids kept beside
 the names in the tables and exports and in every tooltip. tests/dashboard/test_i18n.py
 opens every page in both languages and fails on a visible string left in the other one.
