@@ -66,7 +66,7 @@ def _tile(rows: pl.DataFrame, card: str, billing: str) -> None:
     last = published.row(-1, named=True)
     st.metric(
         label,
-        money(last["value"]),
+        f"{money(last['value'])}{t('ix.per')}",  # the unit on the figure itself
         delta_color="inverse",  # a price going up costs more: red
         delta=percent(last["change_7d"]) if last["change_7d"] is not None else None,
         delta_description=t("ix.d7"),

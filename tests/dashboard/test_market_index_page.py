@@ -71,7 +71,7 @@ def test_the_front_page_is_the_market_index_and_its_tiles_are_the_index(
     [row] = newest.filter(
         (pl.col("gpu") == "rtx4090-24g") & (pl.col("billing") == "hourly")
     ).to_dicts()
-    assert tile.value == money(row["value"])
+    assert tile.value == f"{money(row['value'])} /卡时"  # the unit on the figure
     assert tile.proto.delta == percent(row["change_7d"])
     caption = (
         f"{row['day']} (UTC) · 30 日变化 {percent(row['change_30d'])} · {row['platforms']} 个平台"
@@ -85,7 +85,7 @@ def test_the_front_page_is_the_market_index_and_its_tiles_are_the_index(
 def test_lines_break_at_a_withheld_day_and_say_why(small: Path) -> None:
     app = front_page()
     [tile] = app.metric
-    assert tile.label == "RTX 4090 24GB · 按时计费" and tile.value == "¥2.35"
+    assert tile.label == "RTX 4090 24GB · 按时计费" and tile.value == "¥2.35 /卡时"
     sparkline = list(tile.proto.chart_data)
     assert len(sparkline) == 8 and math.isnan(sparkline[4])  # the thin day is a gap
     line, crosses, labels = chart_data(app, 0)
