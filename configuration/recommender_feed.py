@@ -5,7 +5,7 @@ it is, or an Architecture read from a config.json (a file, a directory holding o
 Hugging Face id found in the local Hugging Face cache, fetched with huggingface_hub when
 online). The recommender itself reads no files.
 
-warehouse (SQL, Polars frames) -> this module (CardPrice / CardSpec) -> recommender (pure).
+warehouse (SQL, rows as dicts) -> this module (CardPrice / CardSpec) -> recommender (pure).
 The warehouse layer does not know the recommender; the recommender does no I/O. When
 there is no warehouse yet, or it holds no prices, the seeds' published prices and the
 built-in specs stand in, and `PriceInputs.note` says so.
@@ -41,9 +41,7 @@ from recommender import (
     seed_prices,
 )
 
-if TYPE_CHECKING:  # polars, DuckDB and the warehouse readers load only when there are prices
-    import polars as pl
-
+if TYPE_CHECKING:  # DuckDB and the warehouse readers load only when there are prices
     from warehouse.store.handle import Warehouse
 
 CONFIG_FILE = "config.json"
@@ -144,12 +142,12 @@ def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceI
     from warehouse.store.db import WarehouseMissing
 
     try:
-        frame = latest_card_prices(warehouse, source)
+        rows = latest_card_prices(warehouse, source)
     except WarehouseMissing:
         return _fallback(f"no warehouse at {warehouse.path} yet", source)
-    if frame.is_empty():
+    if not rows:
         if source is not None:
-            known = price_sources(warehouse)["source"].to_list()
+            known = [row["source"] for row in price_sources(warehouse)]
             if known:
                 raise UnknownSource(
                     f"no prices from source {source!r} in the warehouse; allowed: "
@@ -157,12 +155,11 @@ def load_price_inputs(warehouse: Warehouse, source: str | None = None) -> PriceI
                 )
         return _fallback(f"the warehouse at {warehouse.path} holds no prices yet", source)
 
-    spec_frame = gpu_specs(warehouse)
-    specs = specs_from_frame(spec_frame) if not spec_frame.is_empty() else []
+    specs = specs_from_rows(gpu_specs(warehouse))
     specs_from = "gpu_spec"
     if not specs:
         specs, specs_from = list(DEFAULT_SPECS.values()), "built-in (gpu_spec is empty)"
-    prices = prices_from_frame(frame)
+    prices = prices_from_rows(rows)
     sources = sorted({p.source for p in prices})
     note = warehouse_note(prices)
     return PriceInputs(specs, prices, WAREHOUSE, note, sources, specs_from)
@@ -214,8 +211,8 @@ def _span(dates: list[str]) -> str:
     return dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
 
 
-def specs_from_frame(frame: pl.DataFrame) -> list[CardSpec]:
-    """gpu_spec rows as CardSpec. FP8 support is gpu_spec.fp8: read from the frame when
+def specs_from_rows(rows: list[dict[str, Any]]) -> list[CardSpec]:
+    """gpu_spec rows as CardSpec. FP8 support is gpu_spec.fp8: read from the row when
     the warehouse read returns it, else from the shipped gpu_spec.csv the table is
     loaded from (same rows, same column)."""
     return [
@@ -229,7 +226,7 @@ def specs_from_frame(frame: pl.DataFrame) -> list[CardSpec]:
             domestic=bool(row["domestic"]),
             fp8=_fp8(row),
         )
-        for row in frame.iter_rows(named=True)
+        for row in rows
     ]
 
 
@@ -447,10 +444,10 @@ def _cached_architecture(repo_id: str, config: Path, cache_dir: Path) -> Archite
     )
 
 
-def prices_from_frame(frame: pl.DataFrame) -> list[CardPrice]:
+def prices_from_rows(rows: list[dict[str, Any]]) -> list[CardPrice]:
     """One CardPrice per (source, gpu). Warehouse times are naive UTC; made explicit here."""
     out = []
-    for row in frame.iter_rows(named=True):
+    for row in rows:
         observed: datetime = row["observed_at"]
         out.append(
             CardPrice(

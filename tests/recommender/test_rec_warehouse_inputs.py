@@ -12,8 +12,8 @@ from configuration.recommender_feed import (
     WAREHOUSE,
     UnknownSource,
     load_price_inputs,
-    prices_from_frame,
-    specs_from_frame,
+    prices_from_rows,
+    specs_from_rows,
 )
 from recommender import DEFAULT_SPECS
 from scrapers.gpu_names import CANONICAL_GPUS
@@ -36,15 +36,15 @@ def load(path: Path, rows: list) -> None:
         insert_rows(con, rows, page=None, run_id=None)
 
 
-def row(frame, gpu: str, source: str = "jygpu") -> dict:
-    return next(r for r in frame.iter_rows(named=True) if r["gpu"] == gpu and r["source"] == source)
+def row(rows: list[dict], gpu: str, source: str = "jygpu") -> dict:
+    return next(r for r in rows if r["gpu"] == gpu and r["source"] == source)
 
 
 def test_one_row_per_source_and_card_with_every_mode(path: Path) -> None:
     with write_connection(warehouse_at(path)) as con:
         load_reference(con)
-    frame = latest_card_prices(warehouse_at(path))
-    rtx = row(frame, "rtx4090-24g", "jygpu-published")
+    rows = latest_card_prices(warehouse_at(path))
+    rtx = row(rows, "rtx4090-24g", "jygpu-published")
     # 2026-09-04 (seed 003) wins over the older July (seed 002) ¥2.45 listing.
     assert (rtx["hourly_cny"], rtx["monthly_plan_cny_per_hour"]) == (1.96, 1.57)
     assert (rtx["bare_metal_cny_per_server_month"], rtx["cards_per_server"]) == (7920.0, 8)
@@ -54,9 +54,10 @@ def test_one_row_per_source_and_card_with_every_mode(path: Path) -> None:
         100.0,
     )
     assert rtx["observed_at"] == datetime(2026, 9, 4) and rtx["simulated"] is False
-    h100 = row(frame, "h100-80g", "jygpu-published")
+    h100 = row(rows, "h100-80g", "jygpu-published")
     assert h100["hourly_cny"] is None and h100["bare_metal_cny_per_server_month"] == 84480.0
-    assert frame.select("source", "gpu").is_unique().all()
+    keys = [(r["source"], r["gpu"]) for r in rows]
+    assert len(keys) == len(set(keys))
 
 
 def test_newest_snapshot_then_cheapest_in_stock_listing(path: Path) -> None:
@@ -83,8 +84,7 @@ def test_a_listing_gone_from_newer_snapshots_is_dropped(path: Path) -> None:
             offer("rtx4090-24g", "hourly", "1.50"),
         ],
     )
-    frame = latest_card_prices(warehouse_at(path))
-    assert frame["gpu"].to_list() == ["rtx4090-24g"]
+    assert [r["gpu"] for r in latest_card_prices(warehouse_at(path))] == ["rtx4090-24g"]
 
 
 def test_bare_metal_only_listing_gives_per_card_companion_figures(path: Path) -> None:
@@ -93,7 +93,7 @@ def test_bare_metal_only_listing_gives_per_card_companion_figures(path: Path) ->
     assert h100["bare_metal_cny_per_server_month"] == pytest.approx(14.50 * 8 * 720)
     assert (h100["cpu_cores_per_card"], h100["ram_gb_per_card"]) == (8.0, 64.0)
     assert h100["companion_from"].startswith("bare-metal")
-    [price] = prices_from_frame(latest_card_prices(warehouse_at(path)))
+    [price] = prices_from_rows(latest_card_prices(warehouse_at(path)))
     assert price.cpu_cores == 8 and price.hourly_cny is None and price.simulated
     assert price.observed_at.tzinfo is not None
 
@@ -101,7 +101,7 @@ def test_bare_metal_only_listing_gives_per_card_companion_figures(path: Path) ->
 def test_specs_from_gpu_spec_match_the_built_in_ones(path: Path) -> None:
     with write_connection(warehouse_at(path)) as con:
         load_reference(con)
-    specs = {s.gpu: s for s in specs_from_frame(gpu_specs(warehouse_at(path)))}
+    specs = {s.gpu: s for s in specs_from_rows(gpu_specs(warehouse_at(path)))}
     assert set(specs) == CANONICAL_GPUS  # the warehouse knows every card; the built-in
     assert set(DEFAULT_SPECS) <= set(specs)  # fallback only the seeds' ten
     for gpu, built_in in DEFAULT_SPECS.items():

@@ -120,7 +120,10 @@ def all_queries(path: Path) -> dict[str, Callable[[], pl.DataFrame]]:
     }
 
 
-def same(got: pl.DataFrame, expected: pl.DataFrame, name: str) -> None:
+def same(got: pl.DataFrame | list, expected: pl.DataFrame | list, name: str) -> None:
+    if isinstance(got, list):  # the recommender's reads are rows (dicts), not frames
+        assert got == expected, name
+        return
     try:
         assert_frame_equal(got, expected, check_dtypes=False)
     except AssertionError as exc:
@@ -144,7 +147,7 @@ def test_served_queries_equal_warehouse_queries(warehouse: Warehouse) -> None:
     for name, fn in all_queries(warehouse).items():
         served = fn()
         # A band needs two platforms on a card: not every card has them here.
-        assert served.height > 0 or name.startswith("band"), name
+        assert len(served) > 0 or name.startswith("band"), name
         same(served, without_copy(warehouse, fn), name)
     # The trend includes the backfilled past day and the hour-by-hour platform.
     trend = all_queries(warehouse)["trend day"]()

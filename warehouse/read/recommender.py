@@ -1,18 +1,19 @@
 """Read-only inputs for the GPU recommender: latest price per card, mode and source, and specs.
 
-Plain Polars frames, so this layer knows nothing of the recommender's types; the
-conversion lives in ``configuration.recommender_feed``.
+Plain rows (a dict each), so this layer knows nothing of the recommender's types (the
+conversion lives in ``configuration.recommender_feed``), and `gpuprice recommend` does not
+import Polars and PyArrow for a few dozen rows (0.17 s of its start, bench/recommend_startup.py).
 """
 
 from __future__ import annotations
 
-import polars as pl
+from typing import Any
 
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.public import PUBLIC
-from warehouse.store.db import read_frame
+from warehouse.store.db import read_records
 from warehouse.store.handle import Warehouse
-from warehouse.store.serving import read_served
+from warehouse.store.serving import read_served_records
 
 # A listing whose newest observation is this much older than its source's newest one
 # has left the market (the source was scraped since and no longer shows it).
@@ -113,19 +114,19 @@ ORDER BY source
 )
 
 
-def latest_card_prices(warehouse: Warehouse, source: str | None = None) -> pl.DataFrame:
+def latest_card_prices(warehouse: Warehouse, source: str | None = None) -> list[dict[str, Any]]:
     """Latest hourly / monthly-plan / bare-metal price per (source, gpu), one row each.
 
     Raises ``WarehouseMissing`` when there is no warehouse file yet.
     """
-    return read_served(warehouse, LATEST_CARD_PRICES, {"source": source})
+    return read_served_records(warehouse, LATEST_CARD_PRICES, {"source": source})
 
 
-def gpu_specs(warehouse: Warehouse) -> pl.DataFrame:
+def gpu_specs(warehouse: Warehouse) -> list[dict[str, Any]]:
     """The ``gpu_spec`` rows, with the columns the recommender needs."""
-    return read_frame(warehouse, GPU_SPECS)
+    return read_records(warehouse, GPU_SPECS)
 
 
-def price_sources(warehouse: Warehouse) -> pl.DataFrame:
+def price_sources(warehouse: Warehouse) -> list[dict[str, Any]]:
     """Sources that list rentable prices, whether they are simulated, and their newest row."""
-    return read_frame(warehouse, SOURCES)
+    return read_records(warehouse, SOURCES)

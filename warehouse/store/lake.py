@@ -31,10 +31,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 from tenacity import Retrying, retry_if_result, stop_after_delay, wait_random_exponential
 
 from warehouse.store.config import (
@@ -44,6 +43,9 @@ from warehouse.store.config import (
     s3_bucket,
 )
 from warehouse.store.migrations import migration_files
+
+if TYPE_CHECKING:
+    import polars as pl
 
 ALIAS = "warehouse"
 

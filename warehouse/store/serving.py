@@ -33,9 +33,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from warehouse.public import PUBLIC
 from warehouse.store.db import (
@@ -45,12 +45,17 @@ from warehouse.store.db import (
     lock_retrying,
     read_connection,
     read_frame,
+    read_records,
+    records,
     utcnow,
     with_more_memory,
 )
 from warehouse.store.faults import WarehouseCorrupt
 from warehouse.store.handle import Warehouse
 from warehouse.store.lake import sql_string
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole (3:
 # the rollups keep real and simulated apart and carry their origin, migration 012; 4: offers
@@ -359,3 +364,13 @@ def read_served(warehouse: Warehouse, sql: str, params: dict | None = None) -> p
         if served is not None:
             return served[0].sql(sql.format(latest="_latest"), params=params or None).pl()
     return read_frame(warehouse, sql.format(latest=""), params)
+
+
+def read_served_records(
+    warehouse: Warehouse, sql: str, params: dict | None = None
+) -> list[dict[str, Any]]:
+    """``read_served``'s rows as dicts (warehouse.store.db.records)."""
+    with serving_connection(warehouse) as served:
+        if served is not None:
+            return records(served[0], sql.format(latest="_latest"), params)
+    return read_records(warehouse, sql.format(latest=""), params)
