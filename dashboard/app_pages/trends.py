@@ -427,13 +427,15 @@ def changes_table(offers: OfferFilter) -> None:
         pl.col("source").alias("platform"),
         pl.col("billing_name").alias("billing"),
         pl.col("month").dt.strftime("%Y-%m").alias("month"),
-        "compared",
+        # the changes first, so they are in view at 1400 px (the long "compared" was
+        # pushing them behind the grid's own scroll)
+        (pl.col("mom") * 100).round(2).alias("MoM %"),
+        (pl.col("yoy") * 100).round(2).alias("YoY %"),
         pl.col("cny_per_card_hour").round(4).alias(f"{UNIT} (month mean)"),
         pl.col("previous_month").round(4).alias("previous month"),
-        (pl.col("mom") * 100).round(2).alias("MoM %"),
         pl.col("year_ago").round(4).alias("year ago"),
-        (pl.col("yoy") * 100).round(2).alias("YoY %"),
         data_label(),
+        "compared",
         pl.col("gpu").alias("card id"),
     )
     show(shown, translate=True)
