@@ -3,8 +3,11 @@
 A month in progress is compared with the same days of the month before (1 to the newest
 day's day of the month), a month whose data reaches its last day with the whole month
 before; comparing a half month with a whole one was the dishonest figure of issue 30.
-Compare, the monthly report and the trends KPIs all take their windows from here (issue 38:
-the rule had been written three times, in SQL, in Polars and in dates).
+Compare's month changes, the trends captions, the compare window and the report workbook
+take their windows from here (issue 38: the rule had been written in Polars and in dates
+four times). Two SQL queries apply it per series inside the query, where one Python day
+cannot: the trends KPIs' (warehouse/read/dashboard.py) and the report medians'
+(warehouse/read/report.py).
 """
 
 from __future__ import annotations
