@@ -187,8 +187,11 @@ def trend_pieces(frame: pl.DataFrame, grain: str) -> pl.DataFrame:
     return pl.concat([lines, band.with_columns(segment=pl.lit(0, dtype=pl.Int64))])
 
 
-_TREND_WORDS = ("layer", "card", "card_id", "platform", "billing", "billing_id", "series", "line")
-_TREND_WORDS += ("band", "data", "origin", "origin_whole")
+# The trend chart's text columns: sent as categories (Arrow dictionaries), see ``trend``.
+_TREND_WORDS = (
+    "layer", "card", "card_id", "platform", "billing", "billing_id", "series", "line", "band",
+    "data", "origin", "origin_whole",
+)  # fmt: skip
 
 
 @_unchecked

@@ -28,14 +28,16 @@ from warehouse.read.names import BILLING_NAMES, CARD_NAMES, billing_name, card_n
 LANG_KEY = "lang_en"  # the sidebar toggle's key: on = English
 
 
+# The words live in data files (dashboard/locales/zh.toml, en.toml), one per language, so a
+# translator edits text, not Python. Loaded once, at import.
+_LOCALES = Path(__file__).with_name("locales")
+
+
 def _catalog(lang: str) -> dict[str, dict[str, str]]:
     with (_LOCALES / f"{lang}.toml").open("rb") as handle:
         return tomllib.load(handle)
 
 
-# The words live in data files (dashboard/locales/zh.toml, en.toml), one per language, so a
-# translator edits text, not Python. Loaded once, at import.
-_LOCALES = Path(__file__).with_name("locales")
 _ZH, _EN = _catalog("zh"), _catalog("en")
 # English column / legend / tooltip name -> Chinese. Units stay in the header, in Chinese.
 HEADERS: dict[str, str] = _ZH["headers"]

@@ -148,6 +148,16 @@ def screenshot(page, path: Path, charts: int) -> None:
     page.set_viewport_size(VIEWPORT)
 
 
+def to_english(page, title: str) -> None:
+    """Click the sidebar's language toggle as a user would; wait for the page's English
+    ``title`` and for the page to settle."""
+    page.get_by_text("English", exact=True).click()
+    page.wait_for_function(
+        "t => document.querySelector('h1')?.innerText === t", arg=title, timeout=TIMEOUT_MS
+    )
+    wait_rendered(page, 1)
+
+
 def assert_no_deploy_button(page, name: str) -> None:
     """.streamlit/config.toml's client.toolbarMode = "viewer": no developer options."""
     assert page.locator('[data-testid="stAppDeployButton"]').count() == 0, name
@@ -225,12 +235,7 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
             # for the rest of the session: the pages are then opened from the sidebar.
             page.goto(dashboard, timeout=TIMEOUT_MS)
             wait_rendered(page, 1)
-            page.get_by_text("English", exact=True).click()
-            page.wait_for_function(
-                "() => document.querySelector('h1')?.innerText === 'What does renting a GPU cost now?'",
-                timeout=TIMEOUT_MS,
-            )
-            wait_rendered(page, 1)
+            to_english(page, "What does renting a GPU cost now?")
             grain = page.locator('[data-testid="stRadio"]').first
             assert grain.locator("input:checked").count() == 1, "no grain chosen after the toggle"
             for name, path, _, title, charts in PAGES:
@@ -255,7 +260,7 @@ def test_every_page_renders_in_chromium(dashboard: str) -> None:
 def test_a_choice_survives_the_language_toggle_in_chromium(dashboard: str) -> None:
     """The browser keeps a choice by its label, and labels follow the language: the toggle's
     ``keep_choices`` (dashboard/i18n.py) sends each choice again in the new words. Without
-    it the trends page fell back to its default range and dropped the chosen billing mode."""
+    it the trends page's grain fell back to its default (day) on the toggle."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -268,12 +273,7 @@ def test_a_choice_survives_the_language_toggle_in_chromium(dashboard: str) -> No
             wait_rendered(page, 1)
             page.get_by_role("radio", name="周", exact=True).check(force=True)  # the grain
             wait_rendered(page, 1)
-            page.get_by_text("English", exact=True).click()
-            page.wait_for_function(
-                "() => document.querySelector('h1')?.innerText === 'How have GPU rents moved?'",
-                timeout=TIMEOUT_MS,
-            )
-            wait_rendered(page, 1)
+            to_english(page, "How have GPU rents moved?")
             pill = page.get_by_role("radio", name="This year", exact=True)
             assert pill.get_attribute("aria-checked") == "true"
             assert page.get_by_role("radio", name="week", exact=True).is_checked()
