@@ -62,6 +62,37 @@ def wait_for(path: Path, text: str, process: subprocess.Popen[bytes]) -> None:
         time.sleep(0.1)
 
 
+def holds_a_lock(dagster_home: Path) -> bool:
+    """Whether some process holds one of the Dagster instance's SQLite databases: its
+    write lock, or a lock that keeps readers out (WAL recovery or restart)."""
+    for database in dagster_home.rglob("*.db"):
+        con = sqlite3.connect(database, timeout=0, isolation_level=None)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            return True
+        finally:
+            con.close()
+    return False
+
+
+def stop_between_writes(process: subprocess.Popen[bytes], dagster_home: Path) -> None:
+    """SIGSTOP the process where it holds no lock on the shared Dagster instance. Stopped
+    inside one of its (millisecond) transactions, it would keep the other command waiting
+    on "database is locked" until that gave up, which no real pair of commands does."""
+    for _ in range(200):
+        os.kill(process.pid, signal.SIGSTOP)
+        while Path(f"/proc/{process.pid}/stat").read_text().split(") ")[-1][0] != "T":
+            time.sleep(0.001)  # the signal is sent; the process stops at its next tick
+        if not holds_a_lock(dagster_home):
+            return
+        os.kill(process.pid, signal.SIGCONT)
+        time.sleep(0.005)
+    raise AssertionError(f"{dagster_home} stayed locked while the backfill was stopped")
+
+
 def test_a_backfill_outlives_the_run_it_started_beside(tmp_path: Path) -> None:
     env = shared_home(tmp_path)
     run_log, backfill_log = tmp_path / "run.log", tmp_path / "backfill.log"
@@ -72,7 +103,7 @@ def test_a_backfill_outlives_the_run_it_started_beside(tmp_path: Path) -> None:
     # after): held there until the run and its market are gone, so that every one of its
     # fetches comes after them, however fast the two are (20 days take ~10 s).
     wait_for(backfill_log, "its own copy of the demo market", backfill)
-    os.kill(backfill.pid, signal.SIGSTOP)
+    stop_between_writes(backfill, tmp_path / "home" / "dagster")
     try:
         assert run.wait(timeout=300) == 0, run_log.read_text(encoding="utf-8")
     finally:
