@@ -71,6 +71,7 @@ class _Csv:
         self.header = header
         self.ledgers: dict[str, Ledger] = {}
         self.waiting: dict[str, list[TrackerSnapshot]] = {}
+        self.waiting_rows: dict[str, int] = {}  # the rows of each source's waiting snapshots
 
     def ledger(self, source: str) -> Ledger:
         if source not in self.ledgers:
@@ -95,15 +96,16 @@ class _Csv:
                 self.digest, reason, snap.error or why or "no time", source=snap.source,
             )  # fmt: skip
             return f"{snap.source} {at or '?'} failed"
-        waiting = self.waiting.setdefault(snap.source, [])
-        waiting.append(snap)
-        if sum(len(s.rows) for s in waiting) >= CHUNK_ROWS:
+        self.waiting.setdefault(snap.source, []).append(snap)
+        self.waiting_rows[snap.source] = self.waiting_rows.get(snap.source, 0) + len(snap.rows)
+        if self.waiting_rows[snap.source] >= CHUNK_ROWS:
             self.load(importer, snap.source)
         return f"{snap.source} {at:%Y-%m-%d %H:%M} {len(snap.rows)} rows"
 
     def load(self, importer: Importer, source: str) -> None:
         """The source's waiting snapshots as one page: the header and their lines."""
         snaps = self.waiting.pop(source, [])
+        self.waiting_rows.pop(source, None)
         if not snaps:
             return
         body = self.header + b"".join(s.body[len(self.header) :] for s in snaps)

@@ -1,7 +1,8 @@
 """One history import (pipelines.history runs it as a Dagster job): what to import
 (:class:`HistoryRequest`), how far it is (:class:`Progress`), and :class:`Importer`, the
 part every kind shares: the ledger rows, batches through the bulk path
-(warehouse.ingest.bulk), cursors, the derive once at the end, the closing summary.
+(warehouse.ingest.bulk), cursors, a derive every :data:`DERIVE_ROWS` rows and at the end,
+the closing summary.
 
 The kinds themselves (the Internet Archive, SkyPilot's catalog history, a tracker's CSV) are
 in pipelines.history_kinds.
@@ -61,6 +62,11 @@ BATCH_CAPTURES = 50
 BATCH_SECONDS = 10.0
 # ... or this many rows (a tracker's chunks hold thousands each): what waits stays small.
 BATCH_ROWS = 20_000
+# Rows loaded between two derives. One derive over a whole big import keeps every new
+# derived row's key in memory until it commits: over a 40 MB tracker CSV (306,000 rows) it
+# needed DuckDB's 512MB limit, and the command 773 MB resident; a derive every 50,000 rows
+# stays within the warehouse's own limit, for a file of any size.
+DERIVE_ROWS = 50_000
 # The failures the closing summary lists (all of them are in history_capture).
 SHOWN_FAILURES = 20
 # What an import stopped by Ctrl-C says, and records as its error.
@@ -248,6 +254,9 @@ class Importer:
         self._count = 0
         self._since_flush = time.monotonic()
         self.interrupted = False
+        self._underived = 0  # rows loaded since the last derive
+        self._derives: list[str] = []  # each derive's line
+        self._derive_error = ""  # why the last derive could not run
         # run_id -> (first moment, snapshots) of a capture holding several (a tracker's)
         self._spans: dict[str, tuple[datetime, int]] = {}
         # run_id -> (listings rejected, the first with their reasons) of a capture's load; kept
@@ -350,7 +359,10 @@ class Importer:
         self._settled, self._retry_from = self._next
         for record in records:
             self._count_in(record)
+            self._underived += record.rows_added if record.status == "ok" else 0
         self.fx.merge(loader.fx)
+        if self._underived >= DERIVE_ROWS:
+            self._derive()
 
     def _load(self, loader: BulkLoader, entry: _Pending) -> CaptureRecord:
         if entry.item is None:
@@ -451,13 +463,20 @@ class Importer:
             self.interrupted = True
 
     def finish(self, error: str | None = None) -> ImportSummary:
-        """Load what is queued, derive once over the imported snapshots (not after a
+        """Load what is queued, derive the imported snapshots not derived yet (not after a
         Ctrl-C: the next run derives them), keep the watch rules' cursors past them, and
         record the import's outcome, every secret masked."""
         self.flush()
         counts = self.counts
-        if counts.rows_added and not self.interrupted:
-            self._derive()
+        if self._underived and not self.interrupted and not self._derive():
+            self.summary.notes.append(
+                f"derive NOT run ({self._derive_error}); the next scheduled run derives the "
+                "imported snapshots"
+            )
+        if self._derives:
+            passes = len(self._derives)
+            every = f" (the last of {passes} derives, one every {DERIVE_ROWS:,} rows)"
+            self.summary.notes.append(self._derives[-1] + (every if passes > 1 else ""))
         if counts.last_observed is not None:
             with write_connection(self.warehouse) as con:
                 held = hold_for_history(con, watch_rules(self.settings), counts.last_observed)
@@ -471,7 +490,7 @@ class Importer:
             self.summary.notes.append(f"fx: {fx}")
         if self.interrupted:
             status, error = "interrupted", INTERRUPTED
-            if counts.rows_added:
+            if self._underived:
                 self.summary.notes.append("derive NOT run: the next run or import derives them")
         elif error is None and not counts.failed:
             status = "ok"
@@ -487,16 +506,17 @@ class Importer:
         )
         return self.summary
 
-    def _derive(self) -> None:
+    def _derive(self) -> bool:
+        """Derive what was loaded and not derived yet; False (and why, kept) when it could
+        not be: the next derive takes the same snapshots."""
         try:
             summary = derive_loaded(self.warehouse)
         except (ReferenceMissing, WarehouseBusy, duckdb.Error) as exc:
-            self.summary.notes.append(
-                f"derive NOT run ({type(exc).__name__}: {exc}); the next scheduled run derives "
-                "the imported snapshots"
-            )
-            return
-        self.summary.notes.append(summary.line())
+            self._derive_error = f"{type(exc).__name__}: {exc}"
+            return False
+        self._underived = 0
+        self._derives.append(summary.line())
+        return True
 
 
 def new_import_id(kind: str) -> str:

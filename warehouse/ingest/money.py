@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import cache
 from typing import Any
 
 import duckdb
@@ -39,6 +40,7 @@ __all__ = [
     "convert_rows",
     "day_rates",
     "default_note",
+    "column_names",
     "table_dict",
 ]
 
@@ -55,26 +57,27 @@ def _cny_problem(value: object) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class PricedOffer(OfferRow):
-    """An offer with its CNY per card-hour and the rate that gave it."""
+    """An offer with its CNY per card-hour and the rate that gave it. Built by
+    :func:`convert` only, from an offer that checked itself when it was built: only the CNY
+    figure is checked here (checking the listed fields again was a sixth of a big import)."""
 
     cny_per_card_hour: Decimal = field(kw_only=True)
     fx: FxRate = field(kw_only=True)
 
     def __post_init__(self) -> None:
-        OfferRow.__post_init__(self)
         if problem := _cny_problem(self.cny_per_card_hour):
             raise InvalidRow(f"{self.offer_id}: {problem}")
 
 
 @dataclass(frozen=True, slots=True)
 class PricedQuote(SpotQuoteRow):
-    """A market quote with its CNY per card-hour and the rate that gave it."""
+    """A market quote with its CNY per card-hour and the rate that gave it (built by
+    :func:`convert` only, as :class:`PricedOffer`)."""
 
     cny_per_card_hour: Decimal = field(kw_only=True)
     fx: FxRate = field(kw_only=True)
 
     def __post_init__(self) -> None:
-        SpotQuoteRow.__post_init__(self)
         if problem := _cny_problem(self.cny_per_card_hour):
             raise InvalidRow(f"{self.gpu_name_raw}: {problem}")
 
@@ -109,7 +112,7 @@ def convert(row: Row, rates: FxRates) -> PricedRow:
     except (InvalidOperation, TypeError):
         raise ParseError(f"per_card_hour {row.per_card_hour!r} is not a number") from None
     cls = PricedOffer if isinstance(row, OfferRow) else PricedQuote
-    listed = {f.name: getattr(row, f.name) for f in fields(row)}
+    listed = {name: getattr(row, name) for name in _field_names(type(row))}
     return cls(**listed, cny_per_card_hour=cny, fx=rate)
 
 
@@ -135,4 +138,16 @@ def default_note(rows: Sequence[PricedRow]) -> str | None:
 def table_dict(row: PricedRow) -> dict[str, Any]:
     """The row as the columns of ``offer`` / ``spot_quote``: the listed fields and the CNY
     figure (the listed per-card-hour figure and the rate object are no columns)."""
-    return {f.name: getattr(row, f.name) for f in fields(row) if f.name not in _NOT_COLUMNS}
+    return {name: getattr(row, name) for name in column_names(type(row))}
+
+
+# Worked out once a class: dataclasses.fields() on every row, twice, was a tenth of a big
+# tracker CSV import's time (bench/csv_import.py).
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+@cache
+def column_names(cls: type) -> tuple[str, ...]:
+    return tuple(name for name in _field_names(cls) if name not in _NOT_COLUMNS)
