@@ -234,10 +234,9 @@ def kpis(offers: OfferFilter) -> None:
                 delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
                 delta_color="inverse",  # a dearer card-hour is bad news for the renter
                 delta_description=t("trends.kpi.yoy", yoy=percent(row["yoy"])),
-                # Sparklines on the first row only, the tiles the first screen shows: each
-                # is a Vega chart the browser draws, and seven of them cost trends 1.2 s
-                # against Streamlit's floor (bench/page_timings.py); the chart below has them.
-                chart_data=row["last_12_months"] if at == 0 else None,
+                # No sparkline: each is a Vega chart the browser draws (seven cost trends
+                # 1.2 s against Streamlit's floor, the first row's four still 0.1-0.2 s:
+                # bench/page_timings.py), and the chart right below draws the same months.
                 help=kind_note(row)
                 + t(
                     "trends.kpi.help",
@@ -480,7 +479,10 @@ def freshness(state: pl.DataFrame | None) -> None:
     )
 
 
-# The details under the chart: the month-over-month table by default (the page's question).
+# The details under the chart, none drawn until one is chosen: the tiles answer the page's
+# question (the price now, month over month, year over year), and each table is a grid the
+# browser draws (the changes table drawn by default cost the page 0.1-0.2 s, and with the
+# sparklines kept it over the target: bench/page_timings.py).
 DETAILS = ("changes", "latest", "table")
 
 
@@ -494,13 +496,12 @@ def main() -> None:
     freshness(data.serving_freshness())  # quiet: no caption on a warehouse without it
     kpis(chosen.offers)
     table = trend_chart(chosen)
-    # One detail below the chart, the one chosen: each table is a grid the browser draws,
-    # and the three together cost the page a quarter second (bench/page_timings.py).
+    # One detail below the chart, the one chosen (DETAILS); a click on the chosen one
+    # unselects it, and none is drawn again.
     view = st.segmented_control(
-        t("trends.view"), DETAILS, default=DETAILS[0], key="tr_view",
+        t("trends.view"), DETAILS, default=None, key="tr_view",
         format_func=labels(DETAILS, lambda v: t(f"trends.view.{v}")),
     )  # fmt: skip
-    view = view or DETAILS[0]  # a click on the chosen one unselects it: keep the default
     if view == "changes":
         changes_table(chosen.offers)
     elif view == "latest":

@@ -29,7 +29,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import i18n
 from dashboard.i18n import HEADERS, LANG_KEY, STRINGS
-from tests.dashboard.conftest import APP, assert_clean, table
+from tests.dashboard.conftest import APP, assert_clean, table, trends_detail
 from tests.dashboard.seeding import EXTRA_PLATFORMS, Seeded
 from tests.dashboard.seeding import PAGES as DEMO_SOURCES
 from warehouse.read.names import BILLING_NAMES, CARD_NAMES
@@ -299,7 +299,7 @@ def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> Non
     alerts = table(render("alerts", english=True), "al_feed")
     assert set(alerts["kind"]) <= {"breakeven shift", "rent-mode flip", "scraper broken"}
     assert any("on the lowest line across platforms at" in what for what in alerts["what"])
-    changes = table(render("trends", english=True), "tr_changes")
+    changes = table(trends_detail(render("trends", english=True), "changes"), "tr_changes")
     assert all(c.startswith("month to date") for c in changes["compared"])
     app = render("report", english=True)
     verdicts = set(table(app, "rp_breakeven")["breakeven vs hourly"]) - {"—"}

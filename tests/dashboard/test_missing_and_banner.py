@@ -66,8 +66,8 @@ def test_pages_print_a_dash_for_missing_values(
     app = open_page(page)
     if page == "report":
         app.selectbox(key="rp_month").set_value(date(2026, 9, 1)).run()
-    if name == "tr_table":
-        trends_detail(app, "table")
+    if page == "trends":
+        trends_detail(app, {"tr_table": "table", "tr_changes": "changes"}[name])
     text = table(app, name).astype(str)  # what the grid prints: the cells are text
     assert "—" in set(text[column])  # quotes have no min; 75 days have no year ago
     assert not {"None", "nan", "NaN", "<NA>"} & set(text.to_numpy().ravel())

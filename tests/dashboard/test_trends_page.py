@@ -119,7 +119,8 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
         if "legend" in layer.get("encoding", {}).get(channel, {})
     ]
     assert legends and all(legend["labelLimit"] == 0 for legend in legends)
-    assert has_table(app, "tr_changes")  # the detail drawn by default
+    assert not any(has_table(app, name) for name in ("tr_changes", "tr_latest", "tr_table"))
+    assert app.button_group(key="tr_view").value is None  # no grid drawn until one is chosen
     data = table(trends_detail(app, "table"), "tr_table")
     assert set(data["layer"]) == {PRICE, BAND, QUOTE}
     assert str(data["period"].min())[:10] == "2026-06-13"  # default: the last 90 days
@@ -143,7 +144,7 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
 
 
 def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
-    app = open_page("trends")
+    app = trends_detail(open_page("trends"), "changes")
     changes = table(app, "tr_changes")
     row = changes[
         (changes["card id"] == "rtx4090-24g")

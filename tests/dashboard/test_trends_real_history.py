@@ -207,7 +207,7 @@ def test_kpis_say_when_they_mix_real_and_simulated(page: Callable[..., AppTest])
     kpi = {m.label: m for m in app.metric}
     old = kpi["RTX 3080 Ti 12GB · 按时计费 · 2023-09"]
     assert "月初至今 2023-09-01 至 2023-09-29" in old.proto.help
-    changes = table(app, "tr_changes")
+    changes = table(trends_detail(app, "changes"), "tr_changes")
     runpod = changes[(changes["platform"] == "runpod") & (changes["card id"] == "h100-80g")]
     assert set(runpod["data"]) == {"real", "SIMULATED"}  # a row each, never compared across
     assert "同一平台的真实价格与 SIMULATED 模拟价格各占一行" in texts(app)

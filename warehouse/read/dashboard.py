@@ -361,10 +361,11 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
     month a year before: whole months when the newest month's data reaches its last day,
     else month to date against the same days (1 to the newest day's day of the month) of
     the earlier months. ``monthly`` turns ``series`` (per month, card, platform, billing and
-    kind of data: ``v`` over the compared days, ``v_all`` over the whole month, ``simulated``
-    and ``real``) into the rows compared. ``mixed``, ``mom_mixed`` and ``yoy_mixed`` say
-    when a figure mixes real and simulated prices: the month itself, or the month against
-    the month before or the year-ago month (only when ``simulated`` is not a key)."""
+    kind of data: ``v`` over the compared days, ``simulated`` and ``real``) into the rows
+    compared; ``extra``: more columns of them (", cur.platforms"). ``mixed``, ``mom_mixed``
+    and ``yoy_mixed`` say when a figure mixes real and simulated prices: the month itself,
+    or the month against the month before or the year-ago month (only when ``simulated``
+    is not a key)."""
     names = keys.split(", ")
     on = " AND ".join(f"{{t}}.{k} = c.{k}" for k in names)
     kind = "" if "simulated" in names else "cur.simulated,"
@@ -390,7 +391,7 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
                    (sum(d.total) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day))
                     / sum(d.n) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day)))::DOUBLE
                        AS v,
-                   (sum(d.total) / sum(d.n))::DOUBLE AS v_all, max(d.last_seen) AS last_seen
+                   max(d.last_seen) AS last_seen
             FROM d JOIN cut c ON {on.format(t="d")}
             GROUP BY ALL
         ), m AS ({monthly})
@@ -398,10 +399,7 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
                cur.v AS cny_per_card_hour, prev.v AS previous_month,
                year_ago.v AS year_ago, cur.v / prev.v - 1 AS mom, cur.v / year_ago.v - 1 AS yoy,
                {kind} cur.last_seen, cur.simulated AND cur.real AS mixed,
-               {mixes("prev")} AS mom_mixed, {mixes("year_ago")} AS yoy_mixed, {extra}
-               (SELECT list(h.v_all ORDER BY h.month) FROM m h
-                WHERE {on.format(t="h")} AND h.month > c.month - INTERVAL 12 MONTH
-                  AND h.month <= c.month) AS last_12_months
+               {mixes("prev")} AS mom_mixed, {mixes("year_ago")} AS yoy_mixed{extra}
         FROM cut c
         JOIN m cur ON {on.format(t="cur")} AND cur.month = c.month
         LEFT JOIN m prev ON {on.format(t="prev")} AND prev.month = c.month - INTERVAL 1 MONTH
@@ -449,17 +447,17 @@ def card_changes(
     """Per card and billing mode: the median across platforms of their means over the
     compared days (as ``monthly_changes`` chooses them, from the card's newest day; a
     platform's real and simulated prices count as two), its month over month, year over
-    year and the last twelve whole months (KPI cards); ``simulated`` when any price of the
+    year (KPI cards); ``simulated`` when any price of the
     month is, and ``mixed`` / ``mom_mixed`` / ``yoy_mixed`` when a figure mixes real and
     simulated prices."""
     return _read_changes(
         warehouse,
         _changes_sql(
             "gpu, billing",
-            "SELECT month, gpu, billing, median(v) AS v, median(v_all) AS v_all, "
+            "SELECT month, gpu, billing, median(v) AS v, "
             "bool_or(simulated) AS simulated, bool_or(real) AS real, "
             "max(last_seen) AS last_seen, count(v) AS platforms FROM series GROUP BY ALL",
-            extra="cur.platforms,",
+            extra=", cur.platforms",
         ),
         offers,
     )
