@@ -61,7 +61,9 @@ def _filtered(alerts: pl.DataFrame, every: pl.DataFrame) -> pl.DataFrame:
     cards = sorted(every["gpu"].unique().to_list())
     choice = _rule_choice(every)
     rules = sorted(choice, key=choice.__getitem__)
-    with st.expander(t("filters"), expanded=True):
+    # Closed at first (every alert is chosen): open, the filters pushed the feed below the
+    # first screen at 1400×900.
+    with st.expander(t("filters"), expanded=False):
         a, b, c = st.columns(3)
         kind = a.multiselect(
             t("alerts.kind"),
