@@ -21,9 +21,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
-from warehouse.read.names import card_name
+from warehouse.read.names import billing_name, card_name
 
 Lang = Literal["en", "zh"]
+# The kinds whose alerts keep their parameters (``alert.params``), rendered in any language.
+KINDS = ("breakeven_shift", "mode_flip", "scraper_broken", "index_move")
 LANGS: tuple[Lang, ...] = ("en", "zh")
 CHEAPEST_LINE = "cheapest"  # warehouse.derive.metrics.CHEAPEST (not imported: no cycle)
 Params = Mapping[str, Any]
@@ -74,6 +76,20 @@ _TEXT: dict[Lang, dict[str, str]] = {
         ),
         "summary.scraper_broken": "its pages stopped parsing ({when})",
         "scraper_title": "scraper of {source}",
+        # ids, not names, in the stored English message: SQL users filter on them
+        "index_move": (
+            "{tag}{gpu} {billing} price index ({data}) moved {direction} {change:+.1f} % in "
+            "{days} day(s): ¥{value:.4f} per card-hour on {day} (UTC), {before} on the day "
+            "{days} day(s) before; over the {platforms} platform(s) quoting on both days "
+            "(threshold ±{threshold:g} %). Rule '{rule}'."
+        ),
+        "summary.index_move": "{direction} {change:+.1f} % in {days} day(s), ¥{value:.4f}/card-hour",
+        "index_title": "{card} · {billing_name} price index ({data})",
+        "up": "up",
+        "down": "down",
+        "real": "real",
+        "SIMULATED": "SIMULATED",
+        "money_index": "¥{value:.4f}",
     },
     "zh": {
         "tag": "[SIMULATED 模拟] ",
@@ -109,6 +125,18 @@ _TEXT: dict[Lang, dict[str, str]] = {
         ),
         "summary.scraper_broken": "页面无法解析（{when}）",
         "scraper_title": "{source} 的抓取程序",
+        "index_move": (
+            "{tag}{card} · {billing_name}价格指数（{data}）{days} 天内{direction} {change:+.1f} %："
+            "{day}（UTC）每卡时 ¥{value:.4f}，{days} 天前 {before}；按两天都有报价的 "
+            "{platforms} 个平台计算（阈值 ±{threshold:g} %）。规则“{rule}”。"
+        ),
+        "summary.index_move": "{days} 天内{direction} {change:+.1f} %，¥{value:.4f}/卡时",
+        "index_title": "{card} · {billing_name}价格指数（{data}）",
+        "up": "上涨",
+        "down": "下跌",
+        "real": "真实",
+        "SIMULATED": "模拟",
+        "money_index": "¥{value:.4f}",
     },
 }
 
@@ -226,11 +254,27 @@ def _scraper_values(params: Params, lang: Lang) -> dict[str, Any]:
     }
 
 
+def _index_values(params: Params, lang: Lang) -> dict[str, Any]:
+    """An index move's words (warehouse.derive.index_alerts): ids and names, the direction
+    and the kind of data in ``lang``."""
+    text, before = _text(lang), params.get("before")
+    return dict(params) | {
+        "tag": text["tag"] if params["data"] == "SIMULATED" else "",
+        "card": card_name(params["gpu"]),
+        "billing_name": billing_name(params["billing"], english=lang == "en"),
+        "direction": text[params["direction"]],
+        "data": text.get(params["data"], params["data"]),
+        "before": text["n/a"] if before is None else text["money_index"].format(value=before),
+    }
+
+
 def message(kind: str, params: Params, lang: Lang = "en") -> str:
     """The whole message of an alert of ``kind`` in ``lang``."""
     text = _text(lang)
     if kind == "scraper_broken":
         return text[kind].format(**_scraper_values(params, lang))
+    if kind == "index_move":
+        return text[kind].format(**_index_values(params, lang))
     values = _price_values(params, lang)
     return text[kind].format(**values, prices=_prices(params, values, lang))
 
@@ -240,6 +284,8 @@ def summary(kind: str, params: Params, lang: Lang = "en") -> str:
     text = _text(lang)
     if kind == "scraper_broken":
         return text["summary.scraper_broken"].format(**_scraper_values(params, lang))
+    if kind == "index_move":
+        return text["summary.index_move"].format(**_index_values(params, lang))
     return text[f"summary.{kind}"].format(**_price_values(params, lang))
 
 
@@ -247,6 +293,8 @@ def title(kind: str, params: Params, lang: Lang = "en") -> str:
     """What the alert is about: its rule as a reader names it, or the broken scraper."""
     if kind == "scraper_broken":
         return _text(lang)["scraper_title"].format(source=params["source"])
+    if kind == "index_move":
+        return _text(lang)["index_title"].format(**_index_values(params, lang))
     return rule_title(params["gpu"], params.get("line"), params["usage_hours"], lang)
 
 
@@ -261,7 +309,7 @@ def render(row: Mapping[str, Any], lang: Lang = "en") -> tuple[str, str, str]:
     rule's name and its English message whatever ``lang``: that is all it holds."""
     params = loads(row.get("params"))
     kind = str(row.get("kind"))
-    if params is None or kind not in ("breakeven_shift", "mode_flip", "scraper_broken"):
+    if params is None or kind not in KINDS:
         text = str(row.get("message") or "")
         return str(row.get("rule") or ""), text.split("; ", 1)[0], text
     return title(kind, params, lang), summary(kind, params, lang), message(kind, params, lang)

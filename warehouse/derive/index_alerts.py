@@ -20,9 +20,11 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 import duckdb
 
+from warehouse.derive import alert_text
 from warehouse.derive.alerts import not_sent_reason
 from warehouse.derive.index_method import METHOD, PUBLISHED, SIMULATED
 from warehouse.store.db import utcnow, write_connection
@@ -171,16 +173,15 @@ def _moves(con: duckdb.DuckDBPyConnection, rule: IndexMoveRule, since: date | No
     return [Move(*row) for row in rows]
 
 
-def _message(rule: IndexMoveRule, move: Move, direction: str) -> str:
-    tag = "[SIMULATED] " if rule.data == SIMULATED else ""
-    before = "n/a" if move.before is None else f"¥{move.before:.4f}"
-    return (
-        f"{tag}{rule.gpu} {rule.billing} price index ({rule.data}) moved {direction} "
-        f"{move.change * 100:+.1f} % in {rule.days} day(s): ¥{move.value:.4f} per card-hour "
-        f"on {move.day} (UTC), {before} on the day {rule.days} day(s) before; over the "
-        f"{move.platforms} platform(s) quoting on both days (threshold ±{rule.move_pct:g} %). "
-        f"Rule '{rule.name}'."
-    )
+def _params(rule: IndexMoveRule, move: Move, direction: str) -> dict[str, Any]:
+    """What the alert says, as data (``alert.params``): warehouse.derive.alert_text words it
+    in the reader's language, and in English for ``alert.message``."""
+    return {
+        "rule": rule.name, "gpu": rule.gpu, "billing": rule.billing, "data": rule.data,
+        "days": rule.days, "threshold": rule.move_pct, "direction": direction,
+        "change": move.change * 100, "value": move.value, "before": move.before,
+        "day": move.day.isoformat(), "platforms": move.platforms,
+    }  # fmt: skip
 
 
 def _store(
@@ -195,19 +196,21 @@ def _store(
     alert_id = hashlib.sha256(key.encode()).hexdigest()[:24]
     seen = move.snapshot_at or datetime.combine(move.day, time())
     not_sent = not_sent_reason(seen, now)
+    params = _params(rule, move, direction)
     added = insert_new(
         con,
         """
         INSERT INTO alert (alert_id, created_at, kind, rule, gpu, source, old_value, new_value,
             message, against, old_mode, new_mode, old_observed_at, new_observed_at, simulated,
-            not_sent)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            not_sent, params)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
             alert_id, now if not_sent is None else seen, INDEX_MOVE, rule.name, rule.gpu,
-            INDEX_LINE, move.before, move.value, _message(rule, move, direction), rule.billing,
-            before, direction, datetime.combine(move.day - timedelta(days=rule.days), time()),
-            seen, rule.data == SIMULATED, not_sent,
+            INDEX_LINE, move.before, move.value, alert_text.message(INDEX_MOVE, params, "en"),
+            rule.billing, before, direction,
+            datetime.combine(move.day - timedelta(days=rule.days), time()), seen,
+            rule.data == SIMULATED, not_sent, alert_text.dumps(params),
         ],
         table="alert",
         key={"alert_id": alert_id},

@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.demo_days import insert
 from tests.warehouse.derive.test_index import CARD, at, platform
+from warehouse.derive import alert_text
 from warehouse.derive.index_alerts import IndexMoveRule, evaluate_index_rules
 from warehouse.derive.metrics import derive
 from warehouse.derive.notify import title_of
@@ -116,3 +117,24 @@ def test_a_rule_needs_a_published_change_and_a_sane_hysteresis() -> None:
         IndexMoveRule("x", CARD, 10.0, days=14)
     with pytest.raises(ValueError, match="hysteresis_pct"):
         IndexMoveRule("x", CARD, 10.0, hysteresis_pct=10.0)
+
+
+def test_an_index_move_reads_in_the_readers_language(warehouse: Warehouse) -> None:
+    """Its words are kept as data (``alert.params``) like the other kinds': the alerts page
+    and `gpuprice alerts` showed the English message on the Chinese page."""
+    for number, price in ((0, "2.00"), (1, "2.00")):
+        load(warehouse, number, price)
+    evaluate_index_rules(warehouse, [RULE], now=at(day_of(1), 10))
+    load(warehouse, 2, "2.30")
+    evaluate_index_rules(warehouse, [RULE], now=at(day_of(2), 10))
+    (row,) = read_frame(warehouse, "SELECT kind, rule, message, params FROM alert").to_dicts()
+    title, summary, message = alert_text.render(row, "zh")
+    assert title == "RTX 4090 24GB · 按时计费价格指数（模拟）"
+    assert summary == "1 天内上涨 +15.0 %，¥2.3000/卡时"
+    assert message == (
+        "[SIMULATED 模拟] RTX 4090 24GB · 按时计费价格指数（模拟）1 天内上涨 +15.0 %："
+        "2026-10-03（UTC）每卡时 ¥2.3000，1 天前 ¥2.0000；按两天都有报价的 3 个平台计算"
+        "（阈值 ±10 %）。规则“4090 index ±10 % a day”。"
+    )
+    assert alert_text.render(row, "en")[2] == row["message"]  # the stored English words
+    assert alert_text.render(row, "en")[0] == "RTX 4090 24GB · hourly price index (SIMULATED)"
