@@ -249,7 +249,7 @@ def test_the_check_catches_both_ways() -> None:
     assert not untranslated("最便宜的平台", english=False)
     assert not untranslated("RTX 4090 24GB · autodl ¥1.24, 2026-09-10 UTC", english=False)
     assert untranslated("平台 platform", english=True)
-    assert not untranslated("As seed 003 §六 counts it", english=True)
+    assert not untranslated("As seed article 003 §六 counts it", english=True)
     assert set(HEADERS) and all(_CJK.search(v) for v in HEADERS.values())
     assert len(set(HEADERS.values())) == len(HEADERS)  # no two columns read alike
     prose = [re.sub(r"\{[^}]*\}", " ", zh) for zh, en in STRINGS.values() if zh != en]

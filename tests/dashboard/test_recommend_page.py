@@ -301,9 +301,12 @@ def test_the_form_speaks_the_users_words_and_cites_on_hover(home: Path) -> None:
     caption = app.caption[0]
     assert caption.value.startswith("说明要跑的模型、上下文长度和并发")
     assert "种子" not in caption.value and "§" not in caption.value
-    assert "种子 000 §四" in caption.help  # the citation is there, on hover
+    # the citation is there, on hover, named by the article's own heading, not only its
+    # number ("种子 000 §四" meant nothing to a user)
+    assert "「GPU选卡决策树：5步精准选型」" in caption.help and "种子文章 000 §四" in caption.help
     english = open_page(english=True)
-    assert "seed" not in english.caption[0].value and "seed 000 §四" in english.caption[0].help
+    assert "seed" not in english.caption[0].value
+    assert '"the GPU decision tree: 5 steps"' in english.caption[0].help
 
 
 def test_per_token_objective_and_api_comparison(home: Path) -> None:
