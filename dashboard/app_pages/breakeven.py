@@ -14,7 +14,7 @@ from dashboard import charts, data
 from dashboard.alert_table import kind_label
 from dashboard.data import data_label, simulated_banner
 from dashboard.formatting import pays_off
-from dashboard.i18n import card_label, english, labels, relabel, t
+from dashboard.i18n import card_label, labels, relabel, t
 from dashboard.tables import show
 from scrapers.rows import HOURS_PER_MONTH
 from warehouse.derive.metrics import CHEAPEST
@@ -26,42 +26,12 @@ DEFAULT_USAGE = 500
 # would make the browser, not the reader, do the work.
 MAX_HISTORY_POINTS = 1500
 
-# This page's own strings (dashboard.i18n is shared and edited elsewhere), by language: why a
-# breakeven is missing, named from the price that is missing.
-STRINGS = {
-    "zh": {
-        "no.bare_metal": "该卡在此平台没有裸金属价格",
-        "no.bare_metal.any": "该卡在任何平台都没有裸金属价格",
-        "no.hourly": "此平台没有该卡的按时价格",
-        "no.hourly.any": "任何平台都没有该卡的按时价格",
-        "no.monthly": "此平台没有该卡的包月方案",
-        "no.monthly.any": "任何平台都没有该卡的包月方案",
-        "no.other": "价格无法比较",
-        "tiers": "注意：{mode_a}与{mode_b}价格来自不同的挂牌（{a} vs {b}）。",
-    },
-    "en": {
-        "no.bare_metal": "no bare-metal price for this card on this platform",
-        "no.bare_metal.any": "no bare-metal price for this card on any platform",
-        "no.hourly": "no hourly price for this card on this platform",
-        "no.hourly.any": "no hourly price for this card on any platform",
-        "no.monthly": "no monthly plan for this card on this platform",
-        "no.monthly.any": "no monthly plan for this card on any platform",
-        "no.other": "the prices cannot be compared",
-        "tiers": "Note: the {mode_a} and {mode_b} prices come from different listings "
-        "({a} vs {b}).",
-    },
-}
 # The price a breakeven against each container mode needs besides bare metal's, and the
-# name its absence has in STRINGS.
+# name its absence has in the locales (be.no.<name>).
 RATE_COLUMNS = {
     HOURLY: ("hourly", "list_cny_per_card_hour"),
     MONTHLY: ("monthly", "monthly_cny_per_card_hour"),
 }
-
-
-def say(key: str, **values: object) -> str:
-    text = STRINGS["en" if english() else "zh"][key]
-    return text.format(**values) if values else text
 
 
 def _num(value: Any) -> float | None:
@@ -78,11 +48,11 @@ def missing_why(row: dict[str, Any], mode: str) -> str:
     two prices the snapshot lacks; on the cheapest line a price is missing on every platform."""
     where = ".any" if row["source"] == CHEAPEST else ""
     reasons = [
-        say(f"no.{name}{where}")
+        t(f"be.no.{name}{where}")
         for name, column in (("bare_metal", "bare_metal_cny_per_card_month"), RATE_COLUMNS[mode])
         if row[column] is None
     ]
-    return "; ".join(reasons) or say("no.other")
+    return "; ".join(reasons) or t("be.no.other")
 
 
 def verdict_text(hours: float | None, why: str | None = None) -> str:
@@ -316,7 +286,7 @@ def tier_caption(row: dict[str, Any]) -> None:
     hourly, monthly = row.get("hourly_offer"), row.get("monthly_offer")
     if row["source"] != CHEAPEST and hourly and monthly and hourly != monthly:
         st.caption(
-            say("tiers", mode_a=mode_name(HOURLY), mode_b=mode_name(MONTHLY), a=hourly, b=monthly)
+            t("be.tiers", mode_a=mode_name(HOURLY), mode_b=mode_name(MONTHLY), a=hourly, b=monthly)
         )
 
 

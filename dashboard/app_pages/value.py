@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.data import data_label, simulated_banner
-from dashboard.i18n import billing_label, english, header, labels, named, t
+from dashboard.i18n import billing_label, header, labels, named, t
 from dashboard.tables import show
 from warehouse.read.compare import FRESH_HOURS
 from warehouse.read.dashboard import split_current
@@ -21,28 +21,6 @@ SORTS = {
     "CNY per TB/s-hour": "cny_per_tbps_hour",
 }
 
-# This page's own strings (dashboard.i18n is shared and edited elsewhere), by language.
-STRINGS = {
-    "zh": {
-        "older": "包含较旧的价格",
-        "older.help": "默认只显示最新数据前 {hours} 小时内观测到的价格（与比价页一致）。",
-        "hidden": "另有 {n} 条较旧的价格未显示（观测时间早于最新数据 {hours} 小时以上），"
-        "其中最新的观测于 {newest} UTC，最旧的观测于 {oldest} UTC：{platforms}。",
-    },
-    "en": {
-        "older": "Include older prices",
-        "older.help": "By default only prices observed within {hours} h of the newest data "
-        "are shown (as on the comparison page).",
-        "hidden": "{n} older prices not shown (observed more than {hours} h before the "
-        "newest data): newest {newest} UTC, oldest {oldest} UTC; {platforms}.",
-    },
-}
-
-
-def say(key: str, **values: object) -> str:
-    text = STRINGS["en" if english() else "zh"][key]
-    return text.format(**values) if values else text
-
 
 def hidden_caption(older: pl.DataFrame) -> None:
     """Say how many prices the board leaves out as no longer current, and how old they are,
@@ -51,8 +29,8 @@ def hidden_caption(older: pl.DataFrame) -> None:
         return
     platforms = ", ".join(sorted(older["source"].unique().to_list()))
     st.caption(
-        say(
-            "hidden",
+        t(
+            "va.hidden",
             n=older.height,
             hours=FRESH_HOURS,
             newest=f"{older['observed_at'].max():%Y-%m-%d %H:%M}",
@@ -147,7 +125,7 @@ def main() -> None:
         t("value.sort"), list(SORTS), format_func=labels(SORTS, header), key="va_sort"
     )
     include_older = st.toggle(
-        say("older"), value=False, help=say("older.help", hours=FRESH_HOURS), key="va_older"
+        t("va.older"), value=False, help=t("va.older.help", hours=FRESH_HOURS), key="va_older"
     )
     # current against the whole board's newest row, whichever filters are chosen
     current, older = split_current(board, FRESH_HOURS)

@@ -44,3 +44,14 @@ def test_a_page_looks_its_words_up_in_i18n(page: Path) -> None:
     keys = set(re.findall(r'\bt\(\s*"([\w.]+)"', source))
     assert keys, "no translated string"
     assert keys <= set(STRINGS), keys - set(STRINGS)
+
+
+def test_no_dashboard_module_keeps_words_of_its_own() -> None:
+    """The words are in dashboard/locales/*.toml only: breakeven and value each kept a
+    dictionary of their own in Python ({"zh": {...}, "en": {...}})."""
+    kept = [
+        p.relative_to(ROOT).as_posix()
+        for p in ROOT.rglob("*.py")
+        if re.search(r'["\']zh["\']\s*:\s*\{', p.read_text(encoding="utf-8"))
+    ]
+    assert kept == []
