@@ -157,6 +157,13 @@ def _kind(legend: bool = True) -> alt.Opacity:
     )
 
 
+def _pale_unless_real() -> alt.OpacityValue:
+    """A SIMULATED mark as pale as its kind's lines, without a legend of its own."""
+    return alt.condition(
+        alt.datum.data == KINDS[0], alt.value(KIND_OPACITY[0]), alt.value(KIND_OPACITY[1])
+    )
+
+
 def _trend_tooltip(unit: str) -> list[alt.Tooltip]:
     return [
         alt.Tooltip("card:N", title=header("card")),
@@ -224,8 +231,11 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
     )
     # Only what the marks and tooltips use, the repeated words as categories (Arrow
     # dictionaries): a quarter of the bytes the browser receives and decodes.
+    # A piece of one point (a SIMULATED price between two gaps) is no path: a line mark
+    # draws nothing for it, so it gets the dot real points have.
+    frame = frame.with_columns(lone=pl.len().over("line", "segment", "layer") == 1)
     frame = frame.select(
-        "period", "value", "min", "max", "n", "segment", "drawn",
+        "period", "value", "min", "max", "n", "segment", "drawn", "lone",
         *(pl.col(c).cast(pl.Categorical) for c in _TREND_WORDS),
     )  # fmt: skip
     # Dated ticks: over years, month names alone ("April", "October") did not say which year.
@@ -260,11 +270,11 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
             detail=[alt.Detail("line:N"), alt.Detail("segment:N")],
             tooltip=tooltip,
         ),
-        price.transform_filter(alt.datum.data == KINDS[0])
-        # Every dot is real: no opacity scale here, whose filled symbol would take over the
-        # kinds' legend (merged, it hid the line symbols).
-        .mark_point(filled=True, size=40, opacity=1)
-        .encode(x=x, y=y, color=colour, tooltip=tooltip),
+        price.transform_filter((alt.datum.data == KINDS[0]) | alt.datum.lone)
+        # Real points, and a lone SIMULATED one (pale): no opacity scale here, whose filled
+        # symbol would take over the kinds' legend (merged, it hid the line symbols).
+        .mark_point(filled=True, size=40)
+        .encode(x=x, y=y, color=colour, opacity=_pale_unless_real(), tooltip=tooltip),
         base.transform_filter(alt.datum.layer == "market quote")
         .mark_line(strokeDash=[6, 4], point=alt.OverlayMarkDef(shape="triangle"))
         .encode(

@@ -6,6 +6,7 @@ and piece."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, timedelta
 
 import polars as pl
@@ -167,3 +168,28 @@ def test_a_panel_draws_at_most_six_lines_by_default() -> None:
     assert MAX_LINES == 6 and drawn["drawn"].sum() == 6
     # the cheapest and the dearest, then the next cheapest
     assert set(drawn.filter("drawn")["platform"]) == {"p0", "p9", "p1", "p2", "p3", "p4"}
+
+
+def test_a_lone_simulated_point_is_drawn_as_a_dot() -> None:
+    """A piece of one point draws no path: a SIMULATED price alone between two gaps was on
+    the chart's data and nowhere on the chart."""
+    price = [
+        {"layer": "price", "platform": "runpod", "period": d, "value": 2.0 + i / 10}
+        for i, d in enumerate(days(0, 1, 20, 40, 41))
+    ]
+    frame = charts.trend_pieces(chart_frame(price), "day")
+    spec = charts.trend(frame, "title", ["subtitle"]).to_dict(validate=False)
+    (name,) = spec["datasets"]
+    lone = {row["period"][:10] for row in spec["datasets"][name] if row["lone"]}
+    assert lone == {"2026-01-21"}  # day 20: a piece of its own
+    (dots,) = [layer for layer in spec["spec"]["layer"] if layer["mark"]["type"] == "point"]
+    assert "datum.lone" in json.dumps(dots["transform"])  # drawn with the real points
+    assert dots["encoding"]["opacity"]["value"] == charts.KIND_OPACITY[1]  # pale: SIMULATED
+    assert "legend" not in dots["encoding"]["opacity"]
+    # Vega renders it: one symbol on the chart, the lone point's (the others are lines)
+    svg = vl_convert.vegalite_to_svg(json.dumps(spec))
+    symbols = re.findall(r'<g class="mark-symbol role-mark[^"]*"[^>]*>(.*?)</g>', svg)
+    drawn = [
+        label for group in symbols for label in re.findall(r'<path aria-label="([^"]*)"', group)
+    ]
+    assert len(drawn) == 1 and "2026-01-21" in drawn[0], drawn
