@@ -45,6 +45,9 @@ class FxRates:
     _index: dict[str, tuple[list[date], list[FxRate]]] = field(
         init=False, repr=False, compare=False
     )
+    # the default per currency, found once: a tracker's years before the first stored rate
+    # looked it up for every row
+    _default: dict[str, FxRate] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         index: dict[str, tuple[list[date], list[FxRate]]] = {}
@@ -58,6 +61,10 @@ class FxRates:
             days.append(rate.day)
             rows.append(rate)
         object.__setattr__(self, "_index", index)
+        defaults: dict[str, FxRate] = {}
+        for default in self.defaults:
+            defaults.setdefault(default.currency.upper(), default)
+        object.__setattr__(self, "_default", defaults)
 
     def rate(self, currency: str, day: date) -> FxRate:
         """The rate that applies on ``day``; ``ParseError`` when the currency has none."""
@@ -72,8 +79,7 @@ class FxRates:
         days, rows = found
         at = bisect.bisect_right(days, day)
         if at == 0:
-            default = next((d for d in self.defaults if d.currency.upper() == code), None)
-            return default or rows[0]
+            return self._default.get(code) or rows[0]
         return rows[at - 1]
 
     def to_cny(self, amount: Decimal, currency: str, day: date) -> Decimal:
