@@ -229,11 +229,11 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
         origin=pl.col("origin").fill_null("—"),
         origin_whole=pl.col("origin_whole").fill_null("—"),
     )
-    # Only what the marks and tooltips use, the repeated words as categories (Arrow
-    # dictionaries): a quarter of the bytes the browser receives and decodes.
     # A piece of one point (a SIMULATED price between two gaps) is no path: a line mark
     # draws nothing for it, so it gets the dot real points have.
     frame = frame.with_columns(lone=pl.len().over("line", "segment", "layer") == 1)
+    # Only what the marks and tooltips use, the repeated words as categories (Arrow
+    # dictionaries): a quarter of the bytes the browser receives and decodes.
     frame = frame.select(
         "period", "value", "min", "max", "n", "segment", "drawn", "lone",
         *(pl.col(c).cast(pl.Categorical) for c in _TREND_WORDS),
