@@ -28,12 +28,12 @@ and, until then, readers fall back to the warehouse).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
@@ -44,8 +44,6 @@ from warehouse.store.db import (
     is_lock_conflict,
     lock_retrying,
     read_connection,
-    read_frame,
-    read_records,
     records,
     utcnow,
     with_more_memory,
@@ -56,6 +54,8 @@ from warehouse.store.lake import sql_string
 
 if TYPE_CHECKING:
     import polars as pl
+
+T = TypeVar("T")
 
 # Bump when the serving tables change shape: a file of another layout is rebuilt whole (3:
 # the rollups keep real and simulated apart and carry their origin, migration 012; 4: offers
@@ -360,17 +360,29 @@ def read_served(warehouse: Warehouse, sql: str, params: dict | None = None) -> p
     breakeven names its newest-row table in the copy (``card_value{latest}``), so the query
     must give the same rows on both: a newest-per-line QUALIFY over a table that already
     holds only the newest row of each line does."""
-    with serving_connection(warehouse) as served:
-        if served is not None:
-            return served[0].sql(sql.format(latest="_latest"), params=params or None).pl()
-    return read_frame(warehouse, sql.format(latest=""), params)
+    return _read_served(warehouse, sql, params, _frame)
 
 
 def read_served_records(
     warehouse: Warehouse, sql: str, params: dict | None = None
 ) -> list[dict[str, Any]]:
     """``read_served``'s rows as dicts (warehouse.store.db.records)."""
+    return _read_served(warehouse, sql, params, records)
+
+
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None) -> pl.DataFrame:
+    return con.sql(sql, params=params or None).pl()
+
+
+def _read_served(
+    warehouse: Warehouse,
+    sql: str,
+    params: dict | None,
+    fetch: Callable[[duckdb.DuckDBPyConnection, str, dict | None], T],
+) -> T:
+    """``fetch`` of ``sql`` on the serving copy, or on the warehouse without one."""
     with serving_connection(warehouse) as served:
         if served is not None:
-            return records(served[0], sql.format(latest="_latest"), params)
-    return read_records(warehouse, sql.format(latest=""), params)
+            return fetch(served[0], sql.format(latest="_latest"), params)
+    with read_connection(warehouse) as con:
+        return fetch(con, sql.format(latest=""), params)
