@@ -16,9 +16,9 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.data import data_label
 from dashboard.formatting import money, percent
-from dashboard.i18n import billing_label, card_label, labels, named, region_label, t
+from dashboard.i18n import billing_label, card_label, labels, named, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
-from dashboard.page_start import open_page
+from dashboard.page_start import open_page, region_filter
 from dashboard.tables import show
 from warehouse.read.compare import (
     BASES,
@@ -62,15 +62,7 @@ def filters(options: pl.DataFrame) -> tuple[OfferFilter, bool, Basis] | None:
             placeholder=t("choose"),
             key="cp_billing",
         )
-        regions = values(options, "region")
-        region = c.multiselect(
-            t("f.regions"),
-            regions,
-            default=regions,
-            format_func=labels(regions, region_label),
-            placeholder=t("choose"),
-            key="cp_regions",
-        )
+        region = region_filter(c, options, key="cp_regions")
         d, e = st.columns([3, 5])
         basis = d.radio(
             t("compare.basis"),

@@ -15,10 +15,10 @@ from dashboard import charts, data
 from dashboard.data import data_label
 from dashboard.export import export_buttons
 from dashboard.formatting import money, percent
-from dashboard.i18n import billing_label, card_label, labels, named, region_label, t
+from dashboard.i18n import billing_label, card_label, labels, named, t
 from dashboard.lines import MAX_LINES, hidden_lines, pick_lines
 from dashboard.origin import origin_columns
-from dashboard.page_start import open_page
+from dashboard.page_start import open_page, region_filter
 from dashboard.tables import show
 from warehouse.read.dashboard import GRAINS, Grain
 from warehouse.read.filters import OfferFilter
@@ -88,14 +88,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             placeholder=t("choose"),
             key="tr_billing",
         )
-        regions = d.multiselect(
-            t("f.regions"),
-            values("region"),
-            default=values("region"),
-            format_func=labels(values("region"), region_label),
-            placeholder=t("choose"),
-            key="tr_regions",
-        )
+        regions = region_filter(d, options, key="tr_regions")
         e, f, g, h = st.columns([2, 2, 1, 2])
         span = e.date_input(
             t("f.dates"),
