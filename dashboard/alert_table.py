@@ -79,7 +79,7 @@ def alert_table(alerts: pl.DataFrame, *more: str | pl.Expr | pl.Series) -> pl.Da
         pl.Series("what", [w[0] for w in words], pl.String),
         pl.Series("summary", _summaries(alerts, words), pl.String),
     ).select(
-        pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created (UTC)"),
+        pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("created_utc"),
         relabel(alerts, "kind", kind_label).alias("kind"),
         "what",
         "summary",

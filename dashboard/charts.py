@@ -170,14 +170,14 @@ def _trend_tooltip(unit: str) -> list[alt.Tooltip]:
         alt.Tooltip("platform:N", title=header("platform")),
         alt.Tooltip("billing:N", title=header("billing")),
         alt.Tooltip("series:N", title=header("ids")),
-        alt.Tooltip("period:T", title=header("period (UTC)")),
+        alt.Tooltip("period:T", title=header("period_utc")),
         alt.Tooltip("value:Q", format=PRICE_FORMAT, title=unit),
         alt.Tooltip("min:Q", format=PRICE_FORMAT, title=header("min")),
         alt.Tooltip("max:Q", format=PRICE_FORMAT, title=header("max")),
         alt.Tooltip("n:Q", title=header("n")),
         alt.Tooltip("data:N", title=header("data")),
         alt.Tooltip("origin:N", title=header("origin")),
-        alt.Tooltip("origin_whole:N", title=header("origin (whole)")),
+        alt.Tooltip("origin_whole:N", title=header("origin_whole")),
     ]
 
 
@@ -319,20 +319,20 @@ def compare_heatmap(prices: pl.DataFrame, title: str) -> alt.Chart:
     cells = base.mark_rect().encode(
         color=alt.Color(
             "vs_cheapest:Q",
-            title=header("× cheapest"),
+            title=header("times_cheapest"),
             scale=alt.Scale(type="threshold", domain=list(HEAT_STEPS), range=list(HEAT_COLOURS)),
             legend=alt.Legend(format=".2f"),
         ),
         tooltip=[
             alt.Tooltip("card_name:N", title=header("card")),
-            alt.Tooltip("gpu:N", title=header("card id")),
+            alt.Tooltip("gpu:N", title=header("card_id")),
             alt.Tooltip("source:N", title=header("platform")),
             alt.Tooltip("billing_name:N", title=header("billing")),
             alt.Tooltip("cny_per_card_hour:Q", format=PRICE_FORMAT, title=unit),
-            alt.Tooltip("listed:N", title=header("listed price")),
-            alt.Tooltip("vs_cheapest:Q", format=".2f", title=header("× cheapest")),
+            alt.Tooltip("listed:N", title=header("listed_price")),
+            alt.Tooltip("vs_cheapest:Q", format=".2f", title=header("times_cheapest")),
             alt.Tooltip("region:N", title=header("region")),
-            alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("observed (UTC)")),
+            alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("observed_utc")),
             alt.Tooltip("data:N", title=header("data")),
         ],
     )
@@ -380,9 +380,9 @@ def compare_ranked(prices: pl.DataFrame, title: str) -> alt.FacetChart:
         tooltip=[
             alt.Tooltip("source:N", title=header("platform")),
             alt.Tooltip("cny_per_card_hour:Q", format=PRICE_FORMAT, title=unit),
-            alt.Tooltip("listed:N", title=header("listed price")),
-            alt.Tooltip("gpu:N", title=header("card id")),
-            alt.Tooltip("billing:N", title=header("billing id")),
+            alt.Tooltip("listed:N", title=header("listed_price")),
+            alt.Tooltip("gpu:N", title=header("card_id")),
+            alt.Tooltip("billing:N", title=header("billing_id")),
             alt.Tooltip("rank:Q", title=header("rank")),
             alt.Tooltip("data:N", title=header("data")),
         ],
@@ -423,9 +423,9 @@ def platform_moves(daily: pl.DataFrame, title: str, subtitle: str) -> alt.FacetC
             y=_money_y("cny_per_card_hour:Q", unit, scale=alt.Scale(zero=False)),
             color=_platform_colour(frame),
             tooltip=[
-                alt.Tooltip("row:N", title=header("card · billing")),
+                alt.Tooltip("row:N", title=header("card_billing")),
                 alt.Tooltip("source:N", title=header("platform")),
-                alt.Tooltip("period:T", title=header("day (UTC)")),
+                alt.Tooltip("period:T", title=header("day_utc")),
                 alt.Tooltip("cny_per_card_hour:Q", format=PRICE_FORMAT, title=unit),
                 alt.Tooltip("data:N", title=header("data")),
             ],
@@ -465,11 +465,11 @@ def value_dots(board: pl.DataFrame, x: str, x_title: str, title: str) -> alt.Lay
         color=_platform_colour(frame),
         tooltip=[
             alt.Tooltip("card_name:N", title=header("card")),
-            alt.Tooltip("gpu:N", title=header("card id")),
+            alt.Tooltip("gpu:N", title=header("card_id")),
             alt.Tooltip("source:N", title=header("platform")),
             alt.Tooltip("billing_name:N", title=header("billing")),
             alt.Tooltip(f"{x}:Q", format=PRICE_FORMAT, title=x_title),
-            alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("observed (UTC)")),
+            alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("observed_utc")),
             alt.Tooltip("data:N", title=header("data")),
         ],
     )
@@ -510,7 +510,7 @@ def cost_lines(
                 scale=alt.Scale(domain=modes, range=list(MODE_COLOURS)),
             ),
             tooltip=[
-                alt.Tooltip("usage_hours:Q", title=header("h / month")),
+                alt.Tooltip("usage_hours:Q", title=header("hours_per_month")),
                 alt.Tooltip("mode:N", title=header("mode")),
                 alt.Tooltip("cny_per_card_month:Q", format=MONEY_FORMAT, title=unit),
             ],
@@ -528,7 +528,9 @@ def cost_lines(
             marks.mark_point(shape="diamond", size=140, filled=True, color="crimson").encode(
                 tooltip=[
                     alt.Tooltip("label:N", title=header("breakeven")),
-                    alt.Tooltip("usage_hours:Q", format=HOURS_FORMAT, title=header("h / month")),
+                    alt.Tooltip(
+                        "usage_hours:Q", format=HOURS_FORMAT, title=header("hours_per_month")
+                    ),
                     alt.Tooltip("cny_per_card_month:Q", format=MONEY_FORMAT, title=unit),
                 ]
             )
@@ -562,15 +564,15 @@ def breakeven_history(
         axis=alt.Axis(format=AXIS_HOURS),
     )
     tooltip = [
-        alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("snapshot (UTC)")),
-        alt.Tooltip("against:N", title=header("bare metal vs")),
-        alt.Tooltip("breakeven_hours:Q", format=HOURS_FORMAT, title=header("h / month")),
+        alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("snapshot_utc")),
+        alt.Tooltip("against:N", title=header("bare_metal_vs")),
+        alt.Tooltip("breakeven_hours:Q", format=HOURS_FORMAT, title=header("hours_per_month")),
         alt.Tooltip("verdict:N", title=header("verdict")),
         alt.Tooltip("data:N", title=header("data")),
     ]
     colour = alt.Color(
         "against:N",
-        title=header("bare metal vs"),
+        title=header("bare_metal_vs"),
         legend=_legend(axis),
         scale=alt.Scale(domain=modes[:2], range=list(MODE_COLOURS[:2])),
     )
@@ -594,11 +596,13 @@ def breakeven_history(
                 y=alt.Y("new_value:Q", title=axis),
                 tooltip=[
                     alt.Tooltip(
-                        "new_observed_at:T", format="%Y-%m-%d %H:%M", title=header("snapshot (UTC)")
+                        "new_observed_at:T", format="%Y-%m-%d %H:%M", title=header("snapshot_utc")
                     ),
                     alt.Tooltip("kind:N", title=header("kind")),
                     alt.Tooltip("rule:N", title=header("rule")),
-                    alt.Tooltip("new_value:Q", format=HOURS_FORMAT, title=header("h / month")),
+                    alt.Tooltip(
+                        "new_value:Q", format=HOURS_FORMAT, title=header("hours_per_month")
+                    ),
                     alt.Tooltip("message:N", title=header("message")),
                 ],
             )
@@ -623,13 +627,11 @@ def snapshot_rows(rows: pl.DataFrame, title: str) -> alt.Chart:
             ),
             detail="series:N",
             tooltip=[
-                alt.Tooltip(
-                    "observed_at:T", format="%Y-%m-%d %H:%M", title=header("snapshot (UTC)")
-                ),
+                alt.Tooltip("observed_at:T", format="%Y-%m-%d %H:%M", title=header("snapshot_utc")),
                 alt.Tooltip("source:N", title=header("platform")),
                 alt.Tooltip("kind:N", title=header("table")),
                 alt.Tooltip("rows:Q", title=header("rows")),
-                alt.Tooltip("unknown_gpu:Q", title=header("unknown cards")),
+                alt.Tooltip("unknown_gpu:Q", title=header("unknown_cards")),
             ],
         )
         .properties(title=_title(title))

@@ -14,7 +14,7 @@ import streamlit as st
 import xlsxwriter
 
 from dashboard.i18n import t
-from dashboard.tables import translated
+from dashboard.tables import with_headers
 from warehouse.read.cells import escape_frame
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -47,10 +47,10 @@ def excel_bytes(frame: pl.DataFrame, sheet: str) -> bytes:
 
 
 def export_buttons(frame: pl.DataFrame, stem: str, key: str, sheet: str) -> None:
-    """Two download buttons for ``frame`` as shown (headers translated); clicking one does
+    """Two download buttons for ``frame`` as shown (its headers in the page's language); clicking one does
     not rerun the page. The workbook is built only when its button is clicked (it costs
     more than the whole rest of a render); the CSV is cheap enough to build up front."""
-    shown = translated(frame)
+    shown = with_headers(frame)
     left, right = st.columns(2)
     left.download_button(
         t("export.csv"),

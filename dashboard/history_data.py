@@ -23,35 +23,35 @@ import_failures = page_query(warehouse.read.history.import_failures, quiet=True)
 
 def imports_table(found: pl.DataFrame) -> pl.DataFrame:
     return found.select(
-        pl.col("started_at").dt.strftime("%Y-%m-%d %H:%M").alias("started (UTC)"),
+        pl.col("started_at").dt.strftime("%Y-%m-%d %H:%M").alias("started_utc"),
         "kind",
         "source",
-        pl.col("target").alias("archived URLs / catalog / file"),
+        pl.col("target").alias("archived_what"),
         "status",
         "listed",
         "kept",
         "fetched",
-        pl.col("reused").alias("already archived"),
+        pl.col("reused").alias("already_archived"),
         "parsed",
         "failed",
-        pl.col("rows_added").alias("rows added"),
-        pl.col("first_day").alias("first day (UTC)"),
-        pl.col("last_day").alias("last day (UTC)"),
+        "rows_added",
+        pl.col("first_day").alias("first_day_utc"),
+        pl.col("last_day").alias("last_day_utc"),
         pl.col("fx_note").alias("fx"),
-        pl.col("dagster_run_id").alias("Dagster run"),
+        pl.col("dagster_run_id").alias("dagster_run"),
     )
 
 
 def failures_table(found: pl.DataFrame) -> pl.DataFrame:
     return found.select(
-        pl.col("loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("recorded (UTC)"),
+        pl.col("loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("recorded_utc"),
         "kind",
         "source",
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("captured (UTC)"),
-        pl.col("origin").alias("archive URL / origin"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("captured_utc"),
+        pl.col("origin").alias("archive_url_or_origin"),
         "reason",
         "error",
-        pl.when(pl.col("retry")).then(pl.lit("yes")).otherwise(pl.lit("no")).alias("retried next"),
+        pl.when(pl.col("retry")).then(pl.lit("yes")).otherwise(pl.lit("no")).alias("retried_next"),
     )
 
 
@@ -62,7 +62,7 @@ def imports_section() -> None:
     if found is None or found.is_empty():
         st.info(t("cov.no_imports"))
         return
-    show(imports_table(found), translate=True)
+    show(imports_table(found))
     failed = import_failures()
     if failed is None:
         return
@@ -70,4 +70,4 @@ def imports_section() -> None:
     if failed.is_empty():
         st.success(t("cov.no_failures"))
         return
-    show(failures_table(failed), translate=True)
+    show(failures_table(failed))

@@ -3,9 +3,9 @@
 The words themselves are data: dashboard/locales/zh.toml and en.toml. ``STRINGS`` holds
 the prose (titles, labels, empty states, banners, axis titles, choices), looked up by key
 with ``t``; every visible string, a choice's label too, is in the page's language alone
-(``keep_choices`` keeps the choice across the toggle). ``HEADERS`` names the columns of
+(``keep_choices`` keeps the choice across the toggle). ``[headers]`` names the columns of
 the tables and the fields of the charts' legends and tooltips: pages and charts name them
-in English (the key) and ``header`` gives the name in the page's language. Cards and billing modes are named by
+in snake_case (the key) and ``header`` gives the name in the page's language. Cards and billing modes are named by
 warehouse.read.names (``card_label``, ``billing_label``, ``named``), their ids kept beside
 the names in the tables and exports and in every tooltip. tests/dashboard/test_i18n.py
 opens every page in both languages and fails on a visible string left in the other one.
@@ -39,8 +39,9 @@ def _catalog(lang: str) -> dict[str, dict[str, str]]:
 
 
 _ZH, _EN = _catalog("zh"), _catalog("en")
-# English column / legend / tooltip name -> Chinese. Units stay in the header, in Chinese.
+# snake_case column / legend / tooltip name -> its header in Chinese, and in English.
 HEADERS: dict[str, str] = _ZH["headers"]
+HEADERS_EN: dict[str, str] = _EN["headers"]
 # key -> (Chinese, English)
 STRINGS: dict[str, tuple[str, str]] = {
     key: (zh, _EN["strings"][key]) for key, zh in _ZH["strings"].items()
@@ -48,9 +49,10 @@ STRINGS: dict[str, tuple[str, str]] = {
 
 
 def header(name: str) -> str:
-    """The name of a column, legend or tooltip field in the page's language (``name`` is the
-    English one; a name missing from HEADERS is shown as is, and test_i18n fails on it)."""
-    return name if english() else HEADERS.get(name, name)
+    """The header of a column, legend or tooltip field in the page's language (``name``: its
+    snake_case key; a name missing from the locales is shown as is, and test_i18n fails
+    on it)."""
+    return (HEADERS_EN if english() else HEADERS).get(name, name)
 
 
 def card_label(gpu: str | None) -> str:

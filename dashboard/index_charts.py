@@ -74,13 +74,13 @@ def index_lines(frame: pl.DataFrame, title: str, y_title: str, log_scale: bool) 
     shown = data.filter(pl.col("status") == "published")
     withheld = data.filter((pl.col("status") != "published") & pl.col("y_at").is_not_null())
     newest = shown.sort("day").group_by("label", maintain_order=True).last()
-    x = alt.X("day:T", title=header("day (UTC)"), axis=alt.Axis(format="%Y-%m-%d"))
+    x = alt.X("day:T", title=header("day_utc"), axis=alt.Axis(format="%Y-%m-%d"))
     scale = alt.Scale(type="log") if log_scale else alt.Scale(zero=False)
     y = alt.Y("y:Q", title=y_title, scale=scale, axis=alt.Axis(format=AXIS_MONEY))
     colour = alt.Color("label:N", legend=None)
     tips = [
-        alt.Tooltip("label:N", title=header("card · billing")),
-        alt.Tooltip("day:T", title=header("day (UTC)"), format="%Y-%m-%d"),
+        alt.Tooltip("label:N", title=header("card_billing")),
+        alt.Tooltip("day:T", title=header("day_utc"), format="%Y-%m-%d"),
         alt.Tooltip("y:Q", title=y_title, format=AXIS_MONEY),
         alt.Tooltip("platforms:Q", title=header("platforms")),
     ]
@@ -96,9 +96,9 @@ def index_lines(frame: pl.DataFrame, title: str, y_title: str, log_scale: bool) 
             x=x,
             y=alt.Y("y_at:Q", title=y_title, scale=scale),
             tooltip=[
-                alt.Tooltip("label:N", title=header("card · billing")),
-                alt.Tooltip("day:T", title=header("day (UTC)"), format="%Y-%m-%d"),
-                alt.Tooltip("reason:N", title=header("withheld because")),
+                alt.Tooltip("label:N", title=header("card_billing")),
+                alt.Tooltip("day:T", title=header("day_utc"), format="%Y-%m-%d"),
+                alt.Tooltip("reason:N", title=header("withheld_because")),
             ],
         )
     )
@@ -126,18 +126,18 @@ def index_strip(
         alt.Chart(data)
         .mark_circle(size=36)
         .encode(
-            x=alt.X("day:T", title=header("day (UTC)"), axis=alt.Axis(format="%Y-%m-%d")),
-            y=alt.Y("label:N", title=header("card · billing"), axis=alt.Axis(labelLimit=0)),
+            x=alt.X("day:T", title=header("day_utc"), axis=alt.Axis(format="%Y-%m-%d")),
+            y=alt.Y("label:N", title=header("card_billing"), axis=alt.Axis(labelLimit=0)),
             color=alt.Color(
                 "shown_status:N",
                 title=status_title,
                 scale=alt.Scale(domain=list(statuses), range=["#1d3557", "#b0b0b0"]),
             ),
             tooltip=[
-                alt.Tooltip("label:N", title=header("card · billing")),
-                alt.Tooltip("day:T", title=header("day (UTC)"), format="%Y-%m-%d"),
+                alt.Tooltip("label:N", title=header("card_billing")),
+                alt.Tooltip("day:T", title=header("day_utc"), format="%Y-%m-%d"),
                 alt.Tooltip("shown_status:N", title=status_title),
-                alt.Tooltip("reason:N", title=header("withheld because")),
+                alt.Tooltip("reason:N", title=header("withheld_because")),
             ],
         )
         .properties(title=title, height=alt.Step(16))

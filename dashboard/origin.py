@@ -60,5 +60,5 @@ def origin_columns(frame: pl.DataFrame) -> list[pl.Expr]:
         .then(pl.lit(t("origin.simulated")))
         .otherwise(pl.lit(t("origin.live")))
         .alias("origin"),
-        pl.col("origin").alias("origin (whole)"),
+        pl.col("origin").alias("origin_whole"),
     ]

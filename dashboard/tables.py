@@ -1,8 +1,10 @@
 """Every table the pages draw goes through ``show``: headers in the page's language, money as
 numbers (never DECIMAL's ``5.325000``), and a missing value reads "—", never "None".
 
-Pages name their columns in English (the key of dashboard.i18n.HEADERS); ``show(...,
-translate=True)`` puts the header in the chosen language on screen.
+Pages name their columns in snake_case (``cheapest_platform``), the keys of the locales'
+``[headers]`` tables (dashboard/locales): the frame keeps those names, and each column's
+header in the chosen language is its ``column_config`` label. An export renames them to the
+same headers (``with_headers``): a file has no column_config.
 
 Streamlit's grid prints a null cell as "None", whatever a pandas Styler says the cell's text
 is (its display text is ignored for missing cells: seen in Chromium). So the columns that
@@ -90,31 +92,42 @@ def displayed(frame: pl.DataFrame, row_style: RowStyle | None = None) -> pl.Data
     )
 
 
-def translated(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` with its headers in the page's language and its DECIMALs as floats."""
+def with_headers(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` as a file shows it: its headers in the page's language, DECIMALs as floats."""
     return plain_numbers(frame).rename({c: header(c) for c in frame.columns})
 
 
-def show(
-    frame: pl.DataFrame,
-    *,
-    row_style: RowStyle | None = None,
-    translate: bool = False,
-    **kwargs: Any,
-) -> Any:
-    """st.dataframe of ``frame`` without its index, as wide as the page, "—" for nulls;
-    ``row_style`` colours rows (a pandas Styler.apply function, axis=1). ``translate``: the
-    headers are dashboard.i18n.HEADERS keys, shown in the page's language (``row_style``
-    then gets the row under them; ``column_config`` stays keyed by the English names).
-    Returns what st.dataframe returns (the selection, when ``on_select`` asks for one)."""
-    if translate:
-        frame = translated(frame)
-    numeric = [
-        c for c in _missing(frame) if frame.schema[c].is_numeric() or frame.schema[c].is_decimal()
-    ]
-    config = {c: st.column_config.TextColumn(c, alignment="right") for c in numeric}
-    rename = header if translate else str
-    config |= {rename(k): v for k, v in (kwargs.pop("column_config", None) or {}).items()}
+Config = dict[str, Any] | str | None  # a column's st.column_config entry
+
+
+def labelled(frame: pl.DataFrame, given: dict[str, Config] | None = None) -> dict[str, Config]:
+    """Each column's ``column_config``: the page's ``given`` one, its header as its label
+    unless it names one; a number column with a missing value (shown as text, "—") kept
+    right-aligned like the numbers."""
+    given = given or {}
+    missing = set(_missing(frame))
+    config: dict[str, Config] = {}
+    for column in frame.columns:
+        dtype, entry = frame.schema[column], given.get(column, "")
+        if entry == "" and column in missing and (dtype.is_numeric() or dtype.is_decimal()):
+            entry = st.column_config.TextColumn(alignment="right")
+        if entry == "" or isinstance(entry, str):
+            config[column] = entry or header(column)
+        elif entry is None:
+            config[column] = None  # hidden
+        else:
+            config[column] = {**entry, "label": entry.get("label") or header(column)}
+    return config
+
+
+def show(frame: pl.DataFrame, *, row_style: RowStyle | None = None, **kwargs: Any) -> Any:
+    """st.dataframe of ``frame`` without its index, as wide as the page, "—" for nulls,
+    each header in the page's language (``labelled``; ``column_config`` entries are keyed
+    by the frame's own column names). ``row_style`` colours rows (a pandas Styler.apply
+    function, axis=1, given the row under those names). Returns what st.dataframe
+    returns (the selection, when ``on_select`` asks for one)."""
+    frame = plain_numbers(frame)
+    config = labelled(frame, kwargs.pop("column_config", None))
     return st.dataframe(
         displayed(frame, row_style),
         **({"hide_index": True, "width": "stretch", "column_config": config} | kwargs),

@@ -31,7 +31,7 @@ DELIVERY = ("all", "delivered", "pending")
 NO_CARD = "—"
 _MARKDOWN = re.compile(r"([\\*_\[\]<>#|~])")
 FEED_WIDTHS = {
-    "created (UTC)": 125,
+    "created_utc": 125,
     "kind": 90,
     "what": 210,
     "summary": 280,
@@ -142,7 +142,6 @@ def feed(alerts: pl.DataFrame | None) -> None:
     shown = shown.with_columns(pl.col("gpu").replace(NO_CARD, None))
     picked = show(
         alert_table(shown, delivery_labels(shown)),
-        translate=True,
         key="al_feed",
         on_select="rerun",
         selection_mode="single-row",
@@ -217,12 +216,12 @@ def watch_rules(states: pl.DataFrame | None) -> None:
         [
             {
                 "rule": alert_text.rule_title(r.gpu, r.source or CHEAPEST, r.usage_hours, lang),
-                "name in gpuprice.toml": r.name,
+                "name_in_gpuprice_toml": r.name,
                 "against": mode_label(r.against),
                 "threshold": f"{r.threshold_hours:g} h"
                 if r.threshold_hours is not None
                 else f"{r.threshold_pct:g} %",
-                "hysteresis h": r.hysteresis_hours,
+                "hysteresis_hours": r.hysteresis_hours,
             }
             for r in rules
         ]
@@ -241,12 +240,12 @@ def watch_rules(states: pl.DataFrame | None) -> None:
         )
         table = table.join(
             states.select(
-                pl.col("rule").alias("name in gpuprice.toml"), now.alias("where it stands (UTC)")
+                pl.col("rule").alias("name_in_gpuprice_toml"), now.alias("where_it_stands_utc")
             ),
-            on="name in gpuprice.toml",
+            on="name_in_gpuprice_toml",
             how="left",
         )
-    show(table, translate=True)
+    show(table)
 
 
 def main() -> None:

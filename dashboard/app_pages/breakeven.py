@@ -200,14 +200,13 @@ def history(gpu: str, line: str) -> None:
     if not marks.is_empty():
         show(
             marks.select(
-                pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
+                pl.col("new_observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot_utc"),
                 relabel(marks, "kind", kind_label),
                 "rule",
-                pl.col("old_value").round(1).alias("from h/month"),
-                pl.col("new_value").round(1).alias("to h/month"),
+                pl.col("old_value").round(1).alias("from_hours_per_month"),
+                pl.col("new_value").round(1).alias("to_hours_per_month"),
                 "message",
             ),
-            translate=True,
         )
 
 
@@ -217,28 +216,25 @@ def row_table(row: dict[str, Any]) -> pl.DataFrame:
     hours = {c: _num(row[c]) for c in ("breakeven_hours_vs_hourly", "breakeven_hours_vs_monthly")}
     # one row; a NULL would make its column untyped, hence the casts
     return pl.DataFrame([row]).select(
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot (UTC)"),
-        pl.col("bare_metal_cny_per_card_month")
-        .cast(pl.Float64)
-        .round(2)
-        .alias("bare metal CNY per card-month"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("snapshot_utc"),
+        pl.col("bare_metal_cny_per_card_month").cast(pl.Float64).round(2),
         pl.col("list_cny_per_card_hour")
         .cast(pl.Float64)
         .round(4)
-        .alias("hourly CNY per card-hour"),
+        .alias("hourly_cny_per_card_hour"),
         pl.col("monthly_cny_per_card_hour")
         .cast(pl.Float64)
         .round(4)
-        .alias("monthly plan CNY per card-hour"),
+        .alias("monthly_plan_cny_per_card_hour"),
         pl.lit(verdict_text(hours["breakeven_hours_vs_hourly"], missing_why(row, HOURLY))).alias(
-            "breakeven vs hourly"
+            "breakeven_vs_hourly"
         ),
         pl.lit(verdict_text(hours["breakeven_hours_vs_monthly"], missing_why(row, MONTHLY))).alias(
-            "breakeven vs monthly"
+            "breakeven_vs_monthly"
         ),
-        pl.col("bare_metal_offer").alias("bare metal listing"),
-        pl.col("hourly_offer").alias("hourly listing"),
-        pl.col("monthly_offer").alias("monthly plan listing"),
+        pl.col("bare_metal_offer").alias("bare_metal_listing"),
+        pl.col("hourly_offer").alias("hourly_listing"),
+        pl.col("monthly_offer").alias("monthly_plan_listing"),
         data_label(),
     )
 
@@ -357,7 +353,7 @@ def main() -> None:
     st.altair_chart(charts.unchecked(from_zero(chart)), width="stretch")
     tier_caption(row)
     verdict(row, usage)
-    show(row_table(row), translate=True)
+    show(row_table(row))
     history(gpu, line)
 
 

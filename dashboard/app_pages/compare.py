@@ -32,7 +32,6 @@ from warehouse.read.filters import OfferFilter
 from warehouse.read.months import MonthToDate
 
 DEFAULT_BILLING = "hourly"
-UNIT = "CNY per card-hour"
 
 
 def filters(options: pl.DataFrame) -> tuple[OfferFilter, bool, Basis] | None:
@@ -181,18 +180,18 @@ def summary_table(prices: pl.DataFrame, changes: pl.DataFrame | None) -> pl.Data
     return table.sort("gpu", "billing").select(
         pl.col("card_name").alias("card"),
         pl.col("billing_name").alias("billing"),
-        pl.col("source").alias("cheapest platform"),
-        pl.col("card_min").round(4).alias(f"cheapest {UNIT}"),
-        pl.col("dearest").alias("dearest platform"),
-        pl.col("card_max").round(4).alias(f"dearest {UNIT}"),
-        pl.col("spread_ratio").round(3).alias("spread max/min"),
-        pl.col("spread_cny").round(4).alias(f"spread {UNIT}"),
+        pl.col("source").alias("cheapest_platform"),
+        pl.col("card_min").round(4).alias("cheapest_cny_per_card_hour"),
+        pl.col("dearest").alias("dearest_platform"),
+        pl.col("card_max").round(4).alias("dearest_cny_per_card_hour"),
+        pl.col("spread_ratio").round(3).alias("spread_max_over_min"),
+        pl.col("spread_cny").round(4).alias("spread_cny_per_card_hour"),
         pl.col("platforms"),
-        (pl.col("change") * 100).round(2).alias("change in month %"),
-        (pl.col("mom") * 100).round(2).alias("MoM % (same days)"),
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
+        (pl.col("change") * 100).round(2).alias("change_in_month_pct"),
+        (pl.col("mom") * 100).round(2).alias("mom_pct_same_days"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed_utc"),
         data_label(),
-        pl.col("gpu").alias("card id"),
+        pl.col("gpu").alias("card_id"),
     )
 
 
@@ -202,16 +201,18 @@ def month_table(changes: pl.DataFrame) -> pl.DataFrame:
         pl.col("card_name").alias("card"),
         pl.col("billing_name").alias("billing"),
         pl.col("source").alias("platform"),
-        pl.col("first_day").cast(pl.String).alias("first day"),
-        pl.col("first_cny_per_card_hour").round(4).alias(f"first {UNIT}"),
-        pl.col("last_day").cast(pl.String).alias("last day"),
-        pl.col("last_cny_per_card_hour").round(4).alias(f"last {UNIT}"),
-        (pl.col("change") * 100).round(2).alias("change in month %"),
-        pl.col("mtd_cny_per_card_hour").round(4).alias(f"month to date {UNIT}"),
-        pl.col("previous_cny_per_card_hour").round(4).alias(f"same days last month {UNIT}"),
-        (pl.col("mom") * 100).round(2).alias("MoM % (same days)"),
+        pl.col("first_day").cast(pl.String),
+        pl.col("first_cny_per_card_hour").round(4),
+        pl.col("last_day").cast(pl.String),
+        pl.col("last_cny_per_card_hour").round(4),
+        (pl.col("change") * 100).round(2).alias("change_in_month_pct"),
+        pl.col("mtd_cny_per_card_hour").round(4).alias("month_to_date_cny_per_card_hour"),
+        pl.col("previous_cny_per_card_hour")
+        .round(4)
+        .alias("same_days_last_month_cny_per_card_hour"),
+        (pl.col("mom") * 100).round(2).alias("mom_pct_same_days"),
         data_label(),
-        pl.col("gpu").alias("card id"),
+        pl.col("gpu").alias("card_id"),
     )
 
 
@@ -221,16 +222,16 @@ def prices_table(prices: pl.DataFrame) -> pl.DataFrame:
         pl.col("billing_name").alias("billing"),
         "rank",
         pl.col("source").alias("platform"),
-        pl.col("cny_per_card_hour").round(4).alias(UNIT),
-        (pl.col("cny_per_card_hour") / pl.col("card_min")).round(3).alias("× cheapest"),
-        pl.col("listed").alias("listed price"),
+        pl.col("cny_per_card_hour").round(4),
+        (pl.col("cny_per_card_hour") / pl.col("card_min")).round(3).alias("times_cheapest"),
+        pl.col("listed").alias("listed_price"),
         pl.col("currency"),
         "region",
         "listings",
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed_utc"),
         data_label(),
-        pl.col("gpu").alias("card id"),
-        pl.col("billing").alias("billing id"),
+        pl.col("gpu").alias("card_id"),
+        pl.col("billing").alias("billing_id"),
     )
 
 
@@ -298,17 +299,16 @@ def moves(chosen: OfferFilter, prices: pl.DataFrame, basis: Basis) -> None:
             pl.col("card_name").alias("card"),
             pl.col("source").alias("platform"),
             pl.col("billing_name").alias("billing"),
-            pl.col("first_day").cast(pl.String).alias("first day"),
-            pl.col("first_cny_per_card_hour").round(4).alias(f"first {UNIT}"),
-            pl.col("last_day").cast(pl.String).alias("last day"),
-            pl.col("last_cny_per_card_hour").round(4).alias(f"last {UNIT}"),
-            (pl.col("change") * 100).round(2).alias("change %"),
-            pl.col("low").round(4).alias("low"),
-            pl.col("high").round(4).alias("high"),
+            pl.col("first_day").cast(pl.String),
+            pl.col("first_cny_per_card_hour").round(4),
+            pl.col("last_day").cast(pl.String),
+            pl.col("last_cny_per_card_hour").round(4),
+            (pl.col("change") * 100).round(2).alias("change_pct"),
+            pl.col("low").round(4),
+            pl.col("high").round(4),
             "days",
             data_label(),
         ),
-        translate=True,
     )
 
 
@@ -326,7 +326,7 @@ def month(changes: pl.DataFrame | None, basis: Basis) -> None:
             pthrough=f"{first['previous_through']:%Y-%m-%d}",
         )
     )
-    show(month_table(changes), translate=True)
+    show(month_table(changes))
 
 
 def today(chosen: OfferFilter, domestic: bool, basis: Basis) -> pl.DataFrame | None:
@@ -399,14 +399,14 @@ def detail(
         st.altair_chart(charts.unchecked(chart), width="content")
     elif view == "summary":
         st.subheader(t("compare.summary"))
-        show(summary_table(prices, changes), translate=True)
+        show(summary_table(prices, changes))
     elif view == "month":
         month(changes, basis)
     elif view == "moves":
         moves(chosen, prices, basis)
     else:
         st.subheader(t("compare.prices", **what))
-        show(prices_table(prices), translate=True)
+        show(prices_table(prices))
 
 
 main()

@@ -19,10 +19,10 @@ def coverage_table(found: pl.DataFrame) -> pl.DataFrame:
         "source",
         data_label(),
         # a day, not a midnight: Streamlit draws a date column with its time
-        pl.col("first_day").cast(pl.Date).dt.strftime("%Y-%m-%d").alias("first day (UTC)"),
-        pl.col("last_day").cast(pl.Date).dt.strftime("%Y-%m-%d").alias("last day (UTC)"),
-        pl.col("days").alias("days with data"),
-        pl.col("imported_days").alias("of which imported history"),
+        pl.col("first_day").cast(pl.Date).dt.strftime("%Y-%m-%d").alias("first_day_utc"),
+        pl.col("last_day").cast(pl.Date).dt.strftime("%Y-%m-%d").alias("last_day_utc"),
+        pl.col("days").alias("days_with_data"),
+        pl.col("imported_days").alias("of_which_imported_history"),
         "rows",
     )
 
@@ -52,8 +52,8 @@ def strip(weeks: pl.DataFrame) -> alt.Chart:
             tooltip=[
                 alt.Tooltip("source:N", title=header("source")),
                 alt.Tooltip("data:N", title=header("data")),
-                alt.Tooltip("week:T", title=header("week from (UTC)"), format="%Y-%m-%d"),
-                alt.Tooltip("days:Q", title=header("days with data")),
+                alt.Tooltip("week:T", title=header("week_from_utc"), format="%Y-%m-%d"),
+                alt.Tooltip("days:Q", title=header("days_with_data")),
             ],
         )
         .properties(
@@ -74,7 +74,7 @@ def main() -> None:
         st.info(t("cov.empty"))
     else:
         st.subheader(t("cov.table"))
-        show(coverage_table(found), translate=True)
+        show(coverage_table(found))
         weeks = history_data.coverage_weeks()
         if weeks is not None and not weeks.is_empty():
             st.altair_chart(strip(weeks), width="stretch")

@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import charts, data, history_data
 from dashboard.data import settings, simulated_banner
-from dashboard.i18n import header, relabel, t
+from dashboard.i18n import relabel, t
 from dashboard.tables import show
 from warehouse.store.db import utcnow
 
@@ -32,9 +32,9 @@ def freshness(
     table = known.join(health, on="source", how="full", coalesce=True)
     age = (pl.lit(now) - pl.col("last_ok_at")).dt.total_seconds() / 3600
     return (
-        table.with_columns(age.round(1).alias("hours since success"))
+        table.with_columns(age.round(1).alias("hours_since_success"))
         .with_columns(
-            pl.when(pl.col("last_ok_at").is_null() | (pl.col("hours since success") > hours))
+            pl.when(pl.col("last_ok_at").is_null() | (pl.col("hours_since_success") > hours))
             .then(pl.lit(STALE))
             .otherwise(pl.lit(FRESH))
             .alias("status")
@@ -61,7 +61,7 @@ def reason_first(error: str | None) -> str | None:
 
 def _highlight(row: object) -> list[str]:
     get = getattr(row, "get", lambda _key, _default=None: None)
-    bad = get(header("status")) == STALE or get(header("parser")) == "broken"
+    bad = get("status") == STALE or get("parser") == "broken"
     return ["background-color: #f8d7da" if bad else "" for _ in row]  # type: ignore[attr-defined]
 
 
@@ -120,15 +120,15 @@ def sources(health: pl.DataFrame, parsers: pl.DataFrame | None) -> None:
         "source",
         "status",
         *(["parser"] if "parser" in table.columns else []),
-        _when(table, "last_ok_at", "last_ok_how").alias("last success (UTC)"),
-        pl.col("last_ok_loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("loaded (UTC)"),
-        "hours since success",
+        _when(table, "last_ok_at", "last_ok_how").alias("last_success_utc"),
+        pl.col("last_ok_loaded_at").dt.strftime("%Y-%m-%d %H:%M").alias("loaded_utc"),
+        "hours_since_success",
         pl.concat_str([_when(table, "last_run_at", "last_run_how"), pl.lit(" · "), ended]).alias(
-            "newest data (UTC)"
+            "newest_data_utc"
         ),
         pl.col("failed_runs").alias("failed"),
     )
-    show(shown, row_style=_highlight, translate=True)
+    show(shown, row_style=_highlight)
     for row in (
         table.filter(pl.col("parser") == "broken").to_dicts() if "parser" in table.columns else []
     ):
@@ -155,16 +155,15 @@ def failures(failed: pl.DataFrame) -> None:
         return
     show(
         failed.select(
-            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished (UTC)"),
+            pl.col("finished_at").dt.strftime("%Y-%m-%d %H:%M").alias("finished_utc"),
             "source",
             "status",
             pl.col("error").map_elements(reason_first, return_dtype=pl.String),
-            pl.col("as_of").alias("day asked for"),
+            pl.col("as_of").alias("day_asked_for"),
             "pages",
             "rows",
         ),
         column_config={"error": st.column_config.TextColumn(width="large")},
-        translate=True,
     )
 
 
@@ -180,19 +179,18 @@ def snapshots(rows: pl.DataFrame) -> None:
     with st.expander(title):
         show(
             rows.with_columns(
-                pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)")
+                pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed_utc")
             ).select(
-                "observed (UTC)",
+                "observed_utc",
                 "source",
                 pl.col("kind").alias("table"),
                 "rows",
-                pl.col("unknown_gpu").alias("unknown cards"),
+                pl.col("unknown_gpu").alias("unknown_cards"),
                 pl.when(pl.col("simulated"))
                 .then(pl.lit("SIMULATED"))
                 .otherwise(pl.lit("real"))
                 .alias("data"),
             ),
-            translate=True,
         )
 
 
@@ -206,13 +204,12 @@ def unknown(names: pl.DataFrame) -> None:
     show(
         names.select(
             "source",
-            pl.col("gpu_name_raw").alias("name as listed"),
+            pl.col("gpu_name_raw").alias("name_as_listed"),
             pl.col("loaded_rows").alias("rows"),
-            pl.col("quarantine_rows").alias("rows held"),
-            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M").alias("first seen (UTC)"),
-            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M").alias("last seen (UTC)"),
+            pl.col("quarantine_rows").alias("rows_held"),
+            pl.col("first_seen").dt.strftime("%Y-%m-%d %H:%M").alias("first_seen_utc"),
+            pl.col("last_seen").dt.strftime("%Y-%m-%d %H:%M").alias("last_seen_utc"),
         ),
-        translate=True,
     )
 
 
@@ -233,18 +230,17 @@ def rejected(rows: pl.DataFrame | None) -> None:
     )
     show(
         rows.select(
-            pl.col("fetched_at").dt.strftime("%Y-%m-%d %H:%M").alias("fetched (UTC)"),
+            pl.col("fetched_at").dt.strftime("%Y-%m-%d %H:%M").alias("fetched_utc"),
             "source",
-            pl.col("position").alias("where on the page"),
+            pl.col("position").alias("where_on_the_page"),
             "reason",
-            pl.col("excerpt").alias("as listed"),
-            pl.col("stage").alias("refused by"),
+            pl.col("excerpt").alias("as_listed"),
+            pl.col("stage").alias("refused_by"),
         ),
         column_config={
-            header("reason"): st.column_config.TextColumn(width="large"),
-            header("as listed"): st.column_config.TextColumn(width="medium"),
+            "reason": st.column_config.TextColumn(width="large"),
+            "as_listed": st.column_config.TextColumn(width="medium"),
         },
-        translate=True,
     )
 
 
@@ -258,19 +254,18 @@ def held(rows: pl.DataFrame) -> None:
     show(
         rows.select(
             pl.col("quarantine_id").alias("id"),
-            pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("held since (UTC)"),
+            pl.col("created_at").dt.strftime("%Y-%m-%d %H:%M").alias("held_since_utc"),
             "source",
-            pl.col("gpu_name_raw").alias("name as listed"),
+            pl.col("gpu_name_raw").alias("name_as_listed"),
             pl.col("reason_kind").alias("why"),
             "reason",
-            pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias("CNY per card-hour"),
+            pl.col("cny_per_card_hour").cast(pl.Float64).round(4),
             pl.col("baseline_cny_per_card_hour")
             .cast(pl.Float64)
             .round(4)
-            .alias("last accepted ¥/card-hour"),
+            .alias("last_accepted_cny_per_card_hour"),
         ),
-        column_config={header("reason"): st.column_config.TextColumn(width="large")},
-        translate=True,
+        column_config={"reason": st.column_config.TextColumn(width="large")},
     )
 
 

@@ -158,7 +158,7 @@ def spreads(figures: pl.DataFrame) -> None:
     newest = pl.col("day") == pl.col("day").max().over("source")
     figures = figures.filter(newest | pl.col("source").str.ends_with("-published"))
     shown = figures.select(
-        pl.col("day").cast(pl.String).alias("day (UTC)"),
+        pl.col("day").cast(pl.String).alias("day_utc"),
         pl.col("source").alias("figure"),
         pl.col("card")
         .replace_strict({c: card_label(c) for c in figures["card"].unique()})
@@ -166,18 +166,18 @@ def spreads(figures: pl.DataFrame) -> None:
         pl.col("billing")
         .replace_strict({b: billing_label(b) for b in figures["billing"].unique()})
         .alias("billing"),
-        pl.col("region").alias("region"),
-        pl.col("figure_cny_per_card_hour").round(4).alias("figure CNY per card-hour"),
-        pl.col("index_cny_per_card_hour").round(4).alias("index CNY per card-hour"),
-        pl.col("spread_cny_per_card_hour").round(4).alias("spread vs index CNY per card-hour"),
-        (pl.col("spread_ratio") * 100).round(1).alias("spread vs index %"),
+        "region",
+        pl.col("figure_cny_per_card_hour").round(4),
+        pl.col("index_cny_per_card_hour").round(4),
+        pl.col("spread_cny_per_card_hour").round(4).alias("spread_vs_index_cny_per_card_hour"),
+        (pl.col("spread_ratio") * 100).round(1).alias("spread_vs_index_pct"),
         pl.when(pl.col("index_status").is_null())
         .then(pl.lit(t("ix.no_index")))
         .when(pl.col("index_status") == "withheld")
         .then(gate_reason("index_platforms", "index_gate_needs"))
-        .alias("index note"),
+        .alias("index_note"),
     )
-    show(shown, translate=True)
+    show(shown)
 
 
 def strip(kind: str) -> None:

@@ -266,33 +266,29 @@ def show_memory(rec: Recommendation) -> None:
     with rule_col:
         st.markdown(t("rec.memory.rule"), help=t("rec.memory.rule.source"))
         if mem.rule_low_gb == mem.rule_high_gb:
-            st.metric("rule of thumb", _gb(mem.rule_high_gb))
+            st.metric(t("rec.m.rule"), _gb(mem.rule_high_gb))
         else:
-            st.metric(
-                "rule of thumb (low - high)", f"{mem.rule_low_gb:,.1f} - {_gb(mem.rule_high_gb)}"
-            )
+            st.metric(t("rec.m.rule_range"), f"{mem.rule_low_gb:,.1f} - {_gb(mem.rule_high_gb)}")
         if training:
-            st.metric(f"+{MARGIN:.0%} margin", _gb(mem.rule_high_gb * (1 + MARGIN)))
+            st.metric(t("rec.m.margin", margin=MARGIN), _gb(mem.rule_high_gb * (1 + MARGIN)))
         st.caption(_md(mem.rule_basis))
     with exact_col:
         st.markdown(t("rec.memory.exact"))
         a, b, c = st.columns(3)
-        a.metric("weights", _gb(mem.weights_gb))
+        a.metric(t("rec.m.weights"), _gb(mem.weights_gb))
         if training:
-            b.metric(
-                "grads + optimizer", _gb(mem.gradients_gb + mem.optimizer_gb + mem.adapters_gb)
-            )
-            c.metric("activations + runtime", _gb(mem.activations_gb + mem.runtime_gb))
+            b.metric(t("rec.m.grads"), _gb(mem.gradients_gb + mem.optimizer_gb + mem.adapters_gb))
+            c.metric(t("rec.m.activations"), _gb(mem.activations_gb + mem.runtime_gb))
         else:
-            b.metric("KV cache", _gb(mem.kv_cache_gb + mem.state_gb))
-            c.metric("reserve per card", _gb(mem.overhead_gb))
+            b.metric(t("rec.m.kv"), _gb(mem.kv_cache_gb + mem.state_gb))
+            c.metric(t("rec.m.reserve"), _gb(mem.overhead_gb))
         d, e = st.columns(2)
-        d.metric("total", _gb(mem.total_gb))
+        d.metric(t("rec.m.total"), _gb(mem.total_gb))
         if training:
-            e.metric(f"+{MARGIN:.0%} margin, one card", _gb(mem.total_gb * (1 + MARGIN)))
+            e.metric(t("rec.m.margin_one", margin=MARGIN), _gb(mem.total_gb * (1 + MARGIN)))
             st.caption(t("rec.memory.counts", margin=MARGIN))
         else:
-            e.metric("gpu-memory-utilization", f"{rec.workload.gpu_memory_utilization:g}")
+            e.metric(t("rec.m.util"), f"{rec.workload.gpu_memory_utilization:g}")
             st.caption(t("rec.memory.budget", util=rec.workload.gpu_memory_utilization))
 
 
@@ -318,30 +314,30 @@ def _options_frame(rec: Recommendation) -> pl.DataFrame:
                 "rank": rank,
                 "recommended": "★" if o is rec.recommended else "",
                 "card": o.gpu,
-                "count (exact)": o.count,
-                "count (seeds' rule)": o.rule_of_thumb_count,
+                "count_exact": o.count,
+                "count_rule": o.rule_of_thumb_count,
                 LAYOUT: None if o.layout is None else o.layout.label,
                 "mode": o.chosen.label,
-                "CNY / month": round(o.monthly_cny, 2),
-                "per card GB": round(o.per_card_gb, 1),
-                "KV tokens fit": None if o.budget is None else o.budget.tokens_fit,
-                "headroom GB": round(o.headroom_gb, 1),
-                "tokens/s per sequence (upper bound)": None
+                "cny_per_month": round(o.monthly_cny, 2),
+                "per_card_gb": round(o.per_card_gb, 1),
+                "kv_tokens_fit": None if o.budget is None else o.budget.tokens_fit,
+                "headroom_gb": round(o.headroom_gb, 1),
+                "tokens_per_s_per_sequence": None
                 if o.speed is None
                 else round(o.speed.per_sequence_tps, 1),
-                "CNY per M output tokens": None
+                "cny_per_m_output_tokens": None
                 if o.cny_per_million_tokens is None
                 else round(o.cny_per_million_tokens, 2),
-                "CNY per M output tokens, largest batch (best case)": None
+                "cny_per_m_output_tokens_best": None
                 if o.tokens is None
                 else round(o.tokens.full.cny_per_million, 2),
-                "largest batch (sequences)": None if o.tokens is None else o.tokens.full.sequences,
-                "within budget": o.within_budget,
+                "largest_batch_sequences": None if o.tokens is None else o.tokens.full.sequences,
+                "within_budget": o.within_budget,
                 "source": o.price.source,
-                "price date": o.price.date,
+                "price_date": o.price.date,
                 "data": "SIMULATED" if o.price.simulated else "real",
                 "warnings": len(o.warnings),
-                "why": o.why,
+                "explanation": o.why,
             }
         )
     return pl.DataFrame(rows, infer_schema_length=None)
@@ -460,13 +456,13 @@ def _levers_frame(levers: tuple[Any, ...]) -> pl.DataFrame:
         [
             {
                 "lever": lever.change,
-                "memory GB": None if lever.total_gb is None else round(lever.total_gb, 1),
+                "memory_gb": None if lever.total_gb is None else round(lever.total_gb, 1),
                 "card": lever.gpu,
-                "count": lever.count,
+                "cards": lever.count,
                 "mode": lever.mode,
-                "CNY / month": None if lever.monthly_cny is None else round(lever.monthly_cny, 2),
-                "saving CNY": None if lever.saving_cny is None else round(lever.saving_cny, 2),
-                "within budget": lever.within_budget,
+                "cny_per_month": None if lever.monthly_cny is None else round(lever.monthly_cny, 2),
+                "saving_cny": None if lever.saving_cny is None else round(lever.saving_cny, 2),
+                "within_budget": lever.within_budget,
                 "note": lever.note,
             }
             for lever in levers

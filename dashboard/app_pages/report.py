@@ -29,8 +29,6 @@ from warehouse.derive.metrics import CHEAPEST
 from warehouse.read.months import next_month, previous_month
 from warehouse.store.db import utcnow
 
-UNIT = "CNY per card-hour"
-
 
 def months(options: pl.DataFrame) -> list[date]:
     """Every calendar month with prices, newest first."""
@@ -114,15 +112,14 @@ def index_preview(report: MonthlyReport) -> None:
         named(report.index).select(
             pl.col("card_name").alias("card"),
             pl.col("billing_name").alias("billing"),
-            pl.col("median_cny_per_card_hour").round(4).alias("month's index CNY per card-hour"),
-            pl.col("last_cny_per_card_hour").round(4).alias("last value CNY per card-hour"),
-            pl.col("last_day").cast(pl.String).alias("last published day (UTC)"),
-            (pl.col("month_change") * 100).round(2).alias("month change %"),
-            pl.col("published_days").alias("published days"),
-            pl.col("withheld_days").alias("withheld days"),
+            pl.col("median_cny_per_card_hour").round(4).alias("month_index_cny_per_card_hour"),
+            pl.col("last_cny_per_card_hour").round(4).alias("last_value_cny_per_card_hour"),
+            pl.col("last_day").cast(pl.String).alias("last_published_day_utc"),
+            (pl.col("month_change") * 100).round(2).alias("month_change_pct"),
+            "published_days",
+            "withheld_days",
             data_label(),
         ),
-        translate=True,
     )
     if report.index_spreads.is_empty():
         return
@@ -133,14 +130,13 @@ def index_preview(report: MonthlyReport) -> None:
             pl.col("card_name").alias("card"),
             pl.col("billing_name").alias("billing"),
             "region",
-            pl.col("figure_cny_per_card_hour").round(4).alias("figure CNY per card-hour"),
-            pl.col("index_cny_per_card_hour").round(4).alias("index CNY per card-hour"),
-            pl.col("spread_cny_per_card_hour").round(4).alias("spread vs index CNY per card-hour"),
-            (pl.col("spread_ratio") * 100).round(1).alias("spread vs index %"),
-            pl.col("days").alias("days"),
+            pl.col("figure_cny_per_card_hour").round(4),
+            pl.col("index_cny_per_card_hour").round(4),
+            pl.col("spread_cny_per_card_hour").round(4).alias("spread_vs_index_cny_per_card_hour"),
+            (pl.col("spread_ratio") * 100).round(1).alias("spread_vs_index_pct"),
+            "days",
             data_label(),
         ),
-        translate=True,
     )
 
 
@@ -164,29 +160,27 @@ def preview(report: MonthlyReport) -> None:
             pl.col("card_name").alias("card"),
             pl.col("source").alias("platform"),
             pl.col("billing_name").alias("billing"),
-            pl.col("median_cny_per_card_hour").round(4).alias(f"median {UNIT}"),
-            pl.col("previous_median_cny_per_card_hour").round(4).alias("previous month"),
-            (pl.col("mom") * 100).round(2).alias("MoM %"),
+            pl.col("median_cny_per_card_hour").round(4),
+            pl.col("previous_median_cny_per_card_hour").round(4).alias("previous_month"),
+            (pl.col("mom") * 100).round(2).alias("mom_pct"),
             "observations",
-            pl.col("currencies").alias("listed in"),
+            pl.col("currencies").alias("listed_in"),
             data_label(),
         ),
-        translate=True,
     )
     st.subheader(t("report.cheapest"))
     show(
         named(report.cheapest).select(
             pl.col("card_name").alias("card"),
             pl.col("billing_name").alias("billing"),
-            pl.col("cheapest_source").alias("cheapest platform"),
-            pl.col("cheapest_median_cny_per_card_hour").round(4).alias(f"cheapest median {UNIT}"),
-            (pl.col("cheapest_mom") * 100).round(2).alias("cheapest MoM %"),
-            pl.col("runner_up_source").alias("runner-up"),
-            pl.col("spread_ratio").round(3).alias("spread max/min"),
+            pl.col("cheapest_source").alias("cheapest_platform"),
+            pl.col("cheapest_median_cny_per_card_hour").round(4),
+            (pl.col("cheapest_mom") * 100).round(2).alias("cheapest_mom_pct"),
+            pl.col("runner_up_source").alias("runner_up"),
+            pl.col("spread_ratio").round(3).alias("spread_max_over_min"),
             pl.col("platforms"),
             data_label(),
         ),
-        translate=True,
     )
     if "gpu" in report.breakeven.columns and not report.breakeven.is_empty():
         st.subheader(t("report.breakeven"))
@@ -197,23 +191,20 @@ def preview(report: MonthlyReport) -> None:
                 .then(pl.lit(t("be.cheapest")))
                 .otherwise(pl.col("source"))
                 .alias("line"),
-                pl.col("bare_metal_cny_per_card_month")
-                .round(2)
-                .alias("bare metal CNY per card-month"),
+                pl.col("bare_metal_cny_per_card_month").round(2),
                 relabel(report.breakeven, "breakeven_hours_vs_hourly", _verdict).alias(
-                    "breakeven vs hourly"
+                    "breakeven_vs_hourly"
                 ),
                 relabel(report.breakeven, "breakeven_hours_vs_monthly", _verdict).alias(
-                    "breakeven vs monthly"
+                    "breakeven_vs_monthly"
                 ),
                 "snapshots",
                 data_label(),
             ),
-            translate=True,
         )
     st.subheader(t("report.alerts", n=report.alerts.height))
     if "created_at" in report.alerts.columns and not report.alerts.is_empty():
-        show(alert_table(report.alerts), translate=True)
+        show(alert_table(report.alerts))
 
 
 def main() -> None:

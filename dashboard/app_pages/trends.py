@@ -30,7 +30,6 @@ DEFAULT_DAYS = 90
 # some 30 cards; all of them at once would bury the few finance compares.
 DEFAULT_CARDS = 8
 KPI_COLUMNS = 4
-UNIT = "CNY per card-hour"
 
 
 @dataclass(frozen=True)
@@ -249,7 +248,7 @@ def chart_table(
     platform's real and SIMULATED prices are rows of their own (``data``), each real one
     with where it comes from (``origin``, short; whole in the last column). Cards and
     billing modes by name, their ids after them."""
-    no_origin = [pl.lit(None, dtype=pl.String).alias(c) for c in ("origin", "origin (whole)")]
+    no_origin = [pl.lit(None, dtype=pl.String).alias(c) for c in ("origin", "origin_whole")]
     parts = [
         series.select(
             "period",
@@ -257,7 +256,7 @@ def chart_table(
             "gpu",
             pl.col("source").alias("platform"),
             "billing",
-            pl.col("cny_per_card_hour").alias(f"{UNIT} (mean)"),
+            pl.col("cny_per_card_hour").alias("cny_per_card_hour_mean"),
             pl.col("low").alias("min"),
             pl.col("high").alias("max"),
             pl.col("observations").alias("n"),
@@ -273,7 +272,7 @@ def chart_table(
                 "gpu",
                 pl.lit(t("trends.band.platform")).alias("platform"),
                 "billing",
-                pl.col("band_median").alias(f"{UNIT} (mean)"),
+                pl.col("band_median").alias("cny_per_card_hour_mean"),
                 pl.col("band_min").alias("min"),
                 pl.col("band_max").alias("max"),
                 pl.col("platforms").alias("n"),
@@ -289,7 +288,7 @@ def chart_table(
                 "gpu",
                 pl.col("source").alias("platform"),
                 pl.col("basis").alias("billing"),
-                pl.col("cny_per_card_hour").alias(f"{UNIT} (mean)"),
+                pl.col("cny_per_card_hour").alias("cny_per_card_hour_mean"),
                 pl.lit(None, dtype=pl.Float64).alias("min"),
                 pl.lit(None, dtype=pl.Float64).alias("max"),
                 pl.col("regions").cast(pl.Int64).alias("n"),
@@ -307,15 +306,15 @@ def chart_table(
         pl.col("card_name").alias("card"),
         "platform",
         pl.col("billing_name").alias("billing"),
-        f"{UNIT} (mean)",
+        "cny_per_card_hour_mean",
         "min",
         "max",
         "n",
         "data",
         "origin",
-        pl.col("gpu").alias("card id"),
-        pl.col("billing").alias("billing id"),
-        "origin (whole)",
+        pl.col("gpu").alias("card_id"),
+        pl.col("billing").alias("billing_id"),
+        "origin_whole",
     )
 
 
@@ -332,10 +331,10 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
     leaves to the band."""
     frame = table.rename(
         {
-            f"{UNIT} (mean)": "value",
-            "card id": "card_id",
-            "billing id": "billing_id",
-            "origin (whole)": "origin_whole",
+            "cny_per_card_hour_mean": "value",
+            "card_id": "card_id",
+            "billing_id": "billing_id",
+            "origin_whole": "origin_whole",
         }
     ).with_columns(real=pl.col("data") == "real")
     prices = pick_lines(
@@ -394,9 +393,8 @@ def table_and_export(table: pl.DataFrame, offers: OfferFilter, grain: str) -> No
         shown,
         column_config={
             "period": st.column_config.DateColumn(format="YYYY-MM-DD"),
-            "origin (whole)": st.column_config.TextColumn(width="small"),
+            "origin_whole": st.column_config.TextColumn(width="small"),
         },
-        translate=True,
     )
     span = f"{offers.start:%Y%m%d}-{offers.end:%Y%m%d}"
     export_buttons(
@@ -418,19 +416,19 @@ def changes_table(offers: OfferFilter) -> None:
         pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
         pl.col("billing_name").alias("billing"),
-        pl.col("month").dt.strftime("%Y-%m").alias("month"),
+        pl.col("month").dt.strftime("%Y-%m"),
         # the changes first, so they are in view at 1400 px (the long "compared" was
         # pushing them behind the grid's own scroll)
-        (pl.col("mom") * 100).round(2).alias("MoM %"),
-        (pl.col("yoy") * 100).round(2).alias("YoY %"),
-        pl.col("cny_per_card_hour").round(4).alias(f"{UNIT} (month mean)"),
-        pl.col("previous_month").round(4).alias("previous month"),
-        pl.col("year_ago").round(4).alias("year ago"),
+        (pl.col("mom") * 100).round(2).alias("mom_pct"),
+        (pl.col("yoy") * 100).round(2).alias("yoy_pct"),
+        pl.col("cny_per_card_hour").round(4).alias("cny_per_card_hour_month_mean"),
+        pl.col("previous_month").round(4),
+        pl.col("year_ago").round(4),
         data_label(),
         "compared",
-        pl.col("gpu").alias("card id"),
+        pl.col("gpu").alias("card_id"),
     )
-    show(shown, translate=True)
+    show(shown)
 
 
 def latest_prices(offers: OfferFilter) -> None:
@@ -447,15 +445,15 @@ def latest_prices(offers: OfferFilter) -> None:
         pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
         pl.col("billing_name").alias("billing"),
-        pl.col("cny_per_card_hour").cast(pl.Float64).round(4).alias(UNIT),
-        pl.col("listed").alias("listed price"),
+        pl.col("cny_per_card_hour").cast(pl.Float64).round(4),
+        pl.col("listed").alias("listed_price"),
         pl.col("gpu_count").alias("cards"),
         pl.col("region"),
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed_utc"),
         data_label(),
-        pl.col("gpu").alias("card id"),
+        pl.col("gpu").alias("card_id"),
     )
-    show(shown, translate=True)
+    show(shown)
 
 
 def freshness(state: pl.DataFrame | None) -> None:

@@ -15,10 +15,10 @@ from warehouse.read.dashboard import split_current
 # Sort keys: the table's column (its English header) and the board's column; cheaper first
 # is the useful order for each.
 SORTS = {
-    "CNY per card-hour": "cny_per_card_hour",
-    "CNY per TFLOP-hour": "cny_per_tflop_hour",
-    "CNY per GB-hour": "cny_per_gb_hour",
-    "CNY per TB/s-hour": "cny_per_tbps_hour",
+    "cny_per_card_hour": "cny_per_card_hour",
+    "cny_per_tflop_hour": "cny_per_tflop_hour",
+    "cny_per_gb_hour": "cny_per_gb_hour",
+    "cny_per_tb_per_s_hour": "cny_per_tbps_hour",
 }
 
 
@@ -46,13 +46,13 @@ def board_table(board: pl.DataFrame) -> pl.DataFrame:
     return board.select(
         pl.col("card_name").alias("card"),
         pl.col("source").alias("platform"),
-        pl.col("cny_per_card_hour").round(4).alias("CNY per card-hour"),
-        pl.col("cny_per_tflop_hour").round(5).alias("CNY per TFLOP-hour"),
-        pl.col("cny_per_gb_hour").round(5).alias("CNY per GB-hour"),
-        pl.col("cny_per_tbps_hour").round(4).alias("CNY per TB/s-hour"),
-        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed (UTC)"),
+        pl.col("cny_per_card_hour").round(4),
+        pl.col("cny_per_tflop_hour").round(5),
+        pl.col("cny_per_gb_hour").round(5),
+        pl.col("cny_per_tbps_hour").round(4).alias("cny_per_tb_per_s_hour"),
+        pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed_utc"),
         data_label(),
-        pl.col("gpu").alias("card id"),
+        pl.col("gpu").alias("card_id"),
     )
 
 
@@ -62,13 +62,13 @@ def specs_table(board: pl.DataFrame) -> pl.DataFrame:
         .sort("gpu")
         .select(
             pl.col("card_name").alias("card"),
-            pl.col("vram_gb").alias("VRAM GB"),
+            "vram_gb",
             pl.col("memory_type").alias("memory"),
-            pl.col("fp16_tflops_dense").alias("FP16 TFLOPS (dense)"),
-            pl.col("bandwidth_tbs").round(2).alias("bandwidth TB/s"),
+            "fp16_tflops_dense",
+            pl.col("bandwidth_tbs").round(2).alias("bandwidth_tb_per_s"),
             "interconnect",
             "domestic",
-            pl.col("gpu").alias("card id"),
+            pl.col("gpu").alias("card_id"),
         )
     )
 
@@ -139,9 +139,9 @@ def main() -> None:
     shown = shown.sort(SORTS[sort], "gpu", "source", nulls_last=True)
     at = f"{shown['observed_at'].max():%Y-%m-%d %H:%M}"
     st.caption(t("value.caption", at=at, billing=billing_label(billing)))
-    show(board_table(shown), translate=True)
+    show(board_table(shown))
     with st.expander(t("value.specs")):
-        show(specs_table(shown), translate=True)
+        show(specs_table(shown))
     dots(shown, billing, at)
 
 

@@ -22,7 +22,6 @@ from filelock import FileLock
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from dashboard.i18n import HEADERS
 from tests.dashboard.seeding import Seeded, build
 from warehouse.store.db import write_connection
 
@@ -182,40 +181,42 @@ def texts(app: AppTest) -> str:
 # found by a column only it has.
 TABLES = {
     "tr_table": "layer",
-    "cp_summary": "spread max/min",
-    "cp_prices": "× cheapest",
-    "cp_moves": "change %",
-    "cp_month": "month to date CNY per card-hour",
+    "cp_summary": "spread_max_over_min",
+    "cp_prices": "times_cheapest",
+    "cp_moves": "change_pct",
+    "cp_month": "month_to_date_cny_per_card_hour",
     "rp_medians": "observations",
-    "rp_cheapest": "cheapest MoM %",
+    "rp_cheapest": "cheapest_mom_pct",
     "rp_breakeven": "snapshots",
     "rp_alerts": "summary",
-    "tr_changes": "MoM %",
-    "tr_latest": "listed price",
-    "va_table": "CNY per TFLOP-hour",
+    "tr_changes": "mom_pct",
+    "tr_latest": "listed_price",
+    "va_table": "cny_per_tflop_hour",
     "va_specs": "interconnect",
-    "be_row": "breakeven vs hourly",
-    "be_alerts": "from h/month",
-    "al_feed": "created (UTC)",
-    "al_rules": "name in gpuprice.toml",
-    "he_sources": "hours since success",
+    "be_row": "breakeven_vs_hourly",
+    "be_alerts": "from_hours_per_month",
+    "al_feed": "created_utc",
+    "al_rules": "name_in_gpuprice_toml",
+    "he_sources": "hours_since_success",
     "he_failures": "error",
-    "he_rows": "unknown cards",
-    "he_unknown": "name as listed",
+    "he_rows": "unknown_cards",
+    "he_unknown": "name_as_listed",
 }
 
 
-# The pages show their headers in the page's language (dashboard.i18n.HEADERS); the tests
-# name columns by the English key, whichever language the page was in.
-_ENGLISH = {zh: en for en, zh in HEADERS.items()}
-
-
 def _find(app: AppTest, name: str) -> pd.DataFrame | None:
+    """The table holding ``TABLES[name]``: its frame keeps the snake_case column names in
+    either language (dashboard.tables.show labels them through column_config)."""
     for element in app.dataframe:
-        frame = element.value.rename(columns=lambda c: _ENGLISH.get(c, c))
-        if TABLES[name] in frame.columns:
-            return frame
+        if TABLES[name] in element.value.columns:
+            return element.value
     return None
+
+
+def headers(element: Any) -> list[str]:
+    """A table's headers as a user reads them: each column's column_config label."""
+    config = json.loads(element.proto.columns or "{}")
+    return [(config.get(str(c)) or {}).get("label") or str(c) for c in element.value.columns]
 
 
 def table(app: AppTest, name: str) -> pd.DataFrame:

@@ -40,7 +40,7 @@ def test_alert_feed_filters_the_alerts_shown(use_seeded: Seeded) -> None:
     app = open_page("alerts")
     feed = table(app, "al_feed")
     assert len(feed) == total >= 7
-    assert list(feed["created (UTC)"]) == sorted(feed["created (UTC)"], reverse=True)
+    assert list(feed["created_utc"]) == sorted(feed["created_utc"], reverse=True)
     assert set(feed["data"]) == {"SIMULATED"}
     app.multiselect(key="al_kind").set_value(["mode_flip"]).run()
     flips = table(app, "al_feed")
@@ -106,7 +106,7 @@ def test_alerts_about_a_source_have_no_card_and_still_show(use_seeded: Seeded) -
 
 def test_watch_rules_in_force_come_from_the_settings(use_seeded: Seeded) -> None:
     app = open_page("alerts")
-    rules = table(app, "al_rules").set_index("name in gpuprice.toml")
+    rules = table(app, "al_rules").set_index("name_in_gpuprice_toml")
     assert list(rules.index) == ["4090 box", "910B cheapest"]
     assert rules.loc["4090 box", "rule"] == "RTX 4090 24GB（jygpu），每月 540 小时"
     assert rules.loc["4090 box", "threshold"] == "2 %"
@@ -114,8 +114,8 @@ def test_watch_rules_in_force_come_from_the_settings(use_seeded: Seeded) -> None
     assert rules.loc["910B cheapest", "rule"] == "Ascend 910B 64GB（跨平台最低价），每月 450 小时"
     assert rules.loc["910B cheapest", "threshold"] == "10 h"
     # bare_metal, named; the breakeven and the snapshot it is of beside it
-    assert rules.loc["4090 box", "where it stands (UTC)"].startswith("裸金属 · ")
-    assert rules.loc["4090 box", "where it stands (UTC)"].endswith(" h · 2026-09-10 02:00")
+    assert rules.loc["4090 box", "where_it_stands_utc"].startswith("裸金属 · ")
+    assert rules.loc["4090 box", "where_it_stands_utc"].endswith(" h · 2026-09-10 02:00")
 
 
 def test_no_rules_and_no_alerts_are_explained(
@@ -140,9 +140,9 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     assert sources.loc["smm", "failed"] == 1
     # its last success is a day the seeding asked for: that day, from a backfill, and when
     # it was loaded
-    assert sources.loc["jygpu", "last success (UTC)"] == "2026-09-10 · 回填"
-    assert sources.loc["jygpu", "loaded (UTC)"] == "2026-09-10 02:00"
-    assert sources.loc["smm", "last success (UTC)"].endswith(" · 实时抓取")
+    assert sources.loc["jygpu", "last_success_utc"] == "2026-09-10 · 回填"
+    assert sources.loc["jygpu", "loaded_utc"] == "2026-09-10 02:00"
+    assert sources.loc["smm", "last_success_utc"].endswith(" · 实时抓取")
     if record_health is not None:  # the drift check's verdict on the parser, when it exists
         assert sources.loc["jygpu", "parser"] == "broken"
         # its problem is said below the table, not in a column behind a scroll
@@ -161,15 +161,15 @@ def test_health_highlights_stale_sources_failures_rows_and_unknown_names(
     assert DOWN_ERROR.endswith("ReadTimeout") and FAILED_ERROR.endswith("refused")
     assert list(failures["source"]) == ["jygpu", "smm"]
     # tried an hour ago, no success since
-    assert sources.loc["jygpu", "newest data (UTC)"].endswith(" · 实时抓取 · failed")
+    assert sources.loc["jygpu", "newest_data_utc"].endswith(" · 实时抓取 · failed")
     rows = table(app, "he_rows")
-    newest = rows[(rows["observed (UTC)"] == "2026-09-10 02:00") & (rows["source"] == "jygpu")]
-    assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown cards"] == 1
+    newest = rows[(rows["observed_utc"] == "2026-09-10 02:00") & (rows["source"] == "jygpu")]
+    assert newest.iloc[0]["rows"] == 11 and newest.iloc[0]["unknown_cards"] == 1
     (rows_chart,) = charts(app)
     assert any("UTC" in x for x in titles(rows_chart))
     unknown = table(app, "he_unknown")
     assert (
-        list(unknown["name as listed"]) == [UNKNOWN_NAME]
+        list(unknown["name_as_listed"]) == [UNKNOWN_NAME]
         and unknown.iloc[0]["rows"] == UNKNOWN_ROWS
     )
     assert f"未识别的 GPU 名称：{UNKNOWN_ROWS} 行" in texts(app)
@@ -197,13 +197,13 @@ def test_health_goes_by_the_day_the_data_is_about(
     use(copy.home, copy.config)
     sources = table(open_page("health"), "he_sources").set_index("source")
     # smm: its live success five minutes ago is newer than the day the backfill failed on
-    assert sources.loc["smm", "newest data (UTC)"].endswith(" · 实时抓取 · ok")
+    assert sources.loc["smm", "newest_data_utc"].endswith(" · 实时抓取 · ok")
     assert sources.loc["smm", "status"] == "fresh"
     # jygpu: its newest data is still the live run an hour ago that failed; its last success
     # is yesterday's backfilled day, loaded just now, and that does not make it fresh
-    assert sources.loc["jygpu", "newest data (UTC)"].endswith(" · 实时抓取 · failed")
-    assert sources.loc["jygpu", "last success (UTC)"] == f"{yesterday} · 回填"
-    assert sources.loc["jygpu", "loaded (UTC)"] == f"{now:%Y-%m-%d %H:%M}"
+    assert sources.loc["jygpu", "newest_data_utc"].endswith(" · 实时抓取 · failed")
+    assert sources.loc["jygpu", "last_success_utc"] == f"{yesterday} · 回填"
+    assert sources.loc["jygpu", "loaded_utc"] == f"{now:%Y-%m-%d %H:%M}"
     assert sources.loc["jygpu", "status"] == "STALE"
 
 

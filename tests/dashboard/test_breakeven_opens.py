@@ -81,15 +81,15 @@ def test_a_dash_says_which_price_is_missing(use_seeded: Seeded) -> None:
     app.selectbox(key="be_line").set_value("testcloud").run()  # hourly only
     assert_clean(app)
     row = table(app, "be_row").iloc[0]
-    assert row["breakeven vs hourly"] == "— (该卡在此平台没有裸金属价格)"
-    assert row["breakeven vs monthly"] == (
+    assert row["breakeven_vs_hourly"] == "— (该卡在此平台没有裸金属价格)"
+    assert row["breakeven_vs_monthly"] == (
         "— (该卡在此平台没有裸金属价格; 此平台没有该卡的包月方案)"
     )
     assert "无法计算 包月容器：该卡在此平台没有裸金属价格; 此平台没有该卡的包月方案" in texts(app)
     app.selectbox(key="be_card").set_value("h20-96g").run()
     app.selectbox(key="be_line").set_value("cheapest").run()
     row = table(app, "be_row").iloc[0]
-    assert row["breakeven vs hourly"] == "— (该卡在任何平台都没有裸金属价格)"
+    assert row["breakeven_vs_hourly"] == "— (该卡在任何平台都没有裸金属价格)"
 
 
 def test_a_dash_says_why_in_english(use_seeded: Seeded) -> None:
@@ -100,7 +100,7 @@ def test_a_dash_says_why_in_english(use_seeded: Seeded) -> None:
     app.selectbox(key="be_line").set_value("testcloud").run()
     assert_clean(app)
     row = table(app, "be_row").iloc[0]
-    assert row["breakeven vs monthly"] == (
+    assert row["breakeven_vs_monthly"] == (
         "— (no bare-metal price for this card on this platform; "
         "no monthly plan for this card on this platform)"
     )

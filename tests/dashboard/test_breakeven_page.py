@@ -50,7 +50,7 @@ def test_cost_lines_cross_at_the_breakeven_hours(use_seeded: Seeded) -> None:
     assert set(crossings["cny_per_card_month"]) == {flat}
     shown = table(app, "be_row").iloc[0]
     hours = row["breakeven_hours_vs_hourly"]
-    assert hours <= 720 and shown["breakeven vs hourly"] == f"超过 {hours:,.1f} h 划算"
+    assert hours <= 720 and shown["breakeven_vs_hourly"] == f"超过 {hours:,.1f} h 划算"
 
 
 def test_usage_slider_names_the_cheapest_mode_and_the_saving(use_seeded: Seeded) -> None:
@@ -93,7 +93,7 @@ def test_history_marks_the_alerts_of_the_watched_line(use_seeded: Seeded) -> Non
 def test_a_card_without_bare_metal_says_why(use_seeded: Seeded) -> None:
     app, _ = choose(use_seeded, "h20-96g", "jygpu")
     assert "无法计算 按时容器：该卡在此平台没有裸金属价格" in texts(app)
-    assert table(app, "be_row").iloc[0]["breakeven vs monthly"] == "— (该卡在此平台没有裸金属价格)"
+    assert table(app, "be_row").iloc[0]["breakeven_vs_monthly"] == "— (该卡在此平台没有裸金属价格)"
     lines = chart_data(app, 0)[0]
     assert set(lines["mode"]) == {"按时容器", "包月容器"}
     assert "**包月容器**" in app.success[0].value
@@ -114,7 +114,7 @@ def test_a_breakeven_beyond_a_month_never_pays_off(
     use(copy.home, copy.config)
     app, _ = choose(copy, "rtx4090-24g", "jygpu")
     assert "裸金属永远不划算（> 720 h；交点在 1,290 h" in texts(app)
-    assert table(app, "be_row").iloc[0]["breakeven vs hourly"] == "永远不划算 (> 720 h)"
+    assert table(app, "be_row").iloc[0]["breakeven_vs_hourly"] == "永远不划算 (> 720 h)"
     _lines, _rule, crossings = chart_data(app, 0)
     assert list(crossings["usage_hours"]) == pytest.approx([row_monthly(copy)])
     points = chart_data(app, 1)[0]

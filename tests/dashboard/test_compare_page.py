@@ -83,9 +83,9 @@ def test_where_a_4090_is_cheapest_today_and_how_that_moved_this_month(
     assert "（08-01 至 08-10）" in month and f"{mom:+.1%}" in month
     by_platform = table(shown(app, "month"), "cp_month")
     jygpu = by_platform[
-        (by_platform["card id"] == "rtx4090-24g") & (by_platform["platform"] == "jygpu")
+        (by_platform["card_id"] == "rtx4090-24g") & (by_platform["platform"] == "jygpu")
     ].iloc[0]
-    assert jygpu["first day"] == "2026-09-01" and jygpu["last day"] == "2026-09-10"
+    assert jygpu["first_day"] == "2026-09-01" and jygpu["last_day"] == "2026-09-10"
 
 
 def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
@@ -94,21 +94,21 @@ def test_today_cheapest_spread_and_fx(use_multi: Seeded) -> None:
     expected = read_frame(use_multi.warehouse, TODAY, ["rtx4090-24g", "hourly"])
     assert expected.height == 6  # jygpu, testcloud, autodl, matpool, vastai, runpod
     summary = table(shown(app, "summary"), "cp_summary")
-    row = summary[summary["card id"] == "rtx4090-24g"].iloc[0]
+    row = summary[summary["card_id"] == "rtx4090-24g"].iloc[0]
     low, high = expected["p"].min(), expected["p"].max()
     assert row["card"] == "RTX 4090 24GB" and row["billing"] == "按时计费"
-    assert row["cheapest platform"] == expected["source"][0] == "autodl"
-    assert row["dearest platform"] == expected["source"][-1]
-    assert row["spread max/min"] == pytest.approx(round(high / low, 3))
-    assert row["spread CNY per card-hour"] == pytest.approx(round(high - low, 4))
+    assert row["cheapest_platform"] == expected["source"][0] == "autodl"
+    assert row["dearest_platform"] == expected["source"][-1]
+    assert row["spread_max_over_min"] == pytest.approx(round(high / low, 3))
+    assert row["spread_cny_per_card_hour"] == pytest.approx(round(high - low, 4))
     assert row["platforms"] == 6 and row["data"] == "SIMULATED"
     prices = table(shown(app, "prices"), "cp_prices")
-    ranked = prices[prices["card id"] == "rtx4090-24g"]
+    ranked = prices[prices["card_id"] == "rtx4090-24g"]
     assert list(ranked["platform"]) == list(expected["source"])
     assert list(ranked["rank"]) == [1, 2, 3, 4, 5, 6]
     usd = ranked[ranked["currency"] == "USD"]
     assert set(usd["platform"]) == {"vastai", "runpod"}
-    assert all(p.endswith(" $/hr") for p in usd["listed price"])
+    assert all(p.endswith(" $/hr") for p in usd["listed_price"])
     # The day's rate, its date and where it comes from are on screen.
     rate = usd_rate(date(2026, 9, 10))
     words = texts(app)
@@ -175,9 +175,9 @@ def test_one_price_basis_chosen_and_named(use_multi: Seeded) -> None:
         "median", "source"
     )
     prices = table(app, "cp_prices")
-    ranked = prices[prices["card id"] == "rtx4090-24g"]
+    ranked = prices[prices["card_id"] == "rtx4090-24g"]
     assert list(ranked["platform"]) == list(expected["source"])
-    assert list(ranked["CNY per card-hour"]) == pytest.approx(list(expected["median"]), abs=1e-4)
+    assert list(ranked["cny_per_card_hour"]) == pytest.approx(list(expected["median"]), abs=1e-4)
     words = texts(app)
     assert "挂牌中位数" in words and "最低挂牌价" not in words.split("价格口径")[1][:20]
 
@@ -186,12 +186,12 @@ def test_filters_domestic_billing_and_region(use_multi: Seeded) -> None:
     app = shown(open_page("compare"), "summary")
     app.checkbox(key="cp_domestic").check().run()
     assert_clean(app)
-    assert set(table(app, "cp_summary")["card id"]) == {"910b-64g"}  # gpu_spec.domestic
+    assert set(table(app, "cp_summary")["card_id"]) == {"910b-64g"}  # gpu_spec.domestic
     app.checkbox(key="cp_domestic").uncheck().run()
     shown(app, "prices")
     app.multiselect(key="cp_billing").set_value(["bare_metal_monthly"]).run()
     bare = table(app, "cp_prices")
-    assert set(bare["platform"]) == {"autodl", "jygpu"} and "h100-80g" in set(bare["card id"])
+    assert set(bare["platform"]) == {"autodl", "jygpu"} and "h100-80g" in set(bare["card_id"])
     app.multiselect(key="cp_billing").set_value(["hourly"]).run()
     app.multiselect(key="cp_regions").set_value(["US-CA"]).run()
     assert set(table(app, "cp_prices")["platform"]) == {"vastai"}
@@ -207,7 +207,7 @@ def test_moves_over_the_window(use_multi: Seeded) -> None:
     assert_clean(app)
     moves = table(app, "cp_moves")
     matpool = moves[(moves["platform"] == "matpool") & (moves["card"] == "RTX 4090 24GB")].iloc[0]
-    assert matpool["first day"] == "2026-09-01" and matpool["days"] == 10  # it starts then
+    assert matpool["first_day"] == "2026-09-01" and matpool["days"] == 10  # it starts then
     jygpu = moves[(moves["platform"] == "jygpu") & (moves["card"] == "RTX 4090 24GB")].iloc[0]
     first, last = (
         read_frame(
@@ -218,9 +218,9 @@ def test_moves_over_the_window(use_multi: Seeded) -> None:
         ).item()
         for day in (date(2026, 8, 20), date(2026, 9, 10))
     )
-    assert jygpu["first CNY per card-hour"] == pytest.approx(first, abs=1e-4)
-    assert jygpu["change %"] == pytest.approx(round((last / first - 1) * 100, 2))
-    assert moves["change %"].dtype.kind == "f"  # nothing missing: numbers stay numbers
+    assert jygpu["first_cny_per_card_hour"] == pytest.approx(first, abs=1e-4)
+    assert jygpu["change_pct"] == pytest.approx(round((last / first - 1) * 100, 2))
+    assert moves["change_pct"].dtype.kind == "f"  # nothing missing: numbers stay numbers
 
 
 def test_moves_draw_at_most_eight_lines_the_picked_first(use_multi: Seeded) -> None:

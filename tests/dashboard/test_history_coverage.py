@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.i18n import HEADERS
 from demo.market.archive import REAL_PAGES, ArchivedPage, LocalArchive
 from gpuprice.history_jobs import run_history
 from pipelines.history_import import HistoryRequest
@@ -48,12 +47,9 @@ def _page(page: str, english: bool = True) -> AppTest:
     return app
 
 
-_ENGLISH = {zh: en for en, zh in HEADERS.items()}
-
-
 def _table(app: AppTest, column: str):
-    """The table with ``column`` (its English header, whichever language the page is in)."""
-    frames = [d.value.rename(columns=lambda c: _ENGLISH.get(c, c)) for d in app.dataframe]
+    """The table with ``column`` (its column name, whichever language the page is in)."""
+    frames = [d.value for d in app.dataframe]
     found = [frame for frame in frames if column in frame.columns]
     assert found, f"no table with a {column!r} column"
     return found[0]
@@ -62,20 +58,20 @@ def _table(app: AppTest, column: str):
 def test_coverage_per_source_real_and_simulated(home: Path, use: Callable[..., None]) -> None:
     use(home / "home", home / "gpuprice.toml")
     app = _page("coverage")
-    table = _table(app, "days with data")
+    table = _table(app, "days_with_data")
     rows = {(r["source"], r["data"]): r for r in table.to_dict("records")}
     runpod = rows[("runpod", "real")]
-    assert (runpod["first day (UTC)"], runpod["last day (UTC)"]) == ("2023-09-29", "2026-08-10")
-    assert runpod["days with data"] == 3 and runpod["of which imported history"] == 3
+    assert (runpod["first_day_utc"], runpod["last_day_utc"]) == ("2023-09-29", "2026-08-10")
+    assert runpod["days_with_data"] == 3 and runpod["of_which_imported_history"] == 3
     jygpu = rows[("jygpu", "SIMULATED")]
-    assert jygpu["days with data"] == 2 and jygpu["of which imported history"] == 0
+    assert jygpu["days_with_data"] == 2 and jygpu["of_which_imported_history"] == 0
     assert ("runpod", "SIMULATED") not in rows
     spec = charts(app)[0]
     assert any("Days with data per week" in t and "(UTC)" in t for t in titles(spec))
-    imports = _table(app, "archived URLs / catalog / file")
-    assert imports.iloc[0]["status"] == "partial" and imports.iloc[0]["rows added"] == 125
-    failures = _table(app, "archive URL / origin")
-    assert failures.iloc[0]["archive URL / origin"] == (
+    imports = _table(app, "archived_what")
+    assert imports.iloc[0]["status"] == "partial" and imports.iloc[0]["rows_added"] == 125
+    failures = _table(app, "archive_url_or_origin")
+    assert failures.iloc[0]["archive_url_or_origin"] == (
         "https://web.archive.org/web/20240315120000id_/https://www.runpod.io/pricing"
     )
     assert failures.iloc[0]["reason"] == "not_found"
@@ -86,7 +82,7 @@ def test_the_health_page_lists_the_imports_too(home: Path, use: Callable[..., No
     use(home / "home", home / "gpuprice.toml")
     app = _page("health", english=False)
     assert "历史导入（最新在前）" in texts(app)
-    assert _table(app, "archive URL / origin").iloc[0]["reason"] == "not_found"
+    assert _table(app, "archive_url_or_origin").iloc[0]["reason"] == "not_found"
 
 
 def test_an_empty_warehouse_says_what_to_run(tmp_path: Path, use: Callable[..., None]) -> None:

@@ -28,8 +28,8 @@ import vl_convert
 from streamlit.testing.v1 import AppTest
 
 from dashboard import i18n
-from dashboard.i18n import HEADERS, LANG_KEY, STRINGS
-from tests.dashboard.conftest import APP, assert_clean, table, trends_detail
+from dashboard.i18n import HEADERS, HEADERS_EN, LANG_KEY, STRINGS
+from tests.dashboard.conftest import APP, assert_clean, headers, table, trends_detail
 from tests.dashboard.seeding import EXTRA_PLATFORMS, Seeded
 from tests.dashboard.seeding import PAGES as DEMO_SOURCES
 from warehouse.read.names import BILLING_NAMES, CARD_NAMES
@@ -103,7 +103,11 @@ def untranslated(text: str, english: bool, where: str = "") -> bool:
 def _words(side: int) -> set[str]:
     """The dashboard's own words in one language (0 Chinese, 1 English) that the other
     language says differently: labels of the catalogs, billing modes and column names."""
-    pairs = [*STRINGS.values(), *BILLING_NAMES.values(), *((zh, en) for en, zh in HEADERS.items())]
+    pairs = [
+        *STRINGS.values(),
+        *BILLING_NAMES.values(),
+        *((HEADERS[k], HEADERS_EN[k]) for k in HEADERS),
+    ]
     return {
         pair[side]
         for pair in pairs
@@ -202,7 +206,7 @@ def visible(app: AppTest) -> Iterator[tuple[str, str]]:
         yield "metric label", metric.label
         yield "metric help", metric.proto.help
     for frame in app.dataframe:
-        yield from (("table header", str(c)) for c in frame.value.columns)
+        yield from (("table header", label) for label in headers(frame))
     for chart in app.get("vega_lite_chart"):
         yield from (("chart", s) for s in _chart_strings(json.loads(chart.proto.spec)) if s)
 
@@ -244,7 +248,7 @@ def test_no_untranslated_string(use_multi: Seeded, page: str, english: bool) -> 
 
 
 def test_the_check_catches_both_ways() -> None:
-    assert untranslated("cheapest platform", english=False)
+    assert untranslated("cheapest_platform", english=False)
     assert untranslated("Price basis: lowest listing", english=False)
     assert not untranslated("最便宜的平台", english=False)
     assert not untranslated("RTX 4090 24GB · autodl ¥1.24, 2026-09-10 UTC", english=False)
@@ -265,9 +269,29 @@ def test_the_catalogs_are_data_files_with_the_same_keys_and_placeholders() -> No
         catalogs[lang] = tomllib.loads(path.read_text(encoding="utf-8"))["strings"]
     assert set(catalogs["zh"]) == set(catalogs["en"])
     assert catalogs["zh"] == {key: zh for key, (zh, _) in STRINGS.items()}
+    assert set(HEADERS) == set(HEADERS_EN)
     fields = re.compile(r"\{(\w*)[^}]*\}")
     for key, zh in catalogs["zh"].items():
         assert set(fields.findall(zh)) == set(fields.findall(catalogs["en"][key])), key
+
+
+_SNAKE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+@pytest.mark.parametrize(("page", "english"), CASES)
+def test_tables_keep_snake_case_columns_labelled_in_the_page_language(
+    use_multi: Seeded, page: str, english: bool
+) -> None:
+    """A table's frame keeps its own column names (snake_case, the locales' [headers]
+    keys) and each header is its column_config label in the page's language: no frame is
+    renamed to display names and back."""
+    app = render(page, english)
+    catalog = HEADERS_EN if english else HEADERS
+    for frame in app.dataframe:
+        columns = [str(c) for c in frame.value.columns]
+        assert all(_SNAKE.fullmatch(c) for c in columns), columns
+        assert not [c for c in columns if c not in catalog], columns
+        assert headers(frame) == [catalog[c] for c in columns]
 
 
 @pytest.mark.parametrize("page", NAVIGATION)
@@ -302,7 +326,7 @@ def test_labels_made_from_the_data_follow_the_language(use_multi: Seeded) -> Non
     changes = table(trends_detail(render("trends", english=True), "changes"), "tr_changes")
     assert all(c.startswith("month to date") for c in changes["compared"])
     app = render("report", english=True)
-    verdicts = set(table(app, "rp_breakeven")["breakeven vs hourly"]) - {"—"}
+    verdicts = set(table(app, "rp_breakeven")["breakeven_vs_hourly"]) - {"—"}
     assert verdicts and all(v.startswith("pays off above") for v in verdicts)
     zh = table(render("alerts", english=False), "al_feed")
     assert set(zh["kind"]) <= {"盈亏平衡移动", "租用方式翻转", "抓取失效"}

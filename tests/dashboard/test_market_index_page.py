@@ -113,7 +113,7 @@ def test_a_kind_that_published_nothing_shows_its_days_and_why(small: Path) -> No
     # the seeds' published figures: real, and no real index on their day
     frames = [f.value for f in app.dataframe]
     seeds = [f for f in frames if "figure" in f.columns and "jygpu-published" in set(f["figure"])]
-    assert seeds and set(seeds[0]["index note"]) == {"no index of this kind that day"}
+    assert seeds and set(seeds[0]["index_note"]) == {"no index of this kind that day"}
 
 
 def test_no_index_yet_says_so(tmp_path: Path, use: Callable[..., None]) -> None:

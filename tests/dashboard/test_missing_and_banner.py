@@ -56,8 +56,8 @@ def test_row_style_colours_the_text_table() -> None:
     ("page", "name", "column"),
     [
         ("trends", "tr_table", "min"),
-        ("trends", "tr_changes", "YoY %"),
-        ("report", "rp_medians", "previous month"),
+        ("trends", "tr_changes", "yoy_pct"),
+        ("report", "rp_medians", "previous_month"),
     ],
 )
 def test_pages_print_a_dash_for_missing_values(

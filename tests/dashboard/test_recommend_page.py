@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.dashboard.conftest import headers
 from tests.support.handles import warehouse_at
 from tests.support.seeded_warehouse import seed_demo_history
 
@@ -80,9 +81,15 @@ def test_empty_warehouse_says_it_uses_the_seed_prices_and_still_recommends(home:
     assert "SIMULATED" not in shown  # the seeds' prices are real
     options = app.dataframe[0].value
     assert len(options) > 0 and set(options["data"]) == {"real"}
-    assert {"card", "count (exact)", "count (seeds' rule)", "mode", "CNY / month"} <= set(
-        options.columns
-    )
+    assert {"card", "count_exact", "count_rule", "mode", "cny_per_month"} <= set(options.columns)
+    # the headers in the page's language (they were English on the Chinese page)
+    assert headers(app.dataframe[0])[:5] == [
+        "排名",
+        "推荐",
+        "显卡",
+        "卡数（精确）",
+        "卡数（种子经验法则）",
+    ]
     # The answer first; the memory, every option, the budget and the steps folded below.
     assert [e.label for e in app.expander] == [
         "显存：两种算法",
@@ -103,18 +110,20 @@ def test_70b_fp16_shows_memory_both_ways_and_both_card_counts(home: Path) -> Non
     app.selectbox(key="rec_precision").set_value("fp16")
     submit(app)
     metrics = {m.label: m.value for m in app.metric}
-    assert metrics["rule of thumb (low - high)"] == "140.0 - 168.0 GB"
-    assert metrics["weights"] == "140.0 GB"
-    assert {"KV cache", "reserve per card", "total", "gpu-memory-utilization"} <= set(metrics)
-    assert "+20% margin, one card" not in metrics  # serving is sized by the engine's budget
+    assert metrics["经验法则（低 - 高）"] == "140.0 - 168.0 GB"
+    assert metrics["权重"] == "140.0 GB"
+    assert {"KV 缓存", "每卡预留", "合计", "显存利用率（vLLM `gpu-memory-utilization`）"} <= set(
+        metrics
+    )
+    assert "+20% 余量，单卡" not in metrics  # serving is sized by the engine's budget
     options = app.dataframe[0].value.set_index("card")
-    assert options.loc["h20-96g", "count (exact)"] == 2
-    assert options.loc["h20-96g", "count (seeds' rule)"] == 2
+    assert options.loc["h20-96g", "count_exact"] == 2
+    assert options.loc["h20-96g", "count_rule"] == 2
     # vLLM's 0.9 x 80 GiB per card holds 70 GB of weights and the KV: two H100, as the seed.
-    assert options.loc["h100-80g", "count (exact)"] == 2
+    assert options.loc["h100-80g", "count_exact"] == 2
     assert options.loc["h100-80g", "layout"] == "TP 2 × PP 1 × DP 1, 1 node"
-    assert options.loc["h100-80g", "count (seeds' rule)"] == 2
-    assert options.loc["h100-80g", "KV tokens fit"] == 31_361
+    assert options.loc["h100-80g", "count_rule"] == 2
+    assert options.loc["h100-80g", "kv_tokens_fit"] == 31_361
     assert "seed 000" in texts(app)
 
 
@@ -151,7 +160,7 @@ def test_simulated_prices_get_the_banner(home: Path) -> None:
     assert "live prices" not in shown.lower().replace("(not live)", "")
     options = app.dataframe[0].value
     assert set(options["data"]) == {"SIMULATED"} and set(options["source"]) == {"jygpu"}
-    assert set(options["price date"]) == {"2026-09-10"}
+    assert set(options["price_date"]) == {"2026-09-10"}
 
 
 def test_nothing_fits_is_a_helpful_empty_state(home: Path) -> None:
@@ -230,7 +239,7 @@ def test_a_pasted_config_json_is_sized_from_its_architecture(home: Path) -> None
     shown = texts(app)
     assert "8.191B params" in shown and "147,456 B KV per token" in shown and "GQA" in shown
     metrics = {m.label: m.value for m in app.metric}
-    assert metrics["weights"] == "16.4 GB"  # 8.190735 x 2
+    assert metrics["权重"] == "16.4 GB"  # 8.190735 x 2
     assert "layout" in app.dataframe[0].value.columns
 
 
@@ -325,10 +334,10 @@ def test_per_token_objective_and_api_comparison(home: Path) -> None:
     # Per token the pick is the option with the lowest ¥/M at its largest batch, no longer
     # the 2 x H20 of the monthly bill.
     options = app.dataframe[0].value
-    per_token = "CNY per M output tokens, largest batch (best case)"
+    per_token = "cny_per_m_output_tokens_best"
     best = options.loc[options[per_token].idxmin()]
     assert best["recommended"] == "★" and best["card"] != "h20-96g"
-    assert app.success[0].value.startswith(f"Pick: {best['count (exact)']} x {best['card']}")
+    assert app.success[0].value.startswith(f"Pick: {best['count_exact']} x {best['card']}")
     assert "self-hosting would need" in shown or "self-hosting is cheaper above" in shown
 
 

@@ -238,8 +238,8 @@ def test_report_page_previews_and_downloads(
     assert "2026-09" in texts(app)
     medians = table(app, "rp_medians")
     matpool = medians[(medians["platform"] == "matpool") & (medians["billing"] == "按时计费")]
-    assert set(matpool["previous month"]) == {"—"}  # matpool started in September
-    assert set(matpool["MoM %"]) == {"—"}
+    assert set(matpool["previous_month"]) == {"—"}  # matpool started in September
+    assert set(matpool["mom_pct"]) == {"—"}
     assert "None" not in medians.astype(str).to_numpy().ravel()
     workbook, png = deferred[-2](), deferred[-1]()
     assert openpyxl.load_workbook(io.BytesIO(workbook)).sheetnames == SHEETS

@@ -32,7 +32,7 @@ from tests.dashboard.seeding import Seeded
 from tests.dashboard.test_compare_page import money
 from warehouse.store.db import read_frame
 
-UNIT = "CNY per card-hour (mean)"
+UNIT = "cny_per_card_hour_mean"
 # The chart table's layers as the Chinese page names them.
 PRICE, BAND, QUOTE = "平台价格", "平台区间", "市场报价"
 
@@ -125,21 +125,21 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
     assert set(data["layer"]) == {PRICE, BAND, QUOTE}
     assert str(data["period"].min())[:10] == "2026-06-13"  # default: the last 90 days
     prices = data[data["layer"] == PRICE]
-    assert set(prices["billing id"]) == {"hourly", "bare_metal_monthly"}
+    assert set(prices["billing_id"]) == {"hourly", "bare_metal_monthly"}
     assert set(prices["billing"]) == {"按时计费", "裸金属包月"}
     assert set(prices["card"]) >= {"RTX 4090 24GB", "Ascend 910B 64GB"}
     assert [b.label for b in app.download_button] == ["导出 CSV", "导出 Excel"]
     assert set(table(trends_detail(app, "changes"), "tr_changes").columns) >= {
-        "MoM %",
-        "YoY %",
+        "mom_pct",
+        "yoy_pct",
         "month",
         "data",
         "compared",
     }
     assert not has_table(app, "tr_table")  # one detail at a time
     latest = table(trends_detail(app, "latest"), "tr_latest")
-    h100 = latest[(latest["card id"] == "h100-80g") & (latest["platform"] == "jygpu")].iloc[0]
-    assert h100["listed price"].endswith(" 元/月") and "," in h100["listed price"]
+    h100 = latest[(latest["card_id"] == "h100-80g") & (latest["platform"] == "jygpu")].iloc[0]
+    assert h100["listed_price"].endswith(" 元/月") and "," in h100["listed_price"]
     assert set(latest[latest["platform"] == "jygpu-published"]["data"]) == {"real"}
 
 
@@ -147,7 +147,7 @@ def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
     app = trends_detail(open_page("trends"), "changes")
     changes = table(app, "tr_changes")
     row = changes[
-        (changes["card id"] == "rtx4090-24g")
+        (changes["card_id"] == "rtx4090-24g")
         & (changes["platform"] == "jygpu")
         & (changes["billing"] == "按时计费")
     ].iloc[0]
@@ -157,10 +157,10 @@ def test_month_over_month_and_year_over_year(use_seeded: Seeded) -> None:
     year_ago = monthly_mean(use_seeded, "rtx4090-24g", "jygpu", "hourly", "2025-09", days=10)
     assert row["month"] == "2026-09" and "对比上月同期 2026-08-01 至 2026-08-10" in row["compared"]
     # columns with a missing value are shown as text ("—" for it)
-    assert float(row["MoM %"]) == pytest.approx(round((now / before - 1) * 100, 2))
-    assert float(row["YoY %"]) == pytest.approx(round((now / year_ago - 1) * 100, 2))
+    assert float(row["mom_pct"]) == pytest.approx(round((now / before - 1) * 100, 2))
+    assert float(row["yoy_pct"]) == pytest.approx(round((now / year_ago - 1) * 100, 2))
     published = changes[changes["platform"] == "jygpu-published"]
-    assert set(published["YoY %"]) == {"—"}  # no year-ago observation: NULL, never 0
+    assert set(published["yoy_pct"]) == {"—"}  # no year-ago observation: NULL, never 0
 
 
 def test_filters_change_the_data_shown(use_seeded: Seeded) -> None:
@@ -171,15 +171,15 @@ def test_filters_change_the_data_shown(use_seeded: Seeded) -> None:
         return (
             shown(app)
             .filter(pl.col("layer") == PRICE)
-            .rename({"card": "card name", "card id": "card"})
+            .rename({"card": "card name", "card_id": "card"})
         )
 
     app.multiselect(key="tr_cards").set_value(["h20-96g"]).run()
     assert set(prices()["card"]) == {"h20-96g"}
-    assert set(table(app, "tr_table")["card id"]) == {"h20-96g"}  # quotes follow the cards
+    assert set(table(app, "tr_table")["card_id"]) == {"h20-96g"}  # quotes follow the cards
     app.multiselect(key="tr_cards").set_value(["rtx4090-24g", "910b-64g"]).run()
     app.multiselect(key="tr_billing").set_value(["monthly"]).run()
-    assert set(prices()["billing id"]) == {"monthly"}
+    assert set(prices()["billing_id"]) == {"monthly"}
     app.multiselect(key="tr_platforms").set_value(["testcloud"]).run()
     assert not has_table(app, "tr_table")  # testcloud has no monthly plan
     assert "所选条件没有数据" in texts(app)
@@ -285,7 +285,7 @@ def test_export_is_exactly_the_table_shown(
     assert csv.height == table_shown.height
     csv = csv.rename({HEADERS[c]: c for c in table_shown.columns})
     assert csv["card"].to_list() == table_shown["card"].to_list()
-    assert set(csv["card id"]) == {"910b-64g", "h20-96g"}
+    assert set(csv["card_id"]) == {"910b-64g", "h20-96g"}
     assert csv["layer"].to_list() == table_shown["layer"].to_list()
     assert csv[UNIT].to_list() == pytest.approx(table_shown[UNIT].to_list())
     assert (
@@ -299,7 +299,7 @@ def test_export_is_exactly_the_table_shown(
     assert len(rows) - 1 == table_shown.height
     column = table_shown.columns.index(UNIT)
     assert [r[column] for r in rows[1:]] == pytest.approx(table_shown[UNIT].to_list())
-    card = table_shown.columns.index("card id")
+    card = table_shown.columns.index("card_id")
     assert {r[card] for r in rows[1:]} == {"910b-64g", "h20-96g"}
 
 
@@ -315,19 +315,19 @@ def test_a_panel_draws_at_most_six_lines_and_names_the_rest(use_multi: Seeded) -
     # them all.
     assert lines["drawn"].all() and per_panel["rtx4090-24g"] == 6
     listed = table(trends_detail(app, "table"), "tr_table")
-    listed = listed[(listed["layer"] == PRICE) & (listed["card id"] == "rtx4090-24g")]
-    every = listed[["platform", "billing id"]].drop_duplicates()
+    listed = listed[(listed["layer"] == PRICE) & (listed["card_id"] == "rtx4090-24g")]
+    every = listed[["platform", "billing_id"]].drop_duplicates()
     assert len(every) > 6  # the rest are in the band
     # per billing mode the cheapest and the dearest line at the newest day are drawn
-    newest = listed.sort_values("period").groupby(["platform", "billing id"]).last().reset_index()
+    newest = listed.sort_values("period").groupby(["platform", "billing_id"]).last().reset_index()
     drawn_4090 = set(
         map(tuple, lines[lines["card_id"] == "rtx4090-24g"][["platform", "billing_id"]].values)
     )
-    for billing, group in newest.groupby("billing id"):
+    for billing, group in newest.groupby("billing_id"):
         for row in (group.loc[group[UNIT].idxmin()], group.loc[group[UNIT].idxmax()]):
             assert (row["platform"], billing) in drawn_4090, billing
     everywhere = shown(app).filter(pl.col("layer") == PRICE)
-    hidden = everywhere.select("card id", "platform", "billing id").n_unique() - len(lines)
+    hidden = everywhere.select("card_id", "platform", "billing_id").n_unique() - len(lines)
     assert any(f"每幅最多 6 条线：{hidden} 条未画出" in x for x in titles(charts(app)[0]))
     undrawn = next(p for p in every["platform"] if p not in {d[0] for d in drawn_4090})
     app.multiselect(key="tr_lines").set_value([undrawn]).run()

@@ -113,8 +113,8 @@ def test_real_points_carry_their_origin_and_simulated_ones_say_so(
     assert wayback.origin.startswith("web.archive.org 20") and "runpod.io" in wayback.origin
     # The table (and so the export) says the same, the origin whole in its last column.
     shown = table(trends_detail(app, "table"), "tr_table")
-    assert list(shown.columns[-3:]) == ["card id", "billing id", "origin (whole)"]
-    assert set(shown[shown["data"] == "real"]["origin (whole)"]) >= set(cited["origin_whole"])
+    assert list(shown.columns[-3:]) == ["card_id", "billing_id", "origin_whole"]
+    assert set(shown[shown["data"] == "real"]["origin_whole"]) >= set(cited["origin_whole"])
 
 
 def test_the_kinds_are_drawn_differently(page: Callable[..., AppTest]) -> None:
@@ -208,7 +208,7 @@ def test_kpis_say_when_they_mix_real_and_simulated(page: Callable[..., AppTest])
     old = kpi["RTX 3080 Ti 12GB · 按时计费 · 2023-09"]
     assert "月初至今 2023-09-01 至 2023-09-29" in old.proto.help
     changes = table(trends_detail(app, "changes"), "tr_changes")
-    runpod = changes[(changes["platform"] == "runpod") & (changes["card id"] == "h100-80g")]
+    runpod = changes[(changes["platform"] == "runpod") & (changes["card_id"] == "h100-80g")]
     assert set(runpod["data"]) == {"real", "SIMULATED"}  # a row each, never compared across
     assert "同一平台的真实价格与 SIMULATED 模拟价格各占一行" in texts(app)
 

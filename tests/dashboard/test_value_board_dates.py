@@ -47,7 +47,7 @@ def with_old_runpod(use: Callable[..., None], seeded: Seeded, tmp_path: Path) ->
 
 
 def observed(frame: pd.DataFrame) -> set[datetime]:
-    return {datetime.strptime(x, "%Y-%m-%d %H:%M") for x in frame["observed (UTC)"]}
+    return {datetime.strptime(x, "%Y-%m-%d %H:%M") for x in frame["observed_utc"]}
 
 
 def test_old_prices_are_left_out_and_counted(with_old_runpod: Seeded) -> None:
@@ -73,7 +73,7 @@ def test_older_prices_can_be_shown_with_their_dates(with_old_runpod: Seeded) -> 
     assert_clean(app)
     board = table(app, "va_table")
     runpod = board[board["platform"] == "runpod"].iloc[0]
-    assert runpod["observed (UTC)"] == "2023-09-29 12:00" and runpod["data"] == "real"
+    assert runpod["observed_utc"] == "2023-09-29 12:00" and runpod["data"] == "real"
     assert "较旧的价格未显示" not in texts(app)
     (dots,) = chart_data(app, 0)
     dated = dots.set_index("source")["observed_at"]

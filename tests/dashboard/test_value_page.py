@@ -24,30 +24,30 @@ def test_board_shows_every_ratio_with_specs_and_two_scatters(use_seeded: Seeded)
     board = table(app, "va_table")
     assert {
         "card",
-        "card id",
+        "card_id",
         "platform",
-        "CNY per card-hour",
-        "CNY per TFLOP-hour",
-        "CNY per GB-hour",
-        "CNY per TB/s-hour",
-        "observed (UTC)",
+        "cny_per_card_hour",
+        "cny_per_tflop_hour",
+        "cny_per_gb_hour",
+        "cny_per_tb_per_s_hour",
+        "observed_utc",
         "data",
     } <= set(board.columns)
     assert "（按时计费）" in texts(app)  # the default mode, named once above the table
-    assert list(board["CNY per card-hour"]) == sorted(board["CNY per card-hour"])
+    assert list(board["cny_per_card_hour"]) == sorted(board["cny_per_card_hour"])
     newest = read_frame(
         use_seeded.warehouse,
         "SELECT cny_per_card_hour::DOUBLE AS p, cny_per_tflop_hour AS t FROM card_value "
         "WHERE source = 'jygpu' AND gpu = 'h20-96g' AND billing = 'hourly' "
         "ORDER BY observed_at DESC LIMIT 1",
     ).row(0, named=True)
-    h20 = board[(board["card id"] == "h20-96g") & (board["platform"] == "jygpu")].iloc[0]
+    h20 = board[(board["card_id"] == "h20-96g") & (board["platform"] == "jygpu")].iloc[0]
     assert h20["card"] == "H20 96GB"
-    assert h20["CNY per card-hour"] == pytest.approx(newest["p"], abs=1e-4)
-    assert h20["CNY per TFLOP-hour"] == pytest.approx(newest["t"], abs=1e-5)
+    assert h20["cny_per_card_hour"] == pytest.approx(newest["p"], abs=1e-4)
+    assert h20["cny_per_tflop_hour"] == pytest.approx(newest["t"], abs=1e-5)
     assert h20["data"] == "SIMULATED"
-    specs = table(app, "va_specs").set_index("card id")
-    assert specs.loc["h20-96g", "VRAM GB"] == 96 and specs.loc["h20-96g", "card"] == "H20 96GB"
+    specs = table(app, "va_specs").set_index("card_id")
+    assert specs.loc["h20-96g", "vram_gb"] == 96 and specs.loc["h20-96g", "card"] == "H20 96GB"
     assert len(board.columns) <= 10  # fits the page: no scrolling sideways
     # the published prices are dated 2026-09-04, six days before the newest: not current
     assert "jygpu-published" not in set(board["platform"])
@@ -76,19 +76,19 @@ def test_each_card_is_a_row_and_each_platform_a_dot(use_multi: Seeded) -> None:
 
 def test_sorting_and_filters_change_the_board(use_seeded: Seeded) -> None:
     app = open_page("value")
-    app.selectbox(key="va_sort").set_value("CNY per TFLOP-hour").run()
+    app.selectbox(key="va_sort").set_value("cny_per_tflop_hour").run()
     assert_clean(app)
     board = table(app, "va_table")
-    assert list(board["CNY per TFLOP-hour"]) == sorted(board["CNY per TFLOP-hour"])
-    assert board.iloc[0]["card id"] == "rtx4090-24g"  # the cheapest dense FP16 per hour
-    app.selectbox(key="va_sort").set_value("CNY per GB-hour").run()
+    assert list(board["cny_per_tflop_hour"]) == sorted(board["cny_per_tflop_hour"])
+    assert board.iloc[0]["card_id"] == "rtx4090-24g"  # the cheapest dense FP16 per hour
+    app.selectbox(key="va_sort").set_value("cny_per_gb_hour").run()
     by_gb = table(app, "va_table")
-    assert list(by_gb["CNY per GB-hour"]) == sorted(by_gb["CNY per GB-hour"])
+    assert list(by_gb["cny_per_gb_hour"]) == sorted(by_gb["cny_per_gb_hour"])
     assert list(by_gb["card"]) != list(board["card"])
     app.selectbox(key="va_billing").set_value("bare_metal_monthly").run()
     bare = table(app, "va_table")
     assert "（裸金属包月）" in texts(app)
-    assert "h100-80g" in set(bare["card id"]) and "h20-96g" not in set(bare["card id"])
+    assert "h100-80g" in set(bare["card_id"]) and "h20-96g" not in set(bare["card_id"])
     app.multiselect(key="va_platforms").set_value(["jygpu-published"]).run()
     assert not has_table(app, "va_table")  # only older prices: counted, not shown
     assert "另有 4 条较旧的价格未显示" in texts(app)
