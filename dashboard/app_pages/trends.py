@@ -329,14 +329,9 @@ def chart_frame(table: pl.DataFrame, chosen: Chosen) -> tuple[pl.DataFrame, int]
     """The chart's one data set: ``table`` with ``drawn`` marking the price lines each panel
     draws (dashboard.lines) and ``segment`` where a line breaks, and how many lines it
     leaves to the band."""
-    frame = table.rename(
-        {
-            "cny_per_card_hour_mean": "value",
-            "card_id": "card_id",
-            "billing_id": "billing_id",
-            "origin_whole": "origin_whole",
-        }
-    ).with_columns(real=pl.col("data") == "real")
+    frame = table.rename({"cny_per_card_hour_mean": "value"}).with_columns(
+        real=pl.col("data") == "real"
+    )
     prices = pick_lines(
         frame.filter(pl.col("layer") == "price"),
         panel="card_id",

@@ -27,6 +27,7 @@ from warehouse.public import PUBLIC
 from warehouse.read import unknown_cards
 from warehouse.read.batch import WAIT_S, read_frames
 from warehouse.read.filters import NO_REGION, OfferFilter
+from warehouse.read.months import same_days_sql, whole_sql
 from warehouse.read.stats import SOURCE_RUNS
 from warehouse.store.db import read_connection
 from warehouse.store.handle import Warehouse
@@ -375,6 +376,7 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
             f"coalesce((cur.simulated OR {other}.simulated) AND (cur.real OR {other}.real), false)"
         )
 
+    compared = same_days_sql("d.day", "c.last_day", "c.whole")  # warehouse.read.months
     # Braces doubled: the caller fills {daily} in (_read_daily).
     return f"""
         WITH {{daily}}, d AS (
@@ -384,13 +386,12 @@ def _changes_sql(keys: str, monthly: str, extra: str = "") -> str:
             WHERE month >= date_trunc('month', $since_month::DATE)::DATE GROUP BY ALL
         ), cut AS (
             SELECT *, date_trunc('month', last_day)::DATE AS month,
-                   last_day = last_day(last_day) AS whole
+                   {whole_sql("last_day")} AS whole
             FROM newest
         ), series AS (
             SELECT d.month, d.gpu, d.source, d.billing, d.simulated, NOT d.simulated AS real,
-                   (sum(d.total) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day))
-                    / sum(d.n) FILTER (WHERE c.whole OR day(d.day) <= day(c.last_day)))::DOUBLE
-                       AS v,
+                   (sum(d.total) FILTER (WHERE {compared})
+                    / sum(d.n) FILTER (WHERE {compared}))::DOUBLE AS v,
                    max(d.last_seen) AS last_seen
             FROM d JOIN cut c ON {on.format(t="d")}
             GROUP BY ALL

@@ -7,7 +7,9 @@ Compare's month changes, the trends captions, the compare window and the report 
 take their windows from here (issue 38: the rule had been written in Polars and in dates
 four times). Two SQL queries apply it per series inside the query, where one Python day
 cannot: the trends KPIs' (warehouse/read/dashboard.py) and the report medians'
-(warehouse/read/report.py).
+(warehouse/read/report.py). They write it through :func:`whole_sql` and
+:func:`same_days_sql`, the same rule in SQL beside :class:`MonthToDate` (tests/warehouse/
+test_months.py checks the two agree on every day of four years).
 """
 
 from __future__ import annotations
@@ -54,3 +56,17 @@ class MonthToDate:
         shorter than ``day``'s day of the month (31 March against 28 February)."""
         end = self.month - timedelta(days=1)
         return end if self.whole else min(self.previous + timedelta(days=self.day.day - 1), end)
+
+
+def whole_sql(newest: str) -> str:
+    """:attr:`MonthToDate.whole` in SQL: whether the day ``newest`` (a DATE expression) ends
+    its month."""
+    return f"({newest} = last_day({newest}))"
+
+
+def same_days_sql(day: str, newest: str, whole: str) -> str:
+    """In SQL, whether ``day`` (a DATE or TIMESTAMP expression in the compared month or an
+    earlier one) is among the days compared when the series' newest day is ``newest`` and
+    ``whole`` (:func:`whole_sql`) says it ends its month: every day then, else days 1 to
+    ``newest``'s day of the month (a shorter month ends sooner: :attr:`MonthToDate.through`)."""
+    return f"({whole} OR day({day}) <= day({newest}))"

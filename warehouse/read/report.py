@@ -19,7 +19,13 @@ from warehouse.ingest.reference import PUBLISHED_SUFFIX
 from warehouse.public import PUBLIC
 from warehouse.read.batch import WAIT_S, Query, read_frames
 from warehouse.read.index import FIGURES
-from warehouse.read.months import month_start, next_month, previous_month
+from warehouse.read.months import (
+    month_start,
+    next_month,
+    previous_month,
+    same_days_sql,
+    whole_sql,
+)
 from warehouse.store.db import read_frame
 from warehouse.store.handle import Warehouse
 
@@ -33,16 +39,14 @@ def _bounds(month: date, previous: bool = False) -> dict[str, date]:
 # The month before is compared over the same days: the whole month when the report's month
 # has data on its last day, else days 1 to the day of its newest observation (a month in
 # progress against all of the month before was the dishonest figure of issue 30).
-_MEDIANS = (
-    """
+_SAME_DAYS = same_days_sql("observed_at", "cut.through", "cut.whole_month")
+_MEDIANS = f"""
     WITH reach AS (
         SELECT max(observed_at)::DATE AS through FROM offer
-        WHERE gpu <> 'unknown' AND """
-    + PUBLIC
-    + """
+        WHERE gpu <> 'unknown' AND {PUBLIC}
           AND observed_at >= $month::TIMESTAMP AND observed_at < $next::TIMESTAMP
     ), cut AS (
-        SELECT through, coalesce(through = last_day(through), true) AS whole_month FROM reach
+        SELECT through, coalesce({whole_sql("through")}, true) AS whole_month FROM reach
     ), m AS (
         SELECT date_trunc('month', observed_at)::DATE AS month, gpu, source, billing,
                median(cny_per_card_hour)::DOUBLE AS median_cny_per_card_hour,
@@ -51,12 +55,9 @@ _MEDIANS = (
                bool_or(simulated) AS simulated, min(observed_at) AS first_observed_at,
                max(observed_at) AS last_observed_at
         FROM offer, cut
-        WHERE gpu <> 'unknown' AND """
-    + PUBLIC
-    + """
+        WHERE gpu <> 'unknown' AND {PUBLIC}
           AND observed_at >= $previous::TIMESTAMP AND observed_at < $next::TIMESTAMP
-          AND (observed_at >= $month::TIMESTAMP OR cut.whole_month
-               OR day(observed_at) <= day(cut.through))
+          AND (observed_at >= $month::TIMESTAMP OR {_SAME_DAYS})
         GROUP BY month, gpu, source, billing
     ), medians AS (
         SELECT c.gpu, c.source, c.billing, c.median_cny_per_card_hour,
@@ -72,7 +73,6 @@ _MEDIANS = (
         WHERE c.month = $month
     )
 """
-)
 
 
 def platform_medians_query(month: date) -> Query:
