@@ -16,6 +16,7 @@ Vega-Lite itself instead, which catches more than the schema does.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -24,7 +25,7 @@ import polars as pl
 from altair.utils.schemapi import debug_mode
 
 from dashboard.formatting import AXIS_HOURS, AXIS_MONEY, money, plain_numbers
-from dashboard.i18n import header, t
+from dashboard.i18n import english, header, t
 from dashboard.lines import split_at_gaps
 from dashboard.palette import platform_scale
 from scrapers.rows import HOURS_PER_MONTH
@@ -201,8 +202,7 @@ _TREND_WORDS = (
 )  # fmt: skip
 
 
-@_unchecked
-def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChart:
+def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> dict[str, Any]:
     """One panel per card with its own y-axis (a 4090 at ¥2 and an H100 at ¥15 each get a
     readable scale): a line per platform (colour) and billing mode (dash), real prices solid
     with a dot per point and SIMULATED ones pale (``KIND_OPACITY``, the legend ``data``),
@@ -215,8 +215,20 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
     (the others are in the band), ``segment`` (optional) the pieces a line breaks into
     where its prices stop (``trend_pieces``). A real point's tooltip says
     where its price comes from.
+
+    Returns the Vega-Lite spec with its data (for ``st.vega_lite_chart``). The spec without
+    the data is built once per platforms, titles and language (``_trend_spec``): building
+    it through Altair was most of the page's own time on every rerun.
     """
-    unit = t("unit.card_hour")
+    frame = trend_data(table)
+    platforms = frame.filter(pl.col("layer") != "band")["platform"].unique().sort()
+    spec = json.loads(_trend_spec(tuple(platforms.to_list()), title, tuple(subtitle), english()))
+    return spec | {"datasets": {TREND_DATA: frame}}
+
+
+def trend_data(table: pl.DataFrame) -> pl.DataFrame:
+    """The trend chart's one data set (``trend``): the lines' and bands' names, lone points
+    marked, only what the marks and tooltips use."""
     ids = pl.col("card_id") + " · " + pl.col("platform") + " · " + pl.col("billing_id")
     if "segment" not in table.columns:  # a table without gaps marked: one piece per line
         table = table.with_columns(segment=pl.lit(0, dtype=pl.Int64))
@@ -234,16 +246,32 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
     frame = frame.with_columns(lone=pl.len().over("line", "segment", "layer") == 1)
     # Only what the marks and tooltips use, the repeated words as categories (Arrow
     # dictionaries): a quarter of the bytes the browser receives and decodes.
-    frame = frame.select(
+    return frame.select(
         "period", "value", "min", "max", "n", "segment", "drawn", "lone",
         *(pl.col(c).cast(pl.Categorical) for c in _TREND_WORDS),
     )  # fmt: skip
+
+
+TREND_DATA = "trend"  # the name of the trend chart's data set in its spec
+
+
+@functools.lru_cache(maxsize=64)
+@_unchecked
+def _trend_spec(
+    platforms: tuple[str, ...], title: str, subtitle: tuple[str, ...], _en: bool
+) -> str:
+    """The trend chart's spec as JSON, its data the named set ``TREND_DATA``; ``_en``: the
+    page's language (part of the cache's key: the words are made here)."""
+    unit = t("unit.card_hour")
     # Dated ticks: over years, month names alone ("April", "October") did not say which year.
     x = alt.X("period:T", title=t("axis.date"), axis=alt.Axis(format="%Y-%m-%d"))
     y = _money_y("value:Q", unit, scale=alt.Scale(zero=False))
     tooltip = _trend_tooltip(unit)
-    lines = frame.filter(pl.col("layer") != "band")
-    colour = _platform_colour(lines, "platform") if not lines.is_empty() else alt.Undefined
+    colour = (
+        _platform_colour(pl.DataFrame({"platform": list(platforms)}), "platform")
+        if platforms
+        else alt.Undefined
+    )
     base = alt.Chart()
     band = base.transform_filter(alt.datum.layer == "band")
     band_opacity = alt.condition(
@@ -286,16 +314,17 @@ def trend(table: pl.DataFrame, title: str, subtitle: list[str]) -> alt.FacetChar
             tooltip=tooltip,
         ),
     ]
-    return (
-        alt.layer(*layers, data=frame)
+    chart = (
+        alt.layer(*layers, data=alt.NamedData(TREND_DATA))
         .properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
         .facet(
             facet=alt.Facet("card:N", title=None, header=alt.Header(labelFontWeight="bold")),
             columns=PANEL_COLUMNS,
         )
         .resolve_scale(y="independent")
-        .properties(title=_title(title, subtitle))
+        .properties(title=_title(title, list(subtitle)))
     )
+    return json.dumps(chart.to_dict(validate=False))
 
 
 @_unchecked

@@ -62,7 +62,9 @@ def filters(options: pl.DataFrame) -> Chosen | None:
     first, last = options["first_day"].min(), options["last_day"].max()
     billing_all = values("billing")
     billing_default = [b for b in DEFAULT_BILLING if b in billing_all] or billing_all
-    with st.expander(t("filters"), expanded=True):
+    # Closed on a first view: open, its three rows of widgets filled the first screen above
+    # the tiles that answer the page's question; the range pills stay outside, one click.
+    with st.expander(t("filters"), expanded=False):
         a, b, c, d = st.columns(4)
         cards = a.multiselect(
             t("f.cards"),
@@ -112,7 +114,7 @@ def filters(options: pl.DataFrame) -> Chosen | None:
             placeholder=t("choose"),
             key="tr_lines",
         )
-        range_pills(st.container())  # the row's width: a pill's label is never cut
+    range_pills(st.container())  # the row's width: a pill's label is never cut
     if not (cards and platforms and billing and regions) or len(span) != 2:
         st.info(t("empty.filters"))
         return None
@@ -374,7 +376,7 @@ def trend_chart(chosen: Chosen) -> pl.DataFrame | None:
     subtitle = [t("trends.facets"), t("trends.kinds"), t("trends.band")]
     subtitle += [t("trends.quotes.note")] if quotes is not None and not quotes.is_empty() else []
     subtitle += [t("trends.hidden", n=hidden, limit=MAX_LINES)] if hidden else []
-    st.altair_chart(charts.unchecked(charts.trend(frame, title, subtitle)), width="content")
+    st.vega_lite_chart(spec=charts.trend(frame, title, subtitle), width="content")
     if (table["data"] == "SIMULATED").any():
         st.caption(t("simulated.rows"))
     return table

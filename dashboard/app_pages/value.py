@@ -12,14 +12,9 @@ from dashboard.tables import show
 from warehouse.read.compare import FRESH_HOURS
 from warehouse.read.dashboard import split_current
 
-# Sort keys: the table's column (its English header) and the board's column; cheaper first
-# is the useful order for each.
-SORTS = {
-    "cny_per_card_hour": "cny_per_card_hour",
-    "cny_per_tflop_hour": "cny_per_tflop_hour",
-    "cny_per_gb_hour": "cny_per_gb_hour",
-    "cny_per_tb_per_s_hour": "cny_per_tbps_hour",
-}
+# The board's columns it sorts by (the table shows them under the same names); cheaper
+# first is the useful order for each.
+SORTS = ("cny_per_card_hour", "cny_per_tflop_hour", "cny_per_gb_hour", "cny_per_tbps_hour")
 
 
 def hidden_caption(older: pl.DataFrame) -> None:
@@ -49,7 +44,7 @@ def board_table(board: pl.DataFrame) -> pl.DataFrame:
         pl.col("cny_per_card_hour").round(4),
         pl.col("cny_per_tflop_hour").round(5),
         pl.col("cny_per_gb_hour").round(5),
-        pl.col("cny_per_tbps_hour").round(4).alias("cny_per_tb_per_s_hour"),
+        pl.col("cny_per_tbps_hour").round(4),
         pl.col("observed_at").dt.strftime("%Y-%m-%d %H:%M").alias("observed_utc"),
         data_label(),
         pl.col("gpu").alias("card_id"),
@@ -121,9 +116,7 @@ def main() -> None:
     chosen = b.multiselect(
         t("f.platforms"), platforms, default=platforms, placeholder=t("choose"), key="va_platforms"
     )
-    sort = c.selectbox(
-        t("value.sort"), list(SORTS), format_func=labels(SORTS, header), key="va_sort"
-    )
+    sort = c.selectbox(t("value.sort"), SORTS, format_func=labels(SORTS, header), key="va_sort")
     include_older = st.toggle(
         t("va.older"), value=False, help=t("va.older.help", hours=FRESH_HOURS), key="va_older"
     )
@@ -136,7 +129,7 @@ def main() -> None:
     if shown.is_empty():
         st.info(t("empty.filters"))
         return
-    shown = shown.sort(SORTS[sort], "gpu", "source", nulls_last=True)
+    shown = shown.sort(sort, "gpu", "source", nulls_last=True)
     at = f"{shown['observed_at'].max():%Y-%m-%d %H:%M}"
     st.caption(t("value.caption", at=at, billing=billing_label(billing)))
     show(board_table(shown))

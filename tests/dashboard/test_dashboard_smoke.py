@@ -271,11 +271,14 @@ def test_a_choice_survives_the_language_toggle_in_chromium(dashboard: str) -> No
             wait_rendered(page, 1)
             page.get_by_role("radio", name="今年", exact=True).click()  # a range pill
             wait_rendered(page, 1)
+            page.get_by_text("筛选", exact=True).click()  # the filters open on a click
             page.get_by_role("radio", name="周", exact=True).check(force=True)  # the grain
             wait_rendered(page, 1)
             to_english(page, "How have GPU rents moved?")
             pill = page.get_by_role("radio", name="This year", exact=True)
             assert pill.get_attribute("aria-checked") == "true"
+            if not page.get_by_role("radio", name="week", exact=True).count():
+                page.get_by_text("Filters", exact=True).click()
             assert page.get_by_role("radio", name="week", exact=True).is_checked()
             assert "按时计费" not in page.locator('[data-testid="stMain"]').inner_text()
         finally:

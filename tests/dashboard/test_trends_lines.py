@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from datetime import date, timedelta
 
 import polars as pl
@@ -124,13 +125,20 @@ def test_lines_break_and_the_band_is_carried_across() -> None:
     assert band_rows["min"].null_count() == band_rows["max"].null_count() == 0
 
 
+def trend_spec(frame: pl.DataFrame) -> dict:
+    """The trend chart's spec with its data set as JSON records (as the browser gets it)."""
+    spec = charts.trend(frame, "title", ["subtitle"])
+    data = {name: json.loads(set_.write_json()) for name, set_ in spec["datasets"].items()}
+    return spec | {"datasets": data}
+
+
 def test_the_chart_draws_a_path_per_line_and_piece() -> None:
     price = [
         {"layer": "price", "platform": "runpod", "period": d, "value": 2.0 + i / 10}
         for i, d in enumerate(days(0, 1, 40, 41))
     ]
     frame = charts.trend_pieces(chart_frame(price), "day")
-    spec = charts.trend(frame, "title", ["subtitle"]).to_dict(validate=False)
+    spec = trend_spec(frame)
     lines = [
         layer
         for layer in spec["spec"]["layer"]
@@ -178,7 +186,7 @@ def test_a_lone_simulated_point_is_drawn_as_a_dot() -> None:
         for i, d in enumerate(days(0, 1, 20, 40, 41))
     ]
     frame = charts.trend_pieces(chart_frame(price), "day")
-    spec = charts.trend(frame, "title", ["subtitle"]).to_dict(validate=False)
+    spec = trend_spec(frame)
     (name,) = spec["datasets"]
     lone = {row["period"][:10] for row in spec["datasets"][name] if row["lone"]}
     assert lone == {"2026-01-21"}  # day 20: a piece of its own
@@ -193,3 +201,31 @@ def test_a_lone_simulated_point_is_drawn_as_a_dot() -> None:
         label for group in symbols for label in re.findall(r'<path aria-label="([^"]*)"', group)
     ]
     assert len(drawn) == 1 and "2026-01-21" in drawn[0], drawn
+
+
+def test_the_spec_is_built_once_per_platforms_and_titles_not_per_rerun() -> None:
+    """A rerun with the same platforms, titles and language reuses the spec (building it
+    through Altair was most of the page's own time); new data keeps it, another platform
+    set gets its own colours."""
+    price = [
+        {"layer": "price", "platform": "runpod", "period": d, "value": 2.0 + i / 10}
+        for i, d in enumerate(days(0, 1, 2))
+    ]
+    title = f"cache test {time.time_ns()}"  # a key no other test used
+    before = charts._trend_spec.cache_info()
+    first = charts.trend(chart_frame(price), title, ["subtitle"])
+    moved = [row | {"value": row["value"] + 1} for row in price]
+    again = charts.trend(chart_frame(moved), title, ["subtitle"])
+    after = charts._trend_spec.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+    assert again["datasets"]["trend"]["value"].to_list() == [3.0, 3.1, 3.2]
+    assert {k: v for k, v in again.items() if k != "datasets"} == {
+        k: v for k, v in first.items() if k != "datasets"
+    }
+    other = charts.trend(chart_frame([row | {"platform": "vastai"} for row in price]), title, ["s"])
+    colour = [
+        layer["encoding"]["color"]["scale"]["domain"]
+        for layer in other["spec"]["layer"]
+        if "color" in layer.get("encoding", {})
+    ]
+    assert colour and all(domain == ["vastai"] for domain in colour)

@@ -29,7 +29,7 @@ def test_board_shows_every_ratio_with_specs_and_two_scatters(use_seeded: Seeded)
         "cny_per_card_hour",
         "cny_per_tflop_hour",
         "cny_per_gb_hour",
-        "cny_per_tb_per_s_hour",
+        "cny_per_tbps_hour",
         "observed_utc",
         "data",
     } <= set(board.columns)
