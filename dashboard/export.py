@@ -47,9 +47,10 @@ def excel_bytes(frame: pl.DataFrame, sheet: str) -> bytes:
 
 
 def export_buttons(frame: pl.DataFrame, stem: str, key: str, sheet: str) -> None:
-    """Two download buttons for ``frame`` as shown (its headers in the page's language); clicking one does
-    not rerun the page. The workbook is built only when its button is clicked (it costs
-    more than the whole rest of a render); the CSV is cheap enough to build up front."""
+    """Two download buttons for ``frame`` as shown (its headers in the page's language);
+    clicking one does not rerun the page. The workbook is built only when its button is
+    clicked (it costs more than the whole rest of a render); the CSV is cheap enough to
+    build up front."""
     shown = with_headers(frame)
     left, right = st.columns(2)
     left.download_button(

@@ -5,9 +5,11 @@ the prose (titles, labels, empty states, banners, axis titles, choices), looked 
 with ``t``; every visible string, a choice's label too, is in the page's language alone
 (``keep_choices`` keeps the choice across the toggle). ``[headers]`` names the columns of
 the tables and the fields of the charts' legends and tooltips: pages and charts name them
-in snake_case (the key) and ``header`` gives the name in the page's language. Cards and billing modes are named by
-warehouse.read.names (``card_label``, ``billing_label``, ``named``), their ids kept beside
-the names in the tables and exports and in every tooltip. tests/dashboard/test_i18n.py
+in snake_case (the key, the frame's own column name) and ``header`` gives the name in the
+page's language (dashboard.tables.show makes it the column's column_config label). Cards
+and billing modes are named by warehouse.read.names (``card_label``, ``billing_label``,
+``named``), their ids kept beside the names in the tables and exports and in every
+tooltip. tests/dashboard/test_i18n.py
 opens every page in both languages and fails on a visible string left in the other one.
 """
 

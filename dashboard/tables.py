@@ -101,22 +101,23 @@ Config = dict[str, Any] | str | None  # a column's st.column_config entry
 
 
 def labelled(frame: pl.DataFrame, given: dict[str, Config] | None = None) -> dict[str, Config]:
-    """Each column's ``column_config``: the page's ``given`` one, its header as its label
-    unless it names one; a number column with a missing value (shown as text, "—") kept
-    right-aligned like the numbers."""
+    """Each column's ``column_config``: the page's ``given`` one with the column's header as
+    its label unless it names one (a text entry is a label; None hides the column); a
+    number column with a missing value (shown as text, "—") kept right-aligned."""
     given = given or {}
-    missing = set(_missing(frame))
+    as_text = {
+        c for c in _missing(frame) if frame.schema[c].is_numeric() or frame.schema[c].is_decimal()
+    }
     config: dict[str, Config] = {}
     for column in frame.columns:
-        dtype, entry = frame.schema[column], given.get(column, "")
-        if entry == "" and column in missing and (dtype.is_numeric() or dtype.is_decimal()):
+        entry = given.get(column)
+        if isinstance(entry, str) or (entry is None and column in given):
+            config[column] = entry
+            continue
+        if entry is None and column in as_text:
             entry = st.column_config.TextColumn(alignment="right")
-        if entry == "" or isinstance(entry, str):
-            config[column] = entry or header(column)
-        elif entry is None:
-            config[column] = None  # hidden
-        else:
-            config[column] = {**entry, "label": entry.get("label") or header(column)}
+        entry = dict(entry or {})
+        config[column] = entry | {"label": entry.get("label") or header(column)}
     return config
 
 

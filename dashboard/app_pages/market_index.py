@@ -18,7 +18,9 @@ from dashboard.index_charts import index_lines, index_strip, main_modes, with_se
 from dashboard.tables import show
 
 KINDS = ("SIMULATED", "real")
-TILES_PER_ROW = 4
+# Three a row: at four the figure and its unit were cut at 1400 px ("¥4.6935 /…"), and the
+# label lost its rent mode ("Ascend 910B 64GB · 按时…").
+TILES_PER_ROW = 3
 LINES_BY_DEFAULT = 4
 
 

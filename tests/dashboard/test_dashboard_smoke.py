@@ -261,7 +261,7 @@ def test_a_choice_survives_the_language_toggle_in_chromium(dashboard: str) -> No
     """The browser keeps a choice by its label, and labels follow the language: the toggle's
     ``keep_choices`` (dashboard/i18n.py) sends each choice again in the new words. Without
     it the trends page's grain fell back to its default (day) on the toggle."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -272,7 +272,10 @@ def test_a_choice_survives_the_language_toggle_in_chromium(dashboard: str) -> No
             page.get_by_role("radio", name="今年", exact=True).click()  # a range pill
             wait_rendered(page, 1)
             page.get_by_text("筛选", exact=True).click()  # the filters open on a click
-            page.get_by_role("radio", name="周", exact=True).check(force=True)  # the grain
+            # The grain's label, as a person clicks it: a plain click waits until the opening
+            # filters stand still (a forced click on the radio during it was lost).
+            page.locator('[data-testid="stRadio"]').get_by_text("周", exact=True).click()
+            expect(page.get_by_role("radio", name="周", exact=True)).to_be_checked()
             wait_rendered(page, 1)
             to_english(page, "How have GPU rents moved?")
             pill = page.get_by_role("radio", name="This year", exact=True)
