@@ -93,10 +93,15 @@ def _legend(title: str, columns: int = 6) -> alt.Legend:
 
 
 def _platform_colour(frame: pl.DataFrame, field: str = "source", legend: bool = True) -> alt.Color:
+    return _platform_colours(frame[field].unique().to_list(), field, legend)
+
+
+def _platform_colours(platforms: list[str], field: str, legend: bool = True) -> alt.Color:
+    """The colour channel of ``field`` over these ``platforms`` (dashboard.palette)."""
     return alt.Color(
         f"{field}:N",
         title=header("platform"),
-        scale=platform_scale(frame[field].unique().to_list()),
+        scale=platform_scale(platforms),
         legend=_legend(header("platform")) if legend else None,
     )
 
@@ -267,11 +272,7 @@ def _trend_spec(
     x = alt.X("period:T", title=t("axis.date"), axis=alt.Axis(format="%Y-%m-%d"))
     y = _money_y("value:Q", unit, scale=alt.Scale(zero=False))
     tooltip = _trend_tooltip(unit)
-    colour = (
-        _platform_colour(pl.DataFrame({"platform": list(platforms)}), "platform")
-        if platforms
-        else alt.Undefined
-    )
+    colour = _platform_colours(list(platforms), "platform") if platforms else alt.Undefined
     base = alt.Chart()
     band = base.transform_filter(alt.datum.layer == "band")
     band_opacity = alt.condition(
