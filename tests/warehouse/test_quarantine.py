@@ -92,6 +92,27 @@ def test_a_jump_is_held_with_its_reason_and_the_rest_of_the_page_loads(tmp_path:
     assert prices(path, "c-4090-b")[-1] == Decimal("2.20")
 
 
+def test_a_jump_is_judged_against_the_last_value_however_old_it_is(tmp_path: Path) -> None:
+    """Baselines are looked for in the recent week first (a long import read the source's
+    whole history on every page); a listing last seen before it is still judged against
+    that value, and one seen within it against the newest."""
+    path = tmp_path / "w.duckdb"
+    load(path, OFFER, OTHER)
+    load(path, at(OTHER, 24 * 30, "2.30"))  # OTHER seen again within the month, OFFER not
+    weeks_later = 24 * 30 + 2
+    summary = load(path, at(OFFER, weeks_later, "19.60"), at(OTHER, weeks_later, "6.50"))
+    assert summary.rows_added == 1 and summary.quarantined == 1
+    (held,) = entries(path)
+    assert (
+        held["reason_kind"] == "jump"
+        and "the last accepted 1.96 (2026-09-04 02:00)" in held["reason"]
+    )
+    assert prices(path, "c-4090-b")[-1] == Decimal("6.50")  # 2.83× the newest 2.30: no jump
+    # against the old 2.10 it would have been 3.10×: the newest value is the one compared
+    late = load(path, at(OTHER, weeks_later + 1, "2.00"))
+    assert late.quarantined == 1 and "the last accepted 6.5 (" in entries(path)[-1]["reason"]
+
+
 def test_held_rows_stay_out_of_metrics(tmp_path: Path) -> None:
     path = tmp_path / "w.duckdb"
     with write_connection(warehouse_at(path)) as con:

@@ -414,17 +414,18 @@ def _breakeven_cheapest(con: duckdb.DuckDBPyConnection) -> int:
         f"""
         CREATE OR REPLACE TEMP TABLE cheapest_time AS
         WITH new AS (
-            SELECT observed_at, class FROM pending_offer WHERE class <> 'published'
+            SELECT DISTINCT observed_at, class FROM pending_offer WHERE class <> 'published'
         ), snaps AS (
             SELECT DISTINCT b.observed_at, {_CLASS.format(t="b")} AS class
             FROM breakeven b
             WHERE b.scope = 'platform' AND b.source NOT LIKE '%-published'
               AND b.observed_at >= $since
         )
-        SELECT DISTINCT s.observed_at AS t, s.class
-        FROM snaps s JOIN new n
-          ON n.class = s.class AND s.observed_at >= n.observed_at
-         AND s.observed_at < n.observed_at + {window}
+        -- the newest new snapshot at or before s (ASOF): s is affected when it lies within
+        -- the window of that one (an older one's window ends sooner)
+        SELECT s.observed_at AS t, s.class
+        FROM snaps s ASOF JOIN new n ON n.class = s.class AND s.observed_at >= n.observed_at
+        WHERE s.observed_at < n.observed_at + {window}
         """,
         {"since": since},
     )
@@ -441,11 +442,17 @@ def _breakeven_cheapest(con: duckdb.DuckDBPyConnection) -> int:
                 SELECT b.*, {_CLASS.format(t="b")} AS class FROM breakeven b
                 WHERE b.scope = 'platform' AND b.source NOT LIKE '%-published'
                   AND b.observed_at > $low - {window} AND b.observed_at <= $high
+            ), snaps AS (
+                SELECT DISTINCT source, class, observed_at FROM platform
+            ), asked AS (
+                SELECT c.t, c.class, s.source
+                FROM cheapest_time c JOIN (SELECT DISTINCT source, class FROM snaps) s USING (class)
             ), newest AS (
-                SELECT c.t, c.class, p.source, max(p.observed_at) AS snap_at
-                FROM cheapest_time c JOIN platform p
-                  ON p.class = c.class AND p.observed_at <= c.t AND p.observed_at > c.t - {window}
-                GROUP BY c.t, c.class, p.source
+                -- each platform's newest snapshot at or before t (ASOF), if within the window
+                SELECT a.t, a.class, a.source, s.observed_at AS snap_at
+                FROM asked a ASOF JOIN snaps s
+                  ON s.source = a.source AND s.class = a.class AND a.t >= s.observed_at
+                WHERE s.observed_at > a.t - {window}
             ), lines AS (
                 SELECT n.t, n.class, p.gpu,
                     min(p.bare_metal_cny_per_card_month) AS bm,

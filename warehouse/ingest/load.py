@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from scrapers.clock import Window, refusal
+from scrapers.clock import Window, now_utc, refusal
 from scrapers.collect import ParsedPage, Snapshot
 from scrapers.fx import FxRate, FxRates
 from scrapers.parse import DEFAULT_MAX_REJECTED_SHARE, Rejected, excerpt_of, page_failure, summary
@@ -90,6 +90,7 @@ def validate_page(
         return parsed
     kept: list[Row] = []
     refused: list[Rejected] = []
+    now = now_utc()  # one clock reading a page: per row it was a tenth of the page's checks
     for row in parsed.rows:
         try:
             priced = convert(row, rates)
@@ -97,7 +98,7 @@ def validate_page(
             refused.append(_refused(row, str(exc)))
             continue
         problem = implausible(priced) or refusal(
-            priced.observed_at, fetched_at=parsed.page.fetched_at, window=window
+            priced.observed_at, now=now, fetched_at=parsed.page.fetched_at, window=window
         )
         if problem:
             refused.append(_refused(priced, problem))
