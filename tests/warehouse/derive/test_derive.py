@@ -296,6 +296,33 @@ def test_cheapest_line_mixes_platforms_but_not_stale_or_published(warehouse: War
     assert at_a["breakeven_hours_vs_hourly"] == pytest.approx(600.0)
 
 
+def test_a_late_snapshot_moves_the_cheapest_line_for_72_hours_as_a_full_derive_does(
+    warehouse: Warehouse,
+) -> None:
+    """A snapshot loaded late changes the cheapest line at the later times within 72 h of it
+    (and at no other), and a platform's newest snapshot counts only while under 72 h old:
+    the incremental derive and a full one agree."""
+    times = [T0, T0 + timedelta(hours=2), T0 + timedelta(hours=80)]
+    insert(warehouse, [r for t in times for r in listing(t, "a", "rtx4090-24g", hourly="2.00")])
+    derive(warehouse)
+    late = T0 + timedelta(hours=1)
+    insert(warehouse, listing(late, "b", "rtx4090-24g", hourly="1.00"))
+    derive(warehouse)
+    sql = (
+        "SELECT observed_at, list_cny_per_card_hour FROM breakeven "
+        "WHERE source = 'cheapest' AND gpu = 'rtx4090-24g' ORDER BY observed_at"
+    )
+    expected = [
+        (T0, Decimal("2")),  # b not yet listed
+        (late, Decimal("1")),
+        (T0 + timedelta(hours=2), Decimal("1")),  # b's, an hour old
+        (T0 + timedelta(hours=80), Decimal("2")),  # b's is 79 h old: left out
+    ]
+    assert read_frame(warehouse, sql).rows() == expected
+    derive(warehouse, full=True)
+    assert read_frame(warehouse, sql).rows() == expected
+
+
 def test_market_premium_matches_region_else_national_average(warehouse: Warehouse) -> None:
     q_day = T0 - timedelta(hours=8)
     insert(
