@@ -8,6 +8,7 @@ import csv
 import hashlib
 import io
 import json
+import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from typer.testing import CliRunner
 from gpuprice import cli_common
 from gpuprice.cli import app
 from tests.support.demo_days import insert, reference_warehouse
+from tests.support.handles import warehouse_at
 from tests.warehouse.derive.test_index import CARD, D1, D2, D4, at, load_days, row
 from warehouse.derive.metrics import derive
 from warehouse.store.handle import Warehouse
@@ -29,10 +31,23 @@ JSON_FIELDS = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Warehouse:
-    warehouse = reference_warehouse(tmp_path)
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    warehouse = reference_warehouse(tmp_path_factory.mktemp("index"))
     load_days(warehouse)  # five days of four platforms; D4 withheld
+    return warehouse
+
+
+@pytest.fixture
+def home(loaded: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Warehouse:
+    """The loaded warehouse, a copy of its own for each test (loading it is 2 s, copying it
+    a few ms); on a DuckLake, loaded for the test itself."""
+    warehouse = warehouse_at(tmp_path / "home" / loaded.path.name)
+    if warehouse.lake is None:
+        shutil.copytree(loaded.path.parent, warehouse.path.parent)
+    else:
+        warehouse = reference_warehouse(tmp_path)
+        load_days(warehouse)
     monkeypatch.setenv("GPUPRICE_HOME", str(warehouse.path.parent))
     monkeypatch.setattr(cli_common.console, "_width", 250)
     return warehouse
