@@ -152,8 +152,7 @@ def _field_names(cls: type) -> tuple[str, ...]:
 def _listed(cls: type) -> Callable[[Row], tuple[Any, ...]]:
     """The row's fields in order, read in one call (a dict of them a row, to build its priced
     twin by keyword, was a quarter of the conversion)."""
-    names = _field_names(cls)
-    return attrgetter(*names)
+    return attrgetter(*_field_names(cls))
 
 
 @cache

@@ -174,22 +174,20 @@ def _baselines(
     if not keys:
         return {}
     key = _key_sql(table)
-    last = (
-        f"SELECT {key} AS k, arg_max(cny_per_card_hour, observed_at)::DOUBLE, max(observed_at) "
-        f"FROM {table} WHERE source = ? AND observed_at < ? AND {{since}} GROUP BY k"
-    )
-    found = {
-        k: (v, t)
-        for k, v, t in con.execute(
-            last.format(since="observed_at >= ?"), [source, before, before - RECENT]
+
+    def last_values(where: str, params: list[Any]) -> dict[str, tuple[float, datetime]]:
+        rows = con.execute(
+            f"SELECT {key} AS k, arg_max(cny_per_card_hour, observed_at)::DOUBLE, "
+            f"max(observed_at) FROM {table} WHERE source = ? AND {where} GROUP BY k",
+            [source, *params],
         ).fetchall()
-    }
+        return {k: (v, t) for k, v, t in rows}
+
+    recent = before - RECENT
+    found = last_values("observed_at >= ? AND observed_at < ?", [recent, before])
     missing = sorted(keys - found.keys())
     if missing:
-        older = con.execute(
-            last.format(since=f"list_contains(?, {key})"), [source, before - RECENT, missing]
-        ).fetchall()
-        found |= {k: (v, t) for k, v, t in older}
+        found |= last_values(f"observed_at < ? AND list_contains(?, {key})", [recent, missing])
     return found
 
 
