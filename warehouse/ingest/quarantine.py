@@ -234,15 +234,16 @@ def screen(
         return [], []
     loaded = _already_loaded(con, rows)
     before = min(r.observed_at for r in rows)
+    listings = [(row_table(r), row_key(r)) for r in rows]  # each row's, worked out once
     baselines = {
         table: _baselines(
-            con, table, rows[0].source, before, {row_key(r) for r in rows if row_table(r) == table}
+            con, table, rows[0].source, before, {k for t, k in listings if t == table}
         )
         for table in ("offer", "spot_quote")
     }
     keep: list[Row] = []
     held: list[Entry] = []
-    for row in rows:
+    for row, (table, key) in zip(rows, listings, strict=True):
         if loaded and entry_id(row) in loaded:  # a hash a row only when a page came again
             keep.append(row)
             continue
@@ -261,7 +262,7 @@ def screen(
             )
             keep.append(row)
             continue
-        base = baselines[row_table(row)].get(row_key(row))
+        base = baselines[table].get(key)
         value = float(row.cny_per_card_hour)
         if base is not None and base[0] > 0:
             ratio = value / base[0]
