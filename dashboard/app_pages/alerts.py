@@ -32,9 +32,9 @@ NO_CARD = "—"
 _MARKDOWN = re.compile(r"([\\*_\[\]<>#|~])")
 FEED_WIDTHS = {
     "created_utc": 125,
-    "kind": 90,
-    "what": 210,
-    "summary": 280,
+    "kind": 110,  # "breakeven shift", "scraper broken" whole
+    "what": 200,
+    "summary": 270,
     "delivery": 95,
     "data": 75,
 }

@@ -23,6 +23,7 @@ from dashboard.tables import show
 from warehouse.read.dashboard import GRAINS, Grain
 from warehouse.read.filters import OfferFilter
 from warehouse.read.months import MonthToDate
+from warehouse.read.names import BILLING_NAMES
 
 DEFAULT_BILLING = ("hourly", "bare_metal_monthly")
 DEFAULT_DAYS = 90
@@ -208,6 +209,8 @@ def kind_note(row: dict) -> str:
 
 
 def kpis(offers: OfferFilter) -> None:
+    """A tile per card, in a row of tiles per billing mode named once above it (a tile
+    labelled "card · mode" was cut short: "Ascend 910B 64GB · bare metal, m…")."""
     changes = data.card_changes(offers)
     if changes is None or changes.is_empty():
         return
@@ -216,31 +219,40 @@ def kpis(offers: OfferFilter) -> None:
     rows = changes.to_dicts()
     if any(row["mixed"] or row["mom_mixed"] or row["yoy_mixed"] for row in rows):
         st.caption(t("trends.kpi.mixed_note", mark=MIXED.strip()))
-    for at in range(0, len(rows), KPI_COLUMNS):
-        for column, row in zip(st.columns(KPI_COLUMNS), rows[at : at + KPI_COLUMNS], strict=False):
-            mixed = row["mixed"] or row["mom_mixed"] or row["yoy_mixed"]
-            # A card whose prices end earlier (imported history only) names its own month.
-            month = "" if row["month"] == newest["month"] else f" · {row['month']:%Y-%m}"
-            column.metric(
-                f"{card_label(row['gpu'])} · {billing_label(row['billing'])}{month}"
-                + (MIXED if mixed else ""),
-                money(row["cny_per_card_hour"]),
-                delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
-                delta_color="inverse",  # a dearer card-hour is bad news for the renter
-                delta_description=t("trends.kpi.yoy", yoy=percent(row["yoy"])),
-                # No sparkline: each is a Vega chart the browser draws (seven cost trends
-                # 1.2 s against Streamlit's floor, the first row's four still 0.1-0.2 s:
-                # bench/page_timings.py), and the chart right below draws the same months.
-                help=kind_note(row)
-                + t(
-                    "trends.kpi.help",
-                    compared=compared(row),
-                    platforms=row["platforms"],
-                    seen=f"{row['last_seen']:%Y-%m-%d %H:%M}",
-                    ids=f"{row['gpu']} · {row['billing']}",
-                ),
-                border=True,
-            )
+    order = {billing: at for at, billing in enumerate(BILLING_NAMES)}
+    for billing in sorted({row["billing"] for row in rows}, key=lambda b: order.get(b, 99)):
+        mode = [row for row in rows if row["billing"] == billing]
+        st.markdown(f"**{billing_label(billing)}**")
+        for at in range(0, len(mode), KPI_COLUMNS):
+            columns = st.columns(KPI_COLUMNS)
+            for column, row in zip(columns, mode[at : at + KPI_COLUMNS], strict=False):
+                tile(column, row, newest["month"])
+
+
+def tile(column: Any, row: dict, newest_month: date) -> None:
+    """One card's KPI tile: its median CNY per card-hour, month over month as the delta."""
+    mixed = row["mixed"] or row["mom_mixed"] or row["yoy_mixed"]
+    # A card whose prices end earlier (imported history only) names its own month.
+    month = "" if row["month"] == newest_month else f" · {row['month']:%Y-%m}"
+    column.metric(
+        card_label(row["gpu"]) + month + (MIXED if mixed else ""),
+        money(row["cny_per_card_hour"]),
+        delta=None if row["mom"] is None else f"{row['mom']:+.1%}",
+        delta_color="inverse",  # a dearer card-hour is bad news for the renter
+        delta_description=t("trends.kpi.yoy", yoy=percent(row["yoy"])),
+        # No sparkline: each is a Vega chart the browser draws (seven cost trends 1.2 s
+        # against Streamlit's floor, the first row's four still 0.1-0.2 s:
+        # bench/page_timings.py), and the chart right below draws the same months.
+        help=kind_note(row)
+        + t(
+            "trends.kpi.help",
+            compared=compared(row),
+            platforms=row["platforms"],
+            seen=f"{row['last_seen']:%Y-%m-%d %H:%M}",
+            ids=f"{row['gpu']} · {row['billing']}",
+        ),
+        border=True,
+    )
 
 
 def chart_table(

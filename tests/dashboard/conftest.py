@@ -232,6 +232,19 @@ def trends_detail(app: AppTest, view: str) -> AppTest:
     return app
 
 
+def kpi_tiles(app: AppTest) -> dict[tuple[str, str], Any]:
+    """The trends page's KPI tiles by (the billing mode named above their row, label), in
+    the order the page draws them."""
+    tiles: dict[tuple[str, str], Any] = {}
+    mode = ""
+    for node in app.main:
+        if node.type == "markdown" and node.value.startswith("**"):
+            mode = node.value.strip("*")
+        elif node.type == "metric":
+            tiles[(mode, node.label)] = node
+    return tiles
+
+
 def has_table(app: AppTest, name: str) -> bool:
     return _find(app, name) is not None
 

@@ -22,6 +22,7 @@ from tests.dashboard.conftest import (
     chart_data,
     charts,
     has_table,
+    kpi_tiles,
     open_page,
     table,
     texts,
@@ -75,17 +76,23 @@ def test_home_shows_kpis_chart_changes_latest_and_export(use_seeded: Seeded) -> 
     # The figures come from the serving copy, and the page says how current it is.
     newest = read_frame(use_seeded.warehouse, "SELECT max(last_observed_at) FROM offer_daily")
     assert f"趋势数据截至 {newest.item():%Y-%m-%d %H:%M} UTC" in shown
-    # KPI cards: one per card and billing mode, median across platforms, MoM delta
-    kpi = {m.label: m for m in app.metric}
+    # KPI cards: one per card and billing mode, median across platforms, MoM delta; a row
+    # of them per billing mode, named above it (the tiles name the card alone: whole)
+    kpi = kpi_tiles(app)
+    assert [mode for mode, _ in kpi] == sorted(
+        (mode for mode, _ in kpi), key="按时计费 裸金属包月".find
+    )
+    assert {mode for mode, _ in kpi} == {"按时计费", "裸金属包月"}
+    assert ("裸金属包月", "Ascend 910B 64GB ◐") in kpi and all("·" not in label for _, label in kpi)
     # September holds jygpu-published's real 09-04 price beside the SIMULATED platforms: the
     # KPI says it mixes them (◐, and which figure in its help)
-    m4090 = kpi["RTX 4090 24GB · 按时计费 ◐"]
+    m4090 = kpi[("按时计费", "RTX 4090 24GB ◐")]
     assert m4090.proto.help.startswith(
         "混合真实与 SIMULATED 价格：本月两种都有（环比、同比也因此混合）；"
     )
     assert "rtx4090-24g · hourly" in m4090.proto.help
     assert "◐ 标记的指标混合了真实价格与 SIMULATED 模拟价格" in shown
-    h20 = kpi["H20 96GB · 按时计费 ◐"]  # published real too
+    h20 = kpi[("按时计费", "H20 96GB ◐")]  # published real too
     assert h20.proto.help.startswith("混合")
     # Month to date (September 1-10) against the same days of August, never against all
     # of August: testcloud starts on 08-12, so only jygpu quotes on August 1-10.

@@ -30,6 +30,7 @@ from tests.dashboard.conftest import (
     assert_clean,
     chart_data,
     charts,
+    kpi_tiles,
     table,
     texts,
     trends_detail,
@@ -192,20 +193,20 @@ def test_a_day_with_both_kinds_of_one_source_is_two_points(
 
 def test_kpis_say_when_they_mix_real_and_simulated(page: Callable[..., AppTest]) -> None:
     app = whole_history(page())  # the 2023 card below is in the range's KPIs only then
-    kpi = {m.label: m for m in app.metric}
+    kpi = kpi_tiles(app)
     # September is SIMULATED only, August held RunPod's real capture beside simulated prices
-    h100 = kpi["H100 80GB · 按时计费 ◐"]
+    h100 = kpi[("按时计费", "H100 80GB ◐")]
     assert h100.proto.help.startswith("混合真实与 SIMULATED 价格：环比一边真实一边模拟")
     assert "◐ 标记的指标混合了真实价格与 SIMULATED 模拟价格" in texts(app)
-    v100 = kpi["V100 16GB · 按时计费"]  # no real V100 in August or a year before
+    v100 = kpi[("按时计费", "V100 16GB")]  # no real V100 in August or a year before
     assert v100.proto.help.startswith("SIMULATED; ")
     # a card listed only in RunPod's 2023 capture (not among the first view's cards: few
     # platforms quote it) names its own month
     chosen = app.multiselect(key="tr_cards").value
     assert "rtx3080ti-12g" not in chosen and len(chosen) <= 8
     app.multiselect(key="tr_cards").set_value([*chosen, "rtx3080ti-12g"]).run()
-    kpi = {m.label: m for m in app.metric}
-    old = kpi["RTX 3080 Ti 12GB · 按时计费 · 2023-09"]
+    kpi = kpi_tiles(app)
+    old = kpi[("按时计费", "RTX 3080 Ti 12GB · 2023-09")]
     assert "月初至今 2023-09-01 至 2023-09-29" in old.proto.help
     changes = table(trends_detail(app, "changes"), "tr_changes")
     runpod = changes[(changes["platform"] == "runpod") & (changes["card_id"] == "h100-80g")]
