@@ -13,7 +13,9 @@ alone). :func:`read_page` runs the two, so tolerance is written here once and no
   rejected the second time;
 * a page fails only when no row is left, or when more than ``max_rejected_share`` of its
   listings were rejected (:meth:`PageRead.failure`; ``[parse].max_rejected_share`` in
-  ``gpuprice.toml``, default 0.2): that many rejected listings means the layout changed.
+  ``gpuprice.toml``, default 0.2): that many rejected listings means the layout changed. A
+  listing that publishes no price ("面议", "Contact sales": :class:`~scrapers.rows.NoPrice`)
+  is rejected and reported too, but counts in neither side of that share.
 
 JSON answers are described by pydantic models; a ``ValidationError`` becomes a one-line reason
 here too (:func:`reason_of`), a page error when the envelope fails, a rejected listing when
@@ -31,7 +33,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from scrapers.limits import check_size
-from scrapers.rows import OfferRow, ParseError, Row
+from scrapers.rows import NoPrice, OfferRow, ParseError, Row
 
 # More rejected listings than this share fail the page (and count for the drift detector).
 DEFAULT_MAX_REJECTED_SHARE = 0.2
@@ -75,6 +77,8 @@ class Rejected:
     excerpt: str
     reason: str
     stage: str = "parse"
+    # It publishes no price (scrapers.rows.NoPrice): reported, but no sign of a changed layout.
+    unpriced: bool = False
 
     def line(self) -> str:
         return f"{self.where}: {self.reason}"
@@ -125,12 +129,17 @@ def page_failure(
             if listings
             else ("no row: no listing on the page")
         )
-    share = len(rejected) / max(listings, 1)
+    # A listing that publishes no price is no failure of the parser: the share is of the
+    # listings that state one ("Contact sales" on two of four rows fails no page).
+    failed = [r for r in rejected if not r.unpriced]
+    unpriced = len(rejected) - len(failed)
+    share = len(failed) / max(listings - unpriced, 1)
     if share > max_rejected_share:
+        besides = f" (and {unpriced} stating no price)" if unpriced else ""
         return (
-            f"{len(rejected)} of {listings} listing(s) rejected ({share:.0%}, above the "
-            f"{max_rejected_share:.0%} a page may lose: [parse].max_rejected_share): "
-            f"{summary(rejected)}"
+            f"{len(failed)} of {listings - unpriced} listing(s) rejected{besides} ({share:.0%}, "
+            f"above the {max_rejected_share:.0%} a page may lose: [parse].max_rejected_share): "
+            f"{summary(failed)}"
         )
     return None
 
@@ -200,7 +209,8 @@ def read_page(reader: Reader, body: bytes, url: str, fetched_at: datetime) -> Pa
             new = list(reader.rows(item, page))
         except _LISTING_ERRORS as exc:
             reason = reason_of(exc).removeprefix(f"{item.where}: ")  # said once, as where
-            rejected.append(Rejected(item.where, item.excerpt, reason))
+            unpriced = isinstance(exc, NoPrice)
+            rejected.append(Rejected(item.where, item.excerpt, reason, unpriced=unpriced))
             continue
         origin.update((id(row), item) for row in new)
         rows += new

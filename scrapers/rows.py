@@ -48,6 +48,13 @@ class InvalidRow(ParseError):
     """A row that would be junk (a price of 0, a count of -1): it is never built."""
 
 
+class NoPrice(ParseError):
+    """A listing that publishes no price ("面议", "Contact sales", "sold out", a dash): it is
+    rejected and reported like any other, but it says nothing about the parser, so it does
+    not count towards the share of rejected listings that fails a page
+    (scrapers.parse.page_failure)."""
+
+
 # Frozen: a row is a fact observed on a page; copy one with a change with
 # ``dataclasses.replace(row, ...)``.
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import unicodedata
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
-from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, ParseError
+from scrapers.rows import HOURS_PER_MONTH, HOURS_PER_WEEK, HOURS_PER_YEAR, NoPrice, ParseError
 
 __all__ = [
     "CNY_PER_CARD_HOUR_QUANTUM",
@@ -85,11 +85,21 @@ def decimal_of(text: str, what: str) -> Decimal | None:
 
 # -- money ---------------------------------------------------------------------------------
 
-# Placeholders sites show instead of a number (compared in lower case).
+# Placeholders sites show instead of a number (compared in lower case), besides dashes alone.
 _NO_PRICE = frozenset({
-    "", "-", "--", "—", "——", "面议", "咨询客服", "联系客服", "询价", "暂无报价", "n/a",
-    "contact us", "contact sales", "sold out",
+    "", "面议", "咨询客服", "联系客服", "询价", "暂无报价", "敬请期待", "售罄", "n/a", "na", "tbd",
+    "contact us", "contact sales", "sold out", "coming soon", "request access", "call us",
 })  # fmt: skip
+# "-", "--", "–", "——", "––", "−": any run of dashes (Unicode's dash punctuation and the minus).
+_DASHES = re.compile(r"^[\s\-\u2010-\u2015\u2212_/]*$")
+
+
+def is_placeholder(text: str) -> bool:
+    """Whether a price cell holds a placeholder instead of a number (:data:`_NO_PRICE`, or
+    dashes alone): the listing publishes no price."""
+    raw = nfkc(text).strip()
+    return raw.lower() in _NO_PRICE or bool(_DASHES.match(raw))
+
 
 # Currency marks before or after the number. "$" alone is taken as US dollars (the sites that
 # use it here are US-priced); "¥" / "￥" (NFKC: ¥) and 元 are yuan.
@@ -120,8 +130,8 @@ def parse_money(text: str) -> tuple[Decimal, str | None, str]:
     different currencies.
     """
     raw = nfkc(text)
-    if raw.lower() in _NO_PRICE:
-        raise ParseError(f"no price given: {text!r} (placeholder instead of a number)")
+    if is_placeholder(raw):
+        raise NoPrice(f"no price given: {text!r} (placeholder instead of a number)")
     m = _MONEY.match(raw)
     if m is None:
         raise ParseError(f"not a price: {text!r}")

@@ -31,8 +31,8 @@ from typing import BinaryIO, Literal
 
 from scrapers.gpu_names import canonical_gpu
 from scrapers.parse import Rejected, excerpt_of, summary
-from scrapers.rows import BILLING_MODES, Billing, OfferRow, ParseError
-from scrapers.units import decimal_of, nfkc, parse_period, per_card_hour, size_gb
+from scrapers.rows import BILLING_MODES, Billing, NoPrice, OfferRow, ParseError
+from scrapers.units import decimal_of, is_placeholder, nfkc, parse_period, per_card_hour, size_gb
 
 __all__ = [
     "CsvMapping",
@@ -119,8 +119,10 @@ def _price(text: str, where: str) -> Decimal:
     plain = text.strip()
     if _PLAIN.match(plain):
         value: Decimal | None = Decimal(plain)
+    elif is_placeholder(plain):  # "", "N/A", "-": the tracker saw no price (not a bad line)
+        raise NoPrice(f"{where}: no price given: {text[:40]!r}")
     else:
-        value = decimal_of(plain, where) if plain else None
+        value = decimal_of(plain, where)
     if value is None or not value.is_finite() or value <= 0:
         raise ParseError(f"{where}: price {text[:40]!r} is not a positive number")
     return value.quantize(PRICE_QUANTUM, ROUND_HALF_UP)
@@ -311,9 +313,9 @@ def stream_tracker_csv(
                 group.error = group.shared
             elif problem is not None:
                 excerpt = excerpt_of(raw.decode("utf-8", "replace"))
-                group.rejected.append(
-                    Rejected(at, excerpt, problem.removeprefix(f"{where}: {at}: "))
-                )
+                reason = str(problem).removeprefix(f"{where}: {at}: ")
+                unpriced = isinstance(problem, NoPrice)
+                group.rejected.append(Rejected(at, excerpt, reason, unpriced=unpriced))
     yield from (_snapshot(g, head, mapping, source) for g in groups.values())
 
 
@@ -337,7 +339,7 @@ def _shared(
 def _add(
     group: _Group, record: dict[str, str], values: list[str], header: list[str],
     mapping: CsvMapping, source: str | None, undecodable: bool, at: str,
-) -> str | None:  # fmt: skip
+) -> Exception | None:  # fmt: skip
     """Read one line into its group; what is wrong with it, if anything."""
     try:
         if undecodable:
@@ -351,7 +353,7 @@ def _add(
         group.listed.add(listing)
         group.rows.append(row)
     except (ParseError, KeyError, ArithmeticError) as exc:
-        return str(exc)
+        return exc
     return None
 
 

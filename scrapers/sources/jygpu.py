@@ -138,7 +138,7 @@ def _price(text: str, gpu_count: int, what: str) -> _Price:
         hours = hours_for(unit_raw, "machine")
         unit, per_card = per_card_hour(value, "CNY", hours, gpu_count, "machine")
     except ParseError as exc:
-        raise ParseError(f"{what}: {exc}") from None
+        raise type(exc)(f"{what}: {exc}") from None  # NoPrice stays NoPrice
     return _Price(
         value, unit_raw, unit, per_card.quantize(CNY_PER_CARD_HOUR_QUANTUM, ROUND_HALF_UP)
     )

@@ -170,7 +170,7 @@ class LambdaAdapter(Adapter):
             price, currency, unit = parse_money(listed)
             hours, per = parse_period(unit)
         except ParseError as exc:
-            raise ParseError(f"{listed!r} is not USD per GPU-hour ({exc})") from None
+            raise type(exc)(f"{listed!r} is not USD per GPU-hour ({exc})") from None
         names_card = any(
             part.strip().upper() in card.upper() for part in nfkc(unit).split("/")[1:-1]
         )

@@ -429,13 +429,22 @@ def _literal(text: str, what: str) -> object:
         raise ParseError(f"{what}: GpuInfo {text[:80]!r} is neither JSON nor a literal") from None
 
 
+def _same_card(text: str, name: str) -> bool:
+    """Whether a bare ``GpuInfo`` names the card ``name`` does: the same letters and digits,
+    or the same model ahead of what follows it ("H100_80GB_SXM5" and "H100-80GB-HBM3")."""
+    bare, named = (re.sub(r"[^0-9a-z]", "", t.casefold()) for t in (text, name))
+    model = re.match(r"[0-9a-z]+", name.casefold())
+    return bare == named or (model is not None and bare.startswith(model[0]) and len(model[0]) > 2)
+
+
 def _card_mib(text: str, name: str, cards: int, cloud: str, what: str) -> Decimal | None:
     """Memory of one card in MiB as ``GpuInfo`` states it, ``None`` when it states none."""
     if not text:
         return None
     if not text.startswith("{"):
-        # fetch_gcp.py and older fetch_runpod.py write the bare name when they know no memory
-        if text.casefold() == name.casefold():
+        # fetch_gcp.py and older fetch_runpod.py write the bare name when they know no memory,
+        # in their own spelling ("RTX_A6000" for RTXA6000, "H100_80GB_SXM5" for H100-80GB-HBM3)
+        if _same_card(text, name):
             return None
         raise ParseError(f"{what}: GpuInfo {text[:80]!r} is neither a dict nor {name!r}")
     info = _literal(text, what)

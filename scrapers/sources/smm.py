@@ -118,7 +118,7 @@ class SmmAdapter(Adapter):
         try:
             price, per_card = _card_hour_price(cell("均价"), cell("单位"))
         except ParseError as exc:
-            raise ParseError(f"{card} {region}: {exc}") from None
+            raise type(exc)(f"{card} {region}: {exc}") from None  # NoPrice stays NoPrice
         return [
             SpotQuoteRow(
                 observed_at=_observed_at(cell("日期"), clock, f"{card} {region}"),

@@ -55,6 +55,7 @@ QUERY: dict[str, object] = {
 }  # fmt: skip
 
 USD_QUANTUM = Decimal("0.0001")
+PER_CARD_QUANTUM = Decimal("0.000001")  # the warehouse's CNY per card-hour scale
 # dph_total is computed from dph_base in floating point: allow its rounding.
 FLOAT_SLACK = Decimal("0.000001")
 FLOOR_BASIS = "vast.ai interruptible min_bid floor"
@@ -142,8 +143,11 @@ class VastaiAdapter(Adapter):
             stock=0 if offer.rentable is False else None,
         )
         bid = _bid(offer)
-        if bid is not None:
-            _, per_card = per_card_hour(bid, "USD", 1, offer.num_gpus, "machine")
+        if bid is not None and offer.min_bid is not None:
+            # per card from the bid as listed, not from the rounded price: 0.9333 for two
+            # cards (0.46665) would beat 0.4667 for one, both 0.466667 as listed
+            _, listed = per_card_hour(offer.min_bid, "USD", 1, offer.num_gpus, "machine")
+            per_card = listed.quantize(PER_CARD_QUANTUM, ROUND_HALF_UP)  # no float noise
             yield SpotQuoteRow(
                 observed_at=page.observed_at,
                 source=self.name,

@@ -544,9 +544,21 @@ def test_a_price_that_cannot_be_read_in_a_gpu_row_is_an_error() -> None:
 
 
 def test_placeholders_in_one_of_several_price_columns() -> None:
+    """A listing whose every price cell is a placeholder publishes no price: it is rejected
+    and named, but, being no sign of a changed layout, fails no page (Crusoe's 2025-12 page
+    lists two of its four cards as "Contact sales" in both columns); cells that are neither a
+    price nor a placeholder still count against the page."""
     page = _table("GPU|On-Demand|Current Spot", "H100|$3.90 /hr|Contact Sales", "A100|N/A|-")
+    read = read_page(GenericAdapter("x", GenericOptions()), page, "https://x", FETCHED)
+    assert [(r.where, r.reason, r.unpriced) for r in read.rejected] == [
+        ("table t1 row 2", "no price given in any column: 'N/A | -'", True)
+    ]
+    assert read.failure() is None and _offers(page) == [
+        ("H100", "h100-80g", 1, "hourly", "3.9000", "USD/card-hour")
+    ]
+    garbled = page.replace(b"N/A", b"ask").replace(b"<td>-</td>", b"<td>us</td>")
     with pytest.raises(ParseError, match=r"table t1 row 2: no price in any column"):
-        _offers(page)
+        _offers(garbled)
     assert _offers(page.replace(b"N/A", b"$1.95 /hr")) == [
         ("H100", "h100-80g", 1, "hourly", "3.9000", "USD/card-hour"),
         ("A100", "unknown", 1, "hourly", "1.9500", "USD/card-hour"),
@@ -718,6 +730,13 @@ def test_a_grid_of_divs_straight_under_the_body_of_an_excerpt() -> None:
 
 def test_rows_a_source_says_are_not_listings() -> None:
     page = _table("GPU|Price", "Reserved 8x NVIDIA H100 SXM|Contact sales", "8x H100|$2.99/GPU/hr")
-    with pytest.raises(ParseError, match="no price given"):
-        _offers(page)
+    adapter = GenericAdapter("x", GenericOptions())
+    # unskipped, the row is a listing without a price: rejected, named, and the page loads
+    read = read_page(adapter, page, "https://x", FETCHED)
+    assert [(r.reason, r.unpriced) for r in read.rejected] == [
+        ("Price: no price given: 'Contact sales' (placeholder instead of a number)", True)
+    ]
+    assert [o[:3] for o in _offers(page)] == [("H100", "h100-80g", 8)]
+    skipping = GenericAdapter("x", GenericOptions(skip_rows=(r"^Reserved\b",)))
+    assert read_page(skipping, page, "https://x", FETCHED).rejected == []
     assert [o[:3] for o in _offers(page, skip_rows=(r"^Reserved\b",))] == [("H100", "h100-80g", 8)]

@@ -186,7 +186,7 @@ def test_the_real_tracker_csv_through_the_bundled_mapping() -> None:
 
 def test_a_tracker_row_that_cannot_be_read_is_rejected_alone() -> None:
     lines = TRACKER.read_bytes().split(b"\n")
-    # line 3 of the file: a Lambda row of 2026-07-08, its price garbled; line 4 cut short
+    # line 3 of the file: a Lambda row of 2026-07-08, no price ("n/a"); line 4 cut short
     lines[2] = lines[2].replace(b",3.99,", b",n/a,")
     lines[3] = b",".join(lines[3].split(b",")[:4])
     snapshots = read_tracker_csv(b"\n".join(lines), TRACK, "t.csv")
@@ -194,8 +194,8 @@ def test_a_tracker_row_that_cannot_be_read_is_rejected_alone() -> None:
     (lambda_day,) = [s for s in snapshots if s.rejected]
     assert lambda_day.source == "lambda"
     (price, short) = lambda_day.rejected
-    assert price.where == "line 3" and "not a positive number" in price.reason
-    assert "n/a" in price.excerpt
+    assert (price.where, price.reason, price.unpriced) == ("line 3", "no price given: 'n/a'", True)
+    assert "n/a" in price.excerpt and not short.unpriced  # a cut line is a broken one
     assert short.where == "line 4" and "cells, the header has" in short.reason
     assert sum(len(s.rows) for s in snapshots) == 74 - 2  # every other line of the file
     with pytest.raises(ParseError, match="no column raw_label"):

@@ -1,4 +1,5 @@
-"""jygpu adapter: exact rows from the anchor-day fixtures; every broken page raises ParseError."""
+"""jygpu adapter: exact rows from the anchor-day fixtures; every broken page raises ParseError, and
+a price on request (面议) rejects its listing alone."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from scrapers.parse import read_page
 from scrapers.rows import OfferRow, ParseError
 from scrapers.sources import ADAPTER_NAMES, build_adapter
 from scrapers.sources.jygpu import JygpuAdapter, _yuan_price
@@ -172,12 +174,10 @@ def test_unknown_gpu_is_kept_not_an_error() -> None:
     [
         ("jygpu_container_no_grid.html", CONTAINER_URL, "#container-list not found"),
         ("jygpu_container_renamed_label.html", CONTAINER_URL, r"missing \['内存'\]"),
-        ("jygpu_container_price_on_request.html", CONTAINER_URL, "ctr-h20-96g-wlcb1: no price"),
         ("jygpu_container_unknown_unit.html", CONTAINER_URL, "unknown unit '元/季'"),
         ("jygpu_container_non_numeric.html", CONTAINER_URL, "CPU: expected '<n> 核'"),
         ("jygpu_baremetal_no_table.html", BAREMETAL_URL, "#baremetal-list not found"),
         ("jygpu_baremetal_renamed_header.html", BAREMETAL_URL, r"missing \['月付价格'\]"),
-        ("jygpu_baremetal_price_on_request.html", BAREMETAL_URL, "bm-h100-80g-x8-bj2: no price"),
         ("jygpu_baremetal_unknown_unit.html", BAREMETAL_URL, "unknown unit '元/季'"),
         ("empty_body.html", CONTAINER_URL, "empty body"),
         ("empty_body.html", BAREMETAL_URL, "empty body"),
@@ -191,6 +191,26 @@ def test_unknown_gpu_is_kept_not_an_error() -> None:
 def test_broken_pages_raise(name: str, url: str, message: str) -> None:
     with pytest.raises(ParseError, match=message):
         adapter.parse(read(name), url, FETCHED)
+
+
+@pytest.mark.parametrize(
+    ("name", "url", "sku", "kept"),
+    [
+        ("jygpu_container_price_on_request.html", CONTAINER_URL, "ctr-h20-96g-wlcb1", 2),
+        ("jygpu_baremetal_price_on_request.html", BAREMETAL_URL, "bm-h100-80g-x8-bj2", 3),
+    ],
+)
+def test_a_price_on_request_rejects_its_listing_and_the_page_keeps_the_rest(
+    name: str, url: str, sku: str, kept: int
+) -> None:
+    """面议 is the site's answer, not a layout gone wrong: the listing is rejected, named with
+    its reason, and counts on neither side of the share that fails a page."""
+    page = read_page(adapter, read(name), url, FETCHED)
+    (gone,) = page.rejected
+    assert gone.unpriced and sku in gone.where + gone.reason
+    assert "no price given: '面议'" in gone.reason
+    assert page.failure() is None and len({r.offer_id for r in page.rows}) == kept
+    assert all(sku not in r.offer_id for r in page.rows)
 
 
 def _mutated(old: str, new: str, base: str = CONTAINER) -> bytes:

@@ -12,8 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 from scrapers.parse import Item, Page, read_page, reason_of
-from scrapers.rows import OfferRow, ParseError
+from scrapers.rows import NoPrice, OfferRow, ParseError
 from scrapers.sources.base import Adapter
+from scrapers.units import is_placeholder, parse_money
 
 WHEN = datetime(2026, 12, 1, 8, 0)
 
@@ -37,6 +38,8 @@ class Lines(Adapter):
 
     def rows(self, item: Item, page: Page) -> list[OfferRow]:
         offer_id, card, price = item.data.split(",")
+        if is_placeholder(price):
+            parse_money(price)  # raises NoPrice, as every adapter reading a price cell does
         listing = Listing(card=card, price=price)
         return [
             OfferRow(
@@ -65,12 +68,13 @@ GOOD = [f"o{n},H100,{10 + n}" for n in range(9)]
 
 
 def test_a_broken_listing_is_rejected_alone_and_the_rest_kept() -> None:
-    body = page(*GOOD[:4], "o9,H100,面议", *GOOD[4:])
+    body = page(*GOOD[:4], "o9,H100,1.2.3", *GOOD[4:])
     read = read_page(Lines(), body, "u", WHEN)
     assert [row.offer_id for row in read.rows] == [f"o{n}" for n in range(9)]
     (gone,) = read.rejected
-    assert (gone.where, gone.excerpt, gone.stage) == ("line 6", "o9,H100,面议", "parse")
-    assert gone.reason == "price: Input should be a valid decimal (got '面议')"
+    assert (gone.where, gone.excerpt, gone.stage) == ("line 6", "o9,H100,1.2.3", "parse")
+    assert gone.reason == "price: Input should be a valid decimal (got '1.2.3')"
+    assert not gone.unpriced  # a price gone wrong, unlike "面议" (below)
     assert read.failure() is None and read.listings == 10
 
 
@@ -85,6 +89,34 @@ def test_a_listing_repeated_on_the_page_is_rejected_the_second_time() -> None:
     assert len(read.rows) == 9 and {r.price for r in read.rows if r.offer_id == "o3"} == {13}
     (gone,) = read.rejected
     assert gone.where == "line 11" and gone.reason == "listed twice: o3 is on the page as line 5"
+
+
+@pytest.mark.parametrize("text", ["面议", "Contact sales", "––", "-", "—", "N/A", "sold out", " "])
+def test_a_placeholder_is_no_price(text: str) -> None:
+    assert is_placeholder(text)
+    with pytest.raises(NoPrice, match="no price given"):
+        parse_money(text)
+
+
+def test_listings_that_publish_no_price_are_rejected_but_fail_no_page() -> None:
+    """ "面议" or "Contact sales" is the market's answer, not a parser gone wrong: such a
+    listing is rejected and named, and the share that fails a page is of the listings that
+    state a price (Crusoe's 2025-12 page: two "Contact sales" cards of four)."""
+    body = page(*GOOD[:6], "x1,H100,面议", "x2,H100,Contact sales", "x3,H100,––", "x4,H100,?")
+    read = read_page(Lines(), body, "u", WHEN)
+    assert len(read.rows) == 6 and read.listings == 10
+    assert [(r.where, r.unpriced) for r in read.rejected] == [
+        ("line 8", True), ("line 9", True), ("line 10", True), ("line 11", False),
+    ]  # fmt: skip
+    assert read.rejected[0].reason == "no price given: '面议' (placeholder instead of a number)"
+    assert read.failure() is None  # 1 of the 7 listings that state a price: 14 %
+    body = page(*GOOD[:5], "x1,H100,面议", "x2,H100,Contact sales", "x3,H100,––", "x4,H100,?",
+                "x5,H100,?")  # fmt: skip
+    problem = read_page(Lines(), body, "u", WHEN).failure()
+    assert problem is not None
+    assert problem.startswith("2 of 7 listing(s) rejected (and 3 stating no price) (29%")
+    only = page("x1,H100,面议", "x2,H100,Contact sales")
+    assert read_page(Lines(), only, "u", WHEN).failure().startswith("no row; 2 rejected")
 
 
 def test_a_page_fails_when_too_many_listings_are_rejected() -> None:

@@ -20,6 +20,7 @@ from scrapers.sources.skypilot import (
     SkypilotAdapter,
     SkypilotOptions,
     UnknownCloud,
+    _card_mib,
     catalog_url,
 )
 from tests.support.listings import one_rejected
@@ -392,9 +393,23 @@ def test_unreadable_gpu_info_rejects_its_line(old: str, new: str, message: str) 
 
 
 def test_gpu_info_that_is_neither_a_dict_nor_the_name_rejects_its_line() -> None:
-    body = variant("v7/runpod", ",A100-80GB,CA,1.19", ",A100 80GB,CA,1.19")
-    where, _ = rejected("v7/runpod", body, "line 2: GpuInfo 'A100 80GB' is neither a dict nor")
+    body = variant("v7/runpod", ",A100-80GB,CA,1.19", ",H100 80GB,CA,1.19")
+    where, _ = rejected("v7/runpod", body, "line 2: GpuInfo 'H100 80GB' is neither a dict nor")
     assert where.startswith("lines 2, ")  # its zones' lines are one listing
+
+
+@pytest.mark.parametrize(
+    ("name", "info"),
+    [("A100-80GB", "A100 80GB"), ("RTXA6000", "RTX_A6000"), ("H100-80GB-HBM3", "H100_80GB_SXM5")],
+)
+def test_a_bare_gpu_info_in_another_spelling_of_the_card_states_no_memory(
+    name: str, info: str
+) -> None:
+    """An older fetch_runpod.py wrote its own spelling of the card as GpuInfo (a fork's 2023
+    RunPod catalog, tests/fixtures/real/skypilot): the same card, no memory stated."""
+    assert _card_mib(info, name, 1, "runpod", "line 2") is None
+    with pytest.raises(ParseError, match="is neither a dict nor"):
+        _card_mib("L40S", name, 1, "runpod", "line 2")
 
 
 def test_one_type_listed_again_in_a_region_with_other_hardware_is_rejected() -> None:

@@ -135,11 +135,13 @@ def test_a_known_card_and_slices_that_are_not_rentable() -> None:
 def test_the_floor_is_the_lowest_min_bid_per_card_and_a_tie_goes_to_fewer_cards() -> None:
     _, quotes = rows_of(real(CLI_3090_LATER))
     floor = quotes[("RTX 3090 24GB", "South Africa, ZA")]
-    # 0.3511111 for 2 cards (0.17555 a card) beats 0.1755556 for 1
+    # 0.3511111 for 2 cards (0.17555555 a card) ties 0.1755556 for 1 at six decimals, the
+    # warehouse's scale: fewer cards first. Rounding the bid to 0.3511 before dividing made
+    # 0.17555 a card, below 0.1756, and the two-card offer won.
     assert (floor.price, floor.unit_raw) == (
-        D("0.3511"), "$/hr for 2 GPU(s) (min_bid of offer 13444221)",
+        D("0.1756"), "$/hr for 1 GPU(s) (min_bid of offer 13444222)",
     )  # fmt: skip
-    assert floor.per_card_hour == D("0.17555")  # 0.3511 / 2, in USD
+    assert floor.per_card_hour == D("0.175556")  # 0.1755556 / 1 at six decimals, in USD
     assert (floor.quote_kind, floor.currency, floor.gpu) == (
         "interruptible_floor",
         "USD",

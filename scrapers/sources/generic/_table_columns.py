@@ -154,7 +154,7 @@ def read_header(index: int, title: str) -> Column:
     # "Per Hour Price": the unit is what is left of the title without its price word.
     bare = re.sub(r"(?i)pricing|price|cost", "", after or "").strip() or None
     unit = period_unit(hint) or period_unit(after) or period_unit(bare)
-    unit = unit or PERIOD_COLUMNS.get(key) or _period_in_name(key)
+    unit = unit or PERIOD_COLUMNS.get(key) or _period_in_name(key) or _compound_period(title)
     per = (parse_period(unit)[1] if unit else None) or _per_in(title)
     currency = currency_in(hint) or currency_in(after) or _currency_named(name)
     return Column(index, title, key, "price", hint, currency, unit, per, tier_named(key))
@@ -188,6 +188,19 @@ def _period_in_name(key: str) -> str | None:
         if key.startswith(word):
             return unit
     return None
+
+
+# "On-demand, GPU-hour", "Spot (node-hour)": whom and the period as one word, no "/" or "per".
+_COMPOUND = re.compile(
+    r"\b(?P<who>gpu|card|server|machine|node|instance)[-\s]?(?P<period>hour|hr|day|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _compound_period(title: str) -> str | None:
+    """The unit a header writes as one compound word ("GPU-hour" → "/gpu-hour"), or None."""
+    m = _COMPOUND.search(nfkc(title))
+    return f"/{m['who'].lower()}-{m['period'].lower()}" if m else None
 
 
 def _currency_named(key: str) -> str | None:

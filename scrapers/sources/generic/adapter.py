@@ -31,6 +31,7 @@ from scrapers.rows import (
     HOURS_PER_WEEK,
     HOURS_PER_YEAR,
     Billing,
+    NoPrice,
     OfferRow,
     ParseError,
     Row,
@@ -66,7 +67,15 @@ from scrapers.sources.generic._table_layout import (
     listing_of,
 )
 from scrapers.sources.generic._tiers import Priced, TieredPrice, promotion_dates, tiered
-from scrapers.units import Per, currency_in, nfkc, parse_money, parse_period, per_card_hour
+from scrapers.units import (
+    Per,
+    currency_in,
+    is_placeholder,
+    nfkc,
+    parse_money,
+    parse_period,
+    per_card_hour,
+)
 
 PRICE_QUANTUM = Decimal("0.0001")  # the warehouse keeps listed prices to 4 decimals
 _BILLING_BY_HOURS: dict[int, Billing] = {
@@ -252,15 +261,18 @@ class GenericAdapter(Adapter):
         listing_id = "|".join(str(p) for p in parts if p)
         several = len(layout.prices) > 1
         prices: dict[int, Priced] = {}
-        for column in layout.prices:
-            text = price_text(cells[column.index].price_text)
+        texts = [price_text(cells[column.index].price_text) for column in layout.prices]
+        for column, text in zip(layout.prices, texts, strict=True):
             if several and not starts_like_price(text) and not _names_money(text):
                 continue  # no price in this mode: "-", "N/A", "Contact sales"
             try:
                 prices[column.index] = self._price(page, column, row, text, unit_cell)
-            except ParseError as exc:
-                raise ParseError(f"{column.title}: {exc}") from None
+            except ParseError as exc:  # NoPrice stays NoPrice: the page is not judged by it
+                raise type(exc)(f"{column.title}: {exc}") from None
         if not prices:
+            if all(is_placeholder(text) for text in texts):
+                shown = " | ".join(cells[column.index].text for column in layout.prices)
+                raise NoPrice(f"no price given in any column: {shown!r}")
             raise ParseError("no price in any column")
         rows = []
         for offer in tiered(layout.prices, prices, cells):
