@@ -143,11 +143,8 @@ class VastaiAdapter(Adapter):
             stock=0 if offer.rentable is False else None,
         )
         bid = _bid(offer)
-        if bid is not None and offer.min_bid is not None:
-            # per card from the bid as listed, not from the rounded price: 0.9333 for two
-            # cards (0.46665) would beat 0.4667 for one, both 0.466667 as listed
-            _, listed = per_card_hour(offer.min_bid, "USD", 1, offer.num_gpus, "machine")
-            per_card = listed.quantize(PER_CARD_QUANTUM, ROUND_HALF_UP)  # no float noise
+        if bid is not None:
+            floor, per_card = bid
             yield SpotQuoteRow(
                 observed_at=page.observed_at,
                 source=self.name,
@@ -156,7 +153,7 @@ class VastaiAdapter(Adapter):
                 gpu_name_raw=f"{offer.gpu_name} {vram}GB",
                 region=offer.geolocation or NO_LOCATION,
                 basis=FLOOR_BASIS,
-                price=bid,
+                price=floor,
                 unit_raw=f"$/hr for {offer.num_gpus} GPU(s) (min_bid of offer {offer.id})",
                 per_card_hour=per_card,
                 currency="USD",
@@ -178,12 +175,17 @@ class VastaiAdapter(Adapter):
         return [*offers, *(floors[key] for key in sorted(floors))]
 
 
-def _bid(offer: Offer) -> Decimal | None:
-    """The offer's ``min_bid`` as listed, when someone can bid on it now."""
+def _bid(offer: Offer) -> tuple[Decimal, Decimal] | None:
+    """The offer's ``min_bid`` as listed and per card-hour, when someone can bid on it now.
+    Per card from the bid as listed, not from the rounded price: 0.9333 for two cards
+    (0.46665) would beat 0.4667 for one, both 0.466667 as listed."""
     if offer.min_bid is None or offer.rentable is False:
         return None
     listed = offer.min_bid.quantize(USD_QUANTUM, ROUND_HALF_UP)
-    return listed if listed > 0 else None
+    if listed <= 0:
+        return None
+    _, per_card = per_card_hour(offer.min_bid, "USD", 1, offer.num_gpus, "machine")
+    return listed, per_card.quantize(PER_CARD_QUANTUM, ROUND_HALF_UP)  # no float noise
 
 
 def _whole(value: Decimal | None) -> int | None:
